@@ -1,0 +1,56 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Bluebonnet",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Bluebonnet", targets: ["Bluebonnet"]),
+        .library(name: "BluebonnetTestServer", targets: ["BluebonnetTestServer"]),
+        .executable(name: "bonnet", targets: ["bonnet"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        .target(
+            name: "Bluebonnet",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        .target(
+            name: "BluebonnetTestServer",
+            dependencies: [
+                "CZlib",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "bonnet",
+            dependencies: [
+                "Bluebonnet",
+                "BluebonnetTestServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "BluebonnetTests",
+            dependencies: ["Bluebonnet", "BluebonnetTestServer"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,202 @@
+import Foundation
+
+/// The one error type Bluebonnet returns: each case names the stage that failed and carries what went wrong.
+public enum AFError: Error, Sendable {
+    /// The underlying reason a multipart form could not be encoded.
+    public enum MultipartEncodingFailureReason: Sendable {
+        /// The `fileURL` provided for reading an encodable body part isn't a file `URL`.
+        case bodyPartURLInvalid(url: URL)
+        /// The filename of the `fileURL` provided has either an empty `lastPathComponent` or `pathExtension`.
+        case bodyPartFilenameInvalid(in: URL)
+        /// The file at the `fileURL` provided was not reachable.
+        case bodyPartFileNotReachable(at: URL)
+        /// Attempting to check the reachability of the `fileURL` provided threw an error.
+        case bodyPartFileNotReachableWithError(atURL: URL, error: any Error)
+        /// The file at the `fileURL` provided is actually a directory.
+        case bodyPartFileIsDirectory(at: URL)
+        /// The size of the file at the `fileURL` provided was not returned by the system.
+        case bodyPartFileSizeNotAvailable(at: URL)
+        /// The attempt to find the size of the file at the `fileURL` provided threw an error.
+        case bodyPartFileSizeQueryFailedWithError(forURL: URL, error: any Error)
+        /// An `InputStream` could not be created for the provided `fileURL`.
+        case bodyPartInputStreamCreationFailed(for: URL)
+        /// An `OutputStream` could not be created when attempting to write the encoded data to disk.
+        case outputStreamCreationFailed(for: URL)
+        /// The encoded body data could not be written to disk because a file already exists at the provided `fileURL`.
+        case outputStreamFileAlreadyExists(at: URL)
+        /// The `fileURL` provided for writing the encoded body data to disk is not a file `URL`.
+        case outputStreamURLInvalid(url: URL)
+        /// The attempt to write the encoded body data to disk failed with an underlying error.
+        case outputStreamWriteFailed(error: any Error)
+        /// The attempt to read an encoded body part `InputStream` failed with underlying system error.
+        case inputStreamReadFailed(error: any Error)
+    }
+
+    /// The underlying reason a `ParameterEncoding` failed.
+    public enum ParameterEncodingFailureReason: Sendable {
+        /// The `URLRequest` did not have a `URL` to encode.
+        case missingURL
+        /// JSON serialization failed with an underlying system error during the encoding process.
+        case jsonEncodingFailed(error: any Error)
+        /// Property list serialization failed with an underlying system error during the encoding process.
+        case propertyListEncodingFailed(error: any Error)
+        /// Custom parameter encoding failed due to the associated `Error`.
+        case customEncodingFailed(error: any Error)
+    }
+
+    /// The underlying reason a `ParameterEncoder` failed.
+    public enum ParameterEncoderFailureReason: Sendable {
+        /// Possible missing components.
+        public enum RequiredComponent: Sendable {
+            /// The `URL` was missing or unable to be extracted from the passed `URLRequest` or during encoding.
+            case url
+            /// The `HTTPMethod` could not be extracted from the passed `URLRequest`.
+            case httpMethod(rawValue: String)
+        }
+
+        /// A `RequiredComponent` was missing during encoding.
+        case missingRequiredComponent(RequiredComponent)
+        /// The underlying encoder failed with the associated error.
+        case encoderFailed(error: any Error)
+    }
+
+    /// The underlying reason a response validation failed.
+    public enum ResponseValidationFailureReason: Sendable {
+        /// The data file containing the server response did not exist.
+        case dataFileNil
+        /// The data file containing the server response at the associated `URL` could not be read.
+        case dataFileReadFailed(at: URL)
+        /// The response did not contain a `Content-Type` and the `acceptableContentTypes` provided did not contain a wildcard type.
+        case missingContentType(acceptableContentTypes: [String])
+        /// The response `Content-Type` did not match any type in the provided `acceptableContentTypes`.
+        case unacceptableContentType(acceptableContentTypes: [String], responseContentType: String)
+        /// The response status code was not acceptable.
+        case unacceptableStatusCode(code: Int)
+        /// Custom response validation failed due to the associated `Error`.
+        case customValidationFailed(error: any Error)
+    }
+
+    /// The underlying reason a response serialization failed.
+    public enum ResponseSerializationFailureReason: Sendable {
+        /// The server response contained no data or the data was zero length.
+        case inputDataNilOrZeroLength
+        /// The file containing the server response did not exist.
+        case inputFileNil
+        /// The file containing the server response could not be read from the associated `URL`.
+        case inputFileReadFailed(at: URL)
+        /// String serialization failed using the provided `String.Encoding`.
+        case stringSerializationFailed(encoding: String.Encoding)
+        /// JSON serialization failed with an underlying system error.
+        case jsonSerializationFailed(error: any Error)
+        /// A `DataDecoder` failed to decode the response due to the associated `Error`.
+        case decodingFailed(error: any Error)
+        /// A custom response serializer failed due to the associated `Error`.
+        case customSerializationFailed(error: any Error)
+        /// Generic serialization failed for an empty response that wasn't type `Empty` but instead the associated type.
+        case invalidEmptyResponse(type: String)
+    }
+
+    /// The underlying reason a server's TLS identity was not trusted.
+    public enum ServerTrustFailureReason: Sendable {
+        /// No `ServerTrustEvaluator` was found for the associated host.
+        case noRequiredEvaluator(host: String)
+        /// No certificates were found with which to perform the trust evaluation.
+        case noCertificatesFound
+        /// No public keys were found with which to perform the trust evaluation.
+        case noPublicKeysFound
+        /// The server's certificate chain did not verify; the TLS layer's error is attached.
+        case trustEvaluationFailed(error: (any Error)?)
+        /// The certificate did not name the host that was connected to.
+        case hostValidationFailed(host: String)
+        /// Certificate pinning failed: none of the server's certificates is one of the pinned ones.
+        case certificatePinningFailed(host: String)
+        /// Public key pinning failed: none of the server's keys is one of the pinned ones.
+        case publicKeyPinningFailed(host: String)
+        /// Custom server trust evaluation failed due to the associated `Error`.
+        case customEvaluationFailed(error: any Error)
+    }
+
+    /// The underlying reason a `URLRequest` was refused before anything was sent.
+    public enum URLRequestValidationFailureReason: Sendable {
+        /// URLRequest with GET method had body data.
+        case bodyDataInGETRequest(Data)
+        /// A header name is empty or holds a byte that HTTP does not allow in a field name (CR, LF, NUL, space, ...).
+        case invalidHeaderName(String)
+        /// The value of the named header holds CR, LF or NUL, which would let it forge further headers.
+        case invalidHeaderValue(name: String)
+        /// The URL's scheme is not one the transport can speak (only `http` and `https` are).
+        case unsupportedURLScheme(String?)
+    }
+
+    /// The underlying reason a redirect was not followed.
+    public enum RedirectFailureReason: Sendable {
+        /// The request was redirected more times than the redirect handler allows.
+        case tooManyRedirects(limit: Int)
+        /// A `Location` pointed at a scheme other than `http` or `https`.
+        case unsupportedScheme(url: URL)
+    }
+
+    /// `UploadableConvertible` threw an error in `createUploadable()`.
+    case createUploadableFailed(error: any Error)
+    /// `URLRequestConvertible` threw an error in `asURLRequest()`.
+    case createURLRequestFailed(error: any Error)
+    /// `SessionDelegate` threw an error while attempting to move downloaded file to destination URL.
+    case downloadedFileMoveFailed(error: any Error, source: URL, destination: URL)
+    /// `Request` was explicitly cancelled.
+    case explicitlyCancelled
+    /// `URLConvertible` type failed to create a valid `URL`.
+    case invalidURL(url: any URLConvertible)
+    /// Multipart form encoding failed.
+    case multipartEncodingFailed(reason: MultipartEncodingFailureReason)
+    /// `ParameterEncoding` threw an error during the encoding process.
+    case parameterEncodingFailed(reason: ParameterEncodingFailureReason)
+    /// `ParameterEncoder` threw an error while running the encoder.
+    case parameterEncoderFailed(reason: ParameterEncoderFailureReason)
+    /// A redirect could not be followed.
+    case redirectFailed(reason: RedirectFailureReason)
+    /// `RequestAdapter` threw an error during adaptation.
+    case requestAdaptationFailed(error: any Error)
+    /// `RequestRetrier` threw an error during the request retry process.
+    case requestRetryFailed(retryError: any Error, originalError: any Error)
+    /// Response validation failed.
+    case responseValidationFailed(reason: ResponseValidationFailureReason)
+    /// Response serialization failed.
+    case responseSerializationFailed(reason: ResponseSerializationFailureReason)
+    /// Server trust evaluation failed.
+    case serverTrustEvaluationFailed(reason: ServerTrustFailureReason)
+    /// `Session` which issued the `Request` was deinitialized, most likely because its reference went out of scope.
+    case sessionDeinitialized
+    /// `Session` was explicitly invalidated, possibly with the `Error` produced by the transport.
+    case sessionInvalidated(error: (any Error)?)
+    /// The transport failed: connecting, sending, receiving or timing out (a `URLError` as URLSession reports it).
+    case sessionTaskFailed(error: any Error)
+    /// `URLRequest` failed validation.
+    case urlRequestValidationFailed(reason: URLRequestValidationFailureReason)
+}
+
+extension Error {
+    /// Returns the instance cast as an `AFError`.
+    public var asAFError: AFError? {
+        self as? AFError
+    }
+
+    /// Returns the instance cast as an `AFError`. If casting fails, a `fatalError` with the specified `message` is thrown.
+    ///
+    /// - Parameters:
+    ///   - message: The message to stop with.
+    ///   - file: The file that made the call.
+    ///   - line: The line that made the call.
+    public func asAFError(orFailWith message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) -> AFError {
+        guard let afError = self as? AFError else {
+            fatalError(message(), file: file, line: line)
+        }
+        return afError
+    }
+
+    /// Casts the instance as `AFError` or returns `defaultAFError`.
+    ///
+    /// - Parameter defaultAFError: The error returned when the instance is not an `AFError`.
+    func asAFError(or defaultAFError: @autoclosure () -> AFError) -> AFError {
+        self as? AFError ?? defaultAFError()
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request whose response body is collected in memory.
+public class DataRequest: Request, @unchecked Sendable {
+    /// The `URLRequestConvertible` the request is made from.
+    public let convertible: any URLRequestConvertible
+
+    private let body = Protected<Data?>(nil)
+
+    /// The response body, once the request completed.
+    public var data: Data? { body.read() }
+
+    init(
+        convertible: any URLRequestConvertible,
+        underlyingQueue: DispatchQueue,
+        serializationQueue: DispatchQueue,
+        eventMonitor: (any EventMonitor)?,
+        context: SessionContext,
+        delegate: any RequestDelegate
+    ) {
+        self.convertible = convertible
+        super.init(underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
+                   eventMonitor: eventMonitor, context: context, delegate: delegate)
+    }
+
+    override func didReceiveBody(_ data: Data?) {
+        body.write { $0 = data }
+    }
+}

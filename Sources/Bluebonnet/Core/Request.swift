@@ -1,0 +1,417 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The base of every request: its lifecycle, the `URLRequest`s it sent, the response, the error and the ordered list
+/// of response handlers waiting for completion.
+public class Request: @unchecked Sendable {
+    /// The unique identifier of the request, for `Hashable` and `Equatable`.
+    public let id: UUID
+    /// The serial queue where the request's `URLRequest` is created.
+    public let underlyingQueue: DispatchQueue
+    /// The queue where response handlers serialize.
+    public let serializationQueue: DispatchQueue
+    /// The monitor told of this request's events.
+    public let eventMonitor: (any EventMonitor)?
+
+    let context: SessionContext
+    weak var delegate: (any RequestDelegate)?
+    let mutableState = Protected(MutableState())
+
+    struct MutableState {
+        var state: State = .initialized
+        var requests: [URLRequest] = []
+        var response: HTTPURLResponse?
+        var error: AFError?
+        var transportTask: (any TransportTask)?
+        var attemptInFlight = false
+        var transportCompleted = false
+        var responseSerializers: [@Sendable () -> Void] = []
+        var isProcessingResponseSerializers = false
+        var validators: [@Sendable () -> Void] = []
+        var redirectHandler: (any RedirectHandler)?
+        var redirectCount = 0
+        var startTime: CFAbsoluteTime?
+        var initialResponseTime: CFAbsoluteTime?
+        var completedTime: CFAbsoluteTime?
+        var deadline: Date?
+        var urlRequestHandlers: [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)] = []
+        var cURLHandlers: [(queue: DispatchQueue, handler: @Sendable (String) -> Void)] = []
+    }
+
+    init(
+        id: UUID = UUID(),
+        underlyingQueue: DispatchQueue,
+        serializationQueue: DispatchQueue,
+        eventMonitor: (any EventMonitor)?,
+        context: SessionContext,
+        delegate: any RequestDelegate
+    ) {
+        self.id = id
+        self.underlyingQueue = underlyingQueue
+        self.serializationQueue = serializationQueue
+        self.eventMonitor = eventMonitor
+        self.context = context
+        self.delegate = delegate
+    }
+
+    // MARK: - State
+
+    /// The current state.
+    public var state: State { mutableState.read().state }
+    /// Whether the request has not been resumed yet.
+    public var isInitialized: Bool { state == .initialized }
+    /// Whether the request is running.
+    public var isResumed: Bool { state == .resumed }
+    /// Whether the request is suspended.
+    public var isSuspended: Bool { state == .suspended }
+    /// Whether the request was cancelled.
+    public var isCancelled: Bool { state == .cancelled }
+    /// Whether the request finished and every response handler has run.
+    public var isFinished: Bool { state == .finished }
+
+    /// Every `URLRequest` sent, one per redirect hop, in order.
+    public var requests: [URLRequest] { mutableState.read().requests }
+    /// The first `URLRequest` made.
+    public var firstRequest: URLRequest? { requests.first }
+    /// The last `URLRequest` made.
+    public var lastRequest: URLRequest? { requests.last }
+    /// The current `URLRequest` (the last one).
+    public var request: URLRequest? { lastRequest }
+    /// The response of the final hop, once its head has arrived.
+    public var response: HTTPURLResponse? { mutableState.read().response }
+    /// The error that ended the request, or that validation found.
+    public var error: AFError? { mutableState.read().error }
+    /// How many redirects were followed.
+    public var redirectCount: Int { mutableState.read().redirectCount }
+
+    // MARK: - Controls
+
+    /// Cancels the request. Response handlers receive `AFError.explicitlyCancelled`; a request that already
+    /// completed keeps its result.
+    ///
+    /// - Returns: The instance.
+    @discardableResult
+    public func cancel() -> Self {
+        let (didCancel, task, finishNow) = mutableState.write { state -> (Bool, (any TransportTask)?, Bool) in
+            guard !state.transportCompleted, state.state.canTransitionTo(.cancelled) else { return (false, nil, false) }
+            state.state = .cancelled
+            state.error = .explicitlyCancelled
+            return (true, state.transportTask, state.transportTask == nil && !state.attemptInFlight)
+        }
+        guard didCancel else { return self }
+        eventMonitor?.requestDidCancel(self)
+        task?.cancel()
+        if finishNow { finish(body: nil, error: .explicitlyCancelled) }
+        return self
+    }
+
+    /// Suspends the request: no more of the body is read until `resume()`.
+    ///
+    /// - Returns: The instance.
+    @discardableResult
+    public func suspend() -> Self {
+        let (didSuspend, task) = mutableState.write { state -> (Bool, (any TransportTask)?) in
+            guard !state.transportCompleted, state.state.canTransitionTo(.suspended) else { return (false, nil) }
+            state.state = .suspended
+            return (true, state.transportTask)
+        }
+        guard didSuspend else { return self }
+        task?.suspend()
+        eventMonitor?.requestDidSuspend(self)
+        return self
+    }
+
+    /// Resumes the request: starts it if its `URLRequest` is ready, or continues reading after `suspend()`.
+    ///
+    /// - Returns: The instance.
+    @discardableResult
+    public func resume() -> Self {
+        let (didResume, task, start) = mutableState.write { state -> (Bool, (any TransportTask)?, URLRequest?) in
+            guard state.state.canTransitionTo(.resumed) else { return (false, nil, nil) }
+            state.state = .resumed
+            return (true, state.transportTask, Self.claimStart(&state))
+        }
+        guard didResume else { return self }
+        task?.resume()
+        eventMonitor?.requestDidResume(self)
+        if let start { startAttempt(start) }
+        return self
+    }
+
+    /// Returns the `URLRequest` to start when the request is resumed, its request is made, and nothing runs yet.
+    private static func claimStart(_ state: inout MutableState) -> URLRequest? {
+        guard state.state == .resumed, !state.attemptInFlight, !state.transportCompleted,
+              let request = state.requests.last else { return nil }
+        state.attemptInFlight = true
+        return request
+    }
+
+    /// Sets the redirect handler for this request, overriding the session's.
+    ///
+    /// - Parameter handler: The `RedirectHandler`.
+    /// - Returns: The instance.
+    @discardableResult
+    public func redirect(using handler: any RedirectHandler) -> Self {
+        mutableState.write { $0.redirectHandler = handler }
+        return self
+    }
+
+    /// Calls `handler` with each `URLRequest` this request makes (the first, then one per redirect).
+    ///
+    /// - Parameters:
+    ///   - queue:   The queue the handler runs on. `.main` by default.
+    ///   - handler: The closure.
+    /// - Returns: The instance.
+    @discardableResult
+    public func onURLRequestCreation(on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (URLRequest) -> Void) -> Self {
+        let existing = mutableState.write { state -> URLRequest? in
+            state.urlRequestHandlers.append((queue, handler))
+            return state.requests.last
+        }
+        if let existing { queue.async { handler(existing) } }
+        return self
+    }
+
+    // MARK: - Creation and attempts
+
+    /// Called on `underlyingQueue` once the `URLRequest` is made.
+    func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
+        let (start, urlHandlers, curlHandlers) = mutableState.write { state -> (URLRequest?, [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)], [(queue: DispatchQueue, handler: @Sendable (String) -> Void)]) in
+            guard state.state != .cancelled else { return (nil, [], []) }
+            state.requests.append(urlRequest)
+            let curl = state.cURLHandlers
+            state.cURLHandlers = []
+            return (Self.claimStart(&state), state.urlRequestHandlers, curl)
+        }
+        eventMonitor?.request(self, didCreateInitialURLRequest: urlRequest)
+        notify(urlRequest, urlHandlers: urlHandlers, cURLHandlers: curlHandlers)
+        if let start { startAttempt(start) }
+    }
+
+    /// Called on `underlyingQueue` when the `URLRequest` could not be made.
+    func didFailToCreateURLRequest(with error: AFError) {
+        eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
+        let shouldFinish = mutableState.write { state -> Bool in
+            guard state.state != .cancelled else { return false }
+            state.attemptInFlight = true
+            return true
+        }
+        if shouldFinish { finish(body: nil, error: error) }
+    }
+
+    private func notify(
+        _ urlRequest: URLRequest,
+        urlHandlers: [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)],
+        cURLHandlers: [(queue: DispatchQueue, handler: @Sendable (String) -> Void)]
+    ) {
+        for (queue, handler) in urlHandlers { queue.async { handler(urlRequest) } }
+        guard !cURLHandlers.isEmpty else { return }
+        let curl = cURLDescription()
+        for (queue, handler) in cURLHandlers { queue.async { handler(curl) } }
+    }
+
+    /// Sends one hop. The caller has set `attemptInFlight`.
+    private func startAttempt(_ urlRequest: URLRequest) {
+        let now = Timeline.now()
+        let deadline = mutableState.write { state -> Date? in
+            if state.startTime == nil {
+                state.startTime = now
+                if let resource = context.resourceTimeout { state.deadline = Date(timeIntervalSinceReferenceDate: now + resource) }
+            }
+            return state.deadline
+        }
+        let prepared: TransportRequest
+        do {
+            prepared = try context.transportRequest(for: urlRequest, deadline: deadline)
+        } catch {
+            finish(body: nil, error: error.asAFError(or: .createURLRequestFailed(error: error)))
+            return
+        }
+        let task = context.transport.execute(prepared, sink: self)
+        let (cancelNow, suspendNow) = mutableState.write { state -> (Bool, Bool) in
+            state.transportTask = task
+            return (state.state == .cancelled, state.state == .suspended)
+        }
+        if cancelNow { task.cancel() } else if suspendNow { task.suspend() }
+    }
+
+    // MARK: - Completion
+
+    /// Hook for subclasses: the body of the final response.
+    func didReceiveBody(_ body: Data?) {}
+
+    /// Ends the request: stamps the time, then validators and response handlers run on `serializationQueue`.
+    func finish(body: Data?, error: AFError?) {
+        let now = Timeline.now()
+        didReceiveBody(body)
+        mutableState.write { state in
+            state.transportTask = nil
+            state.attemptInFlight = false
+            state.transportCompleted = true
+            state.completedTime = now
+            if let error { state.error = error }
+            state.isProcessingResponseSerializers = true
+        }
+        serializationQueue.async { [self] in
+            runValidators()
+            eventMonitor?.requestDidFinish(self)
+            processResponseSerializers()
+        }
+    }
+
+    private func runValidators() {
+        let validators = mutableState.read().validators
+        for validator in validators { validator() }
+    }
+
+    /// Runs queued handlers in order until none is left, on `serializationQueue`.
+    private func processResponseSerializers() {
+        while true {
+            let next = mutableState.write { state -> (@Sendable () -> Void)? in
+                guard !state.responseSerializers.isEmpty else {
+                    state.isProcessingResponseSerializers = false
+                    if state.state.canTransitionTo(.finished) { state.state = .finished }
+                    return nil
+                }
+                return state.responseSerializers.removeFirst()
+            }
+            guard let next else { return }
+            next()
+        }
+    }
+
+    /// Queues a response handler: it runs after completion, in order; at once if the request already completed.
+    func appendResponseSerializer(_ closure: @escaping @Sendable () -> Void) {
+        let (processNow, resumeNow) = mutableState.write { state -> (Bool, Bool) in
+            state.responseSerializers.append(closure)
+            if state.state == .finished { state.state = .resumed }
+            let resume = state.state == .initialized && context.startRequestsImmediately
+            guard state.transportCompleted, !state.isProcessingResponseSerializers else { return (false, resume) }
+            state.isProcessingResponseSerializers = true
+            return (true, resume)
+        }
+        if processNow { serializationQueue.async { self.processResponseSerializers() } }
+        if resumeNow { resume() }
+    }
+
+    /// Adds a validator that runs after completion and before any handler.
+    func appendValidator(_ validator: @escaping @Sendable () -> Void) {
+        mutableState.write { $0.validators.append(validator) }
+    }
+
+    /// Records a validation failure unless an earlier failure is already recorded.
+    func recordValidationError(_ error: AFError) {
+        mutableState.write { state in
+            if state.error == nil { state.error = error }
+        }
+    }
+
+    /// The timeline as of `serializationCompletedTime`.
+    func timeline(serializationCompletedAt end: CFAbsoluteTime) -> Timeline {
+        let state = mutableState.read()
+        let completed = state.completedTime ?? end
+        let start = state.startTime ?? completed
+        return Timeline(
+            requestStartTime: start,
+            initialResponseTime: state.initialResponseTime ?? completed,
+            requestCompletedTime: completed,
+            serializationCompletedTime: end
+        )
+    }
+}
+
+// MARK: - Transport events
+
+extension Request: TransportSink {
+    func transportDidReceiveResponse(_ response: HTTPURLResponse) {
+        let now = Timeline.now()
+        mutableState.write { state in
+            state.response = response
+            state.initialResponseTime = now
+        }
+    }
+
+    func transportDidComplete(body: Data, error: (any Error)?) {
+        let (cancelled, lastRequest, response) = mutableState.write { state -> (Bool, URLRequest?, HTTPURLResponse?) in
+            state.transportTask = nil
+            return (state.state == .cancelled, state.requests.last, state.response)
+        }
+        if cancelled {
+            finish(body: nil, error: .explicitlyCancelled)
+            return
+        }
+        if let error {
+            let sessionGone = delegate == nil
+            finish(body: nil, error: sessionGone ? .sessionDeinitialized : TransportErrorMapper.afError(from: error))
+            return
+        }
+        guard let lastRequest, let response,
+              let redirected = RedirectRules.redirectedRequest(from: lastRequest, response: response) else {
+            finish(body: body, error: nil)
+            return
+        }
+        followRedirect(redirected, response: response, body: body)
+    }
+
+    private func followRedirect(_ redirected: Result<URLRequest, AFError>, response: HTTPURLResponse, body: Data) {
+        let newRequest: URLRequest
+        switch redirected {
+        case let .failure(error):
+            finish(body: nil, error: error)
+            return
+        case let .success(request):
+            newRequest = request
+        }
+        let (handler, count) = mutableState.write { state in
+            (state.redirectHandler ?? context.redirectHandler, state.redirectCount)
+        }
+        guard count < handler.maximumRedirects else {
+            finish(body: nil, error: .redirectFailed(reason: .tooManyRedirects(limit: handler.maximumRedirects)))
+            return
+        }
+        handler.request(self, willBeRedirectedTo: newRequest, for: response) { [self] decision in
+            guard let next = decision else {
+                finish(body: body, error: nil)
+                return
+            }
+            let (start, urlHandlers) = mutableState.write { state -> (Bool, [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)]) in
+                state.redirectCount += 1
+                state.requests.append(next)
+                state.response = nil
+                return (state.state != .cancelled, state.urlRequestHandlers)
+            }
+            notify(next, urlHandlers: urlHandlers, cURLHandlers: [])
+            if start { startAttempt(next) } else { finish(body: nil, error: .explicitlyCancelled) }
+        }
+    }
+}
+
+// MARK: - Descriptions
+
+extension Request: Equatable {
+    /// Requests are equal when their `id`s are.
+    public static func == (lhs: Request, rhs: Request) -> Bool { lhs.id == rhs.id }
+}
+
+extension Request: Hashable {
+    /// Hashes the `id`.
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+extension Request: CustomStringConvertible {
+    /// `METHOD URL`, with the status code once a response arrived.
+    public var description: String {
+        guard let request = lastRequest, let url = request.url, let method = request.httpMethod else {
+            return "No request created yet."
+        }
+        let requestDescription = "\(method) \(url.absoluteString)"
+        return response.map { "\(requestDescription) (\($0.statusCode))" } ?? requestDescription
+    }
+}
+
+extension Request: CustomDebugStringConvertible {
+    /// The request as a cURL command.
+    public var debugDescription: String { cURLDescription() }
+}

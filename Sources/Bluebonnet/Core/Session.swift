@@ -1,0 +1,191 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default `Session`, as in Alamofire.
+public let AF = Session.default
+
+/// The seed's name for `Session`.
+public typealias SessionManager = Session
+
+/// A closure that changes the `URLRequest` made by `Session.request(...)` before it is encoded and sent.
+public typealias RequestModifier = @Sendable (inout URLRequest) throws -> Void
+
+/// Creates and manages requests: one connection pool, the configuration they share, and the queues they use.
+open class Session: @unchecked Sendable, RequestDelegate {
+    /// The shared `Session`, used by `AF`; it lives for the whole process.
+    public static let `default` = Session()
+
+    /// The serial queue every request's work ultimately targets.
+    public let rootQueue: DispatchQueue
+    /// Whether requests start as soon as their first response handler is added. `true` by default.
+    public let startRequestsImmediately: Bool
+    /// The queue where `URLRequest`s are made (conversion and encoding).
+    public let requestQueue: DispatchQueue
+    /// The queue where responses are serialized.
+    public let serializationQueue: DispatchQueue
+    /// The session-wide redirect handler; `nil` means follow redirects.
+    public let redirectHandler: (any RedirectHandler)?
+    /// The monitor told of every request's events, when any monitor was given.
+    public let eventMonitor: CompositeEventMonitor?
+
+    let context: SessionContext
+
+    /// Creates a `Session`.
+    ///
+    /// - Parameters:
+    ///   - configuration:            The `URLSessionConfiguration` whose timeouts, additional headers and
+    ///                               connections per host the engine honours. `URLSessionConfiguration.af.default`
+    ///                               by default.
+    ///   - rootQueue:                The serial root queue. Must be serial.
+    ///   - startRequestsImmediately: Whether requests start on their first response handler. `true` by default.
+    ///   - requestQueue:             The queue where `URLRequest`s are made. A queue targeting `rootQueue` by default.
+    ///   - serializationQueue:       The queue where responses are serialized. A queue targeting `rootQueue` by default.
+    ///   - redirectHandler:          The `RedirectHandler` for every request. `nil` (follow, up to 16 hops) by default.
+    ///   - eventMonitors:            Monitors told of every request's events. None by default.
+    public init(
+        configuration: URLSessionConfiguration = URLSessionConfiguration.af.default,
+        rootQueue: DispatchQueue = DispatchQueue(label: "org.bluebonnet.session.rootQueue"),
+        startRequestsImmediately: Bool = true,
+        requestQueue: DispatchQueue? = nil,
+        serializationQueue: DispatchQueue? = nil,
+        redirectHandler: (any RedirectHandler)? = nil,
+        eventMonitors: [any EventMonitor] = []
+    ) {
+        self.rootQueue = rootQueue
+        self.startRequestsImmediately = startRequestsImmediately
+        self.requestQueue = requestQueue ?? DispatchQueue(label: "\(rootQueue.label).requestQueue", target: rootQueue)
+        self.serializationQueue = serializationQueue ?? DispatchQueue(label: "\(rootQueue.label).serializationQueue", target: rootQueue)
+        self.redirectHandler = redirectHandler
+        eventMonitor = eventMonitors.isEmpty ? nil : CompositeEventMonitor(monitors: eventMonitors)
+        let requestTimeout = configuration.timeoutIntervalForRequest > 0 ? configuration.timeoutIntervalForRequest : 60
+        let resourceTimeout = configuration.timeoutIntervalForResource > 0 ? configuration.timeoutIntervalForResource : nil
+        let maximumConnections = configuration.httpMaximumConnectionsPerHost > 0 ? configuration.httpMaximumConnectionsPerHost : 8
+        let transport = AsyncHTTPClientTransport(configuration: TransportConfiguration(
+            requestTimeout: requestTimeout,
+            maximumConnectionsPerHost: maximumConnections
+        ))
+        context = SessionContext(
+            transport: transport,
+            additionalHeaders: configuration.headers,
+            requestTimeout: requestTimeout,
+            resourceTimeout: resourceTimeout,
+            startRequestsImmediately: startRequestsImmediately,
+            redirectHandler: redirectHandler ?? Redirector.follow
+        )
+    }
+
+    deinit {
+        context.transport.shutdown()
+    }
+
+    // MARK: - DataRequest
+
+    /// Makes a `URLRequestConvertible` from a URL, method, parameters and encoding.
+    struct RequestConvertible: URLRequestConvertible {
+        let url: any URLConvertible
+        let method: HTTPMethod
+        let parameters: Parameters?
+        let encoding: any ParameterEncoding
+        let headers: HTTPHeaders?
+        let requestModifier: RequestModifier?
+
+        func asURLRequest() throws -> URLRequest {
+            var request = try URLRequest(url: url, method: method, headers: headers)
+            try requestModifier?(&request)
+            return try encoding.encode(request, with: parameters)
+        }
+    }
+
+    /// Creates a `DataRequest` from a `URLRequest` made of the given parts.
+    ///
+    /// - Parameters:
+    ///   - convertible:     `URLConvertible` value to be used as the `URLRequest`'s `URL`.
+    ///   - method:          `HTTPMethod` for the `URLRequest`. `.get` by default.
+    ///   - parameters:      `Parameters` (a.k.a. `[String: any Any & Sendable]`) value to be encoded. `nil` by default.
+    ///   - encoding:        `ParameterEncoding` to be used to encode the `parameters`. `URLEncoding.default` by default.
+    ///   - headers:         `HTTPHeaders` value to be added to the `URLRequest`. `nil` by default.
+    ///   - requestModifier: `RequestModifier` applied to the `URLRequest` before encoding. `nil` by default.
+    /// - Returns: The created `DataRequest`.
+    open func request(
+        _ convertible: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters? = nil,
+        encoding: any ParameterEncoding = URLEncoding.default,
+        headers: HTTPHeaders? = nil,
+        requestModifier: RequestModifier? = nil
+    ) -> DataRequest {
+        request(RequestConvertible(url: convertible, method: method, parameters: parameters, encoding: encoding,
+                                   headers: headers, requestModifier: requestModifier))
+    }
+
+    /// Makes a `URLRequestConvertible` from a URL, method, `Encodable` parameters and encoder.
+    struct RequestEncodableConvertible<Parameters: Encodable & Sendable>: URLRequestConvertible {
+        let url: any URLConvertible
+        let method: HTTPMethod
+        let parameters: Parameters?
+        let encoder: any ParameterEncoder
+        let headers: HTTPHeaders?
+        let requestModifier: RequestModifier?
+
+        func asURLRequest() throws -> URLRequest {
+            var request = try URLRequest(url: url, method: method, headers: headers)
+            try requestModifier?(&request)
+            return try parameters.map { try encoder.encode($0, into: request) } ?? request
+        }
+    }
+
+    /// Creates a `DataRequest` from a `URLRequest` made of the given parts, with `Encodable` parameters.
+    ///
+    /// - Parameters:
+    ///   - convertible:     `URLConvertible` value to be used as the `URLRequest`'s `URL`.
+    ///   - method:          `HTTPMethod` for the `URLRequest`. `.get` by default.
+    ///   - parameters:      `Encodable` value to be encoded into the `URLRequest`. `nil` by default.
+    ///   - encoder:         `ParameterEncoder` to be used to encode the `parameters`. `URLEncodedFormParameterEncoder.default` by default.
+    ///   - headers:         `HTTPHeaders` value to be added to the `URLRequest`. `nil` by default.
+    ///   - requestModifier: `RequestModifier` applied to the `URLRequest` before encoding. `nil` by default.
+    /// - Returns: The created `DataRequest`.
+    open func request<Parameters: Encodable & Sendable>(
+        _ convertible: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters? = nil,
+        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+        headers: HTTPHeaders? = nil,
+        requestModifier: RequestModifier? = nil
+    ) -> DataRequest {
+        request(RequestEncodableConvertible(url: convertible, method: method, parameters: parameters, encoder: encoder,
+                                            headers: headers, requestModifier: requestModifier))
+    }
+
+    /// Creates a `DataRequest` from a `URLRequestConvertible` value.
+    ///
+    /// - Parameter convertible: `URLRequestConvertible` value to be used to create the `URLRequest`.
+    /// - Returns: The created `DataRequest`.
+    open func request(_ convertible: any URLRequestConvertible) -> DataRequest {
+        let request = DataRequest(
+            convertible: convertible,
+            underlyingQueue: rootQueue,
+            serializationQueue: serializationQueue,
+            eventMonitor: eventMonitor,
+            context: context,
+            delegate: self
+        )
+        perform(request)
+        return request
+    }
+
+    /// Makes the request's `URLRequest` on `requestQueue`; the request starts once it is also resumed.
+    func perform(_ request: DataRequest) {
+        requestQueue.async {
+            guard !request.isCancelled else { return }
+            do {
+                let urlRequest = try request.convertible.asURLRequest()
+                try urlRequest.validate()
+                request.didCreateInitialURLRequest(urlRequest)
+            } catch {
+                request.didFailToCreateURLRequest(with: error.asAFError(or: .createURLRequestFailed(error: error)))
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a `Request` needs from its `Session`, fixed when the request is made so it never reads session state
+/// across threads.
+struct SessionContext: Sendable {
+    let transport: any HTTPTransport
+    /// `URLSessionConfiguration.httpAdditionalHeaders`, sent unless the request sets the same name.
+    let additionalHeaders: HTTPHeaders
+    /// `URLSessionConfiguration.timeoutIntervalForRequest`: the engine's idle timeout.
+    let requestTimeout: TimeInterval
+    /// `URLSessionConfiguration.timeoutIntervalForResource`: a deadline for the whole request, every hop included.
+    let resourceTimeout: TimeInterval?
+    let startRequestsImmediately: Bool
+    let redirectHandler: any RedirectHandler
+
+    /// The request as it goes on the wire, or the error that keeps it from being sent.
+    func transportRequest(for urlRequest: URLRequest, deadline: Date?) throws -> TransportRequest {
+        guard let url = urlRequest.url else {
+            throw AFError.parameterEncodingFailed(reason: .missingURL)
+        }
+        let scheme = url.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            guard scheme != nil, let host = url.host, !host.isEmpty else { throw AFError.invalidURL(url: url) }
+            throw AFError.urlRequestValidationFailed(reason: .unsupportedURLScheme(url.scheme))
+        }
+        guard let host = url.host, !host.isEmpty else { throw AFError.invalidURL(url: url) }
+        var wire = urlRequest
+        let own = urlRequest.allHTTPHeaderFields ?? [:]
+        if !additionalHeaders.isEmpty {
+            let ownNames = Set(own.keys.map { $0.lowercased() })
+            for header in additionalHeaders where !ownNames.contains(header.name.lowercased()) {
+                wire.setValue(header.value, forHTTPHeaderField: header.name)
+            }
+        }
+        try HeaderValidator.validate(wire.allHTTPHeaderFields ?? [:])
+        // URLSession's rule: the request's own interval applies when it is tighter than the session's.
+        let idle = urlRequest.timeoutInterval > 0 && urlRequest.timeoutInterval < requestTimeout ? urlRequest.timeoutInterval : nil
+        return TransportRequest(urlRequest: wire, idleTimeout: idle, deadline: deadline)
+    }
+}
+
+/// Refuses header bytes that would let a value forge further headers or split the request.
+enum HeaderValidator {
+    static func validate(_ headers: [String: String]) throws {
+        for (name, value) in headers {
+            guard isValidName(name) else {
+                throw AFError.urlRequestValidationFailed(reason: .invalidHeaderName(name))
+            }
+            guard isValidValue(value) else {
+                throw AFError.urlRequestValidationFailed(reason: .invalidHeaderValue(name: name))
+            }
+        }
+    }
+
+    /// RFC 9110 `token`: visible ASCII but delimiters.
+    static func isValidName(_ name: String) -> Bool {
+        guard !name.isEmpty else { return false }
+        return name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
+    }
+
+    static func isValidValue(_ value: String) -> Bool {
+        !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+    }
+}
+
+/// What a `Request` asks of the `Session` that made it while the session lives.
+protocol RequestDelegate: AnyObject, Sendable {}

@@ -1,0 +1,178 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Creates a url-encoded query string to be set as or appended to any existing URL query string or set as the HTTP
+/// body of the URL request. Keys are sorted; nested dictionaries become `a[b]=c`.
+public struct URLEncoding: ParameterEncoding {
+    /// Where the encoded string goes.
+    public enum Destination: Sendable {
+        /// The query for `GET`, `HEAD` and `DELETE`, the body otherwise.
+        case methodDependent
+        /// Always the query string.
+        case queryString
+        /// Always the body.
+        case httpBody
+
+        func encodesParametersInURL(for method: HTTPMethod) -> Bool {
+            switch self {
+            case .methodDependent: return [.get, .head, .delete].contains(method)
+            case .queryString: return true
+            case .httpBody: return false
+            }
+        }
+    }
+
+    /// How array keys are written.
+    public enum ArrayEncoding: Sendable {
+        /// `key[]=value`.
+        case brackets
+        /// `key=value`.
+        case noBrackets
+        /// `key[0]=value`.
+        case indexInBrackets
+        /// The closure's key for each index.
+        case custom(@Sendable (_ key: String, _ index: Int) -> String)
+
+        func encode(key: String, atIndex index: Int) -> String {
+            switch self {
+            case .brackets: return "\(key)[]"
+            case .noBrackets: return key
+            case .indexInBrackets: return "\(key)[\(index)]"
+            case let .custom(encoding): return encoding(key, index)
+            }
+        }
+    }
+
+    /// How booleans are written.
+    public enum BoolEncoding: Sendable {
+        /// `1` and `0`.
+        case numeric
+        /// `true` and `false`.
+        case literal
+
+        func encode(value: Bool) -> String {
+            switch self {
+            case .numeric: return value ? "1" : "0"
+            case .literal: return value ? "true" : "false"
+            }
+        }
+    }
+
+    /// Method-dependent destination, brackets, numeric booleans.
+    public static var `default`: URLEncoding { URLEncoding() }
+    /// Always the query string.
+    public static var queryString: URLEncoding { URLEncoding(destination: .queryString) }
+    /// Always the body.
+    public static var httpBody: URLEncoding { URLEncoding(destination: .httpBody) }
+
+    /// Where the encoded string goes.
+    public let destination: Destination
+    /// How array keys are written.
+    public let arrayEncoding: ArrayEncoding
+    /// How booleans are written.
+    public let boolEncoding: BoolEncoding
+
+    /// Creates an encoding.
+    ///
+    /// - Parameters:
+    ///   - destination:   Where the string goes. `.methodDependent` by default.
+    ///   - arrayEncoding: How array keys are written. `.brackets` by default.
+    ///   - boolEncoding:  How booleans are written. `.numeric` by default.
+    public init(destination: Destination = .methodDependent, arrayEncoding: ArrayEncoding = .brackets, boolEncoding: BoolEncoding = .numeric) {
+        self.destination = destination
+        self.arrayEncoding = arrayEncoding
+        self.boolEncoding = boolEncoding
+    }
+
+    /// Encodes `parameters` into the query or the body of `urlRequest`.
+    public func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
+        var urlRequest = try urlRequest.asURLRequest()
+        guard let parameters else { return urlRequest }
+        if let method = urlRequest.method, destination.encodesParametersInURL(for: method) {
+            guard let url = urlRequest.url else {
+                throw AFError.parameterEncodingFailed(reason: .missingURL)
+            }
+            if var components = URLComponents(url: url, resolvingAgainstBaseURL: false), !parameters.isEmpty {
+                let encoded = components.percentEncodedQuery.map { $0 + "&" } ?? ""
+                components.percentEncodedQuery = encoded + query(parameters)
+                urlRequest.url = components.url
+            }
+        } else {
+            if urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
+                urlRequest.setValue("application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
+            }
+            urlRequest.httpBody = Data(query(parameters).utf8)
+        }
+        return urlRequest
+    }
+
+    /// Creates percent-escaped, URL encoded query string components from the given key-value pair recursively.
+    ///
+    /// - Parameters:
+    ///   - key:   Key of the query component.
+    ///   - value: Value of the query component.
+    /// - Returns: The percent-escaped, URL encoded query string components.
+    public func queryComponents(fromKey key: String, value: Any) -> [(String, String)] {
+        var components: [(String, String)] = []
+        switch value {
+        case let dictionary as [String: Any]:
+            for nestedKey in dictionary.keys.sorted() {
+                components += queryComponents(fromKey: "\(key)[\(nestedKey)]", value: dictionary[nestedKey]!)
+            }
+        case let array as [Any]:
+            for (index, element) in array.enumerated() {
+                components += queryComponents(fromKey: arrayEncoding.encode(key: key, atIndex: index), value: element)
+            }
+        case let bool as Bool where type(of: value) == Bool.self:
+            components.append((escape(key), escape(boolEncoding.encode(value: bool))))
+        case let number as NSNumber:
+            if number.isBoolean {
+                components.append((escape(key), escape(boolEncoding.encode(value: number.boolValue))))
+            } else {
+                components.append((escape(key), escape("\(number)")))
+            }
+        case is NSNull:
+            components.append((escape(key), ""))
+        default:
+            components.append((escape(key), escape("\(value)")))
+        }
+        return components
+    }
+
+    /// Creates a percent-escaped string following RFC 3986 for a query string key or value.
+    ///
+    /// - Parameter string: `String` to be percent-escaped.
+    /// - Returns:          The percent-escaped `String`.
+    public func escape(_ string: String) -> String {
+        string.addingPercentEncoding(withAllowedCharacters: .afURLQueryAllowed) ?? string
+    }
+
+    func query(_ parameters: [String: Any]) -> String {
+        var components: [(String, String)] = []
+        for key in parameters.keys.sorted(by: <) {
+            components += queryComponents(fromKey: key, value: parameters[key]!)
+        }
+        return components.map { "\($0)=\($1)" }.joined(separator: "&")
+    }
+}
+
+extension NSNumber {
+    /// Whether the number was made from a Bool (JSONSerialization and bridging make such numbers).
+    var isBoolean: Bool {
+        String(cString: objCType) == "c" && (int8Value == 0 || int8Value == 1) && type(of: self) != NSNumber.self
+            || String(describing: type(of: self)).contains("Boolean")
+    }
+}
+
+extension CharacterSet {
+    /// RFC 3986's query characters minus the general delimiters (but `?` and `/`, allowed in a query) and the
+    /// sub-delimiters, so every `&`, `=` and `+` inside a key or value is escaped.
+    public static let afURLQueryAllowed: CharacterSet = {
+        let generalDelimitersToEncode = ":#[]@"
+        let subDelimitersToEncode = "!$&'()*+,;="
+        let encodableDelimiters = CharacterSet(charactersIn: "\(generalDelimitersToEncode)\(subDelimitersToEncode)")
+        return CharacterSet.urlQueryAllowed.subtracting(encodableDelimiters)
+    }()
+}

@@ -1,0 +1,50 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The HTTP rules for turning a redirect response into the next request.
+enum RedirectRules {
+    static let redirectStatusCodes: Set<Int> = [301, 302, 303, 307, 308]
+    /// Headers that carry credentials: never sent to another origin.
+    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+    /// Headers that describe a body: dropped when the redirect turns the request into a GET.
+    static let bodyHeaders = ["Content-Type", "Content-Length", "Content-Encoding", "Transfer-Encoding"]
+
+    /// The next request, `nil` when the response is not a redirect to follow, or the error that forbids it.
+    static func redirectedRequest(from request: URLRequest, response: HTTPURLResponse) -> Result<URLRequest, AFError>? {
+        guard redirectStatusCodes.contains(response.statusCode),
+              let location = response.value(forHTTPHeaderField: "Location"), !location.isEmpty,
+              let base = request.url ?? response.url,
+              let target = URL(string: location, relativeTo: base)?.absoluteURL
+        else { return nil }
+        let scheme = target.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https", target.host?.isEmpty == false else {
+            return .failure(.redirectFailed(reason: .unsupportedScheme(url: target)))
+        }
+        var next = request
+        next.url = target
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        let becomesGET = (response.statusCode == 303 && method != "HEAD")
+            || ((response.statusCode == 301 || response.statusCode == 302) && method == "POST")
+        if becomesGET {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            for name in bodyHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        if !sameOrigin(base, target) {
+            for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        return .success(next)
+    }
+
+    static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
+        lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
+            && lhs.host?.lowercased() == rhs.host?.lowercased()
+            && effectivePort(lhs) == effectivePort(rhs)
+    }
+
+    private static func effectivePort(_ url: URL) -> Int? {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+    }
+}

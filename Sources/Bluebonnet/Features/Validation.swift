@@ -1,0 +1,122 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Request {
+    /// The outcome of one validator.
+    public typealias ValidationResult = Result<Void, any Error>
+}
+
+extension DataRequest {
+    /// A closure used to validate a request that takes a URL request, a URL response and data, and returns whether
+    /// the request was valid.
+    public typealias Validation = @Sendable (URLRequest?, HTTPURLResponse, Data?) -> ValidationResult
+
+    /// Validates the request, using the specified closure. Validators run in the order added, after the request
+    /// completes and before any response handler; the first failure is kept.
+    ///
+    /// - Parameter validation: `Validation` closure used to validate the response.
+    /// - Returns: The instance.
+    @discardableResult
+    public func validate(_ validation: @escaping Validation) -> Self {
+        appendValidator { [unowned self] in
+            let state = mutableState.read()
+            guard state.error == nil, let response = state.response else { return }
+            let data = self.data
+            let result = validation(state.requests.last, response, data)
+            if case let .failure(error) = result {
+                recordValidationError(error.asAFError(or: .responseValidationFailed(reason: .customValidationFailed(error: error))))
+            }
+            eventMonitor?.request(self, didValidateRequest: state.requests.last, response: response, data: data, withResult: result)
+        }
+        return self
+    }
+
+    /// Validates that the response has a status code in the specified sequence.
+    ///
+    /// - Parameter acceptableStatusCodes: `Sequence` of acceptable response status codes.
+    /// - Returns: The instance.
+    @discardableResult
+    public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Iterator.Element == Int {
+        validate { _, response, _ in
+            ResponseValidator.validate(statusCode: response.statusCode, acceptable: acceptableStatusCodes)
+        }
+    }
+
+    /// Validates that the response has a content type in the specified sequence. Wildcards (`*/*`, `text/*`) match;
+    /// parameters such as `charset` are ignored; an empty body passes.
+    ///
+    /// - Parameter acceptableContentTypes: The acceptable content types, which may specify wildcard types and/or subtypes.
+    /// - Returns: The instance.
+    @discardableResult
+    public func validate<S: Sequence & Sendable>(contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S) -> Self where S.Iterator.Element == String {
+        validate { _, response, data in
+            ResponseValidator.validate(contentType: Array(acceptableContentTypes()), response: response, data: data)
+        }
+    }
+
+    /// Validates that the response has a status code in `200..<300` and a content type matching the request's
+    /// `Accept` header (any type when there is none).
+    ///
+    /// - Returns: The instance.
+    @discardableResult
+    public func validate() -> Self {
+        validate { request, response, data in
+            let statusResult = ResponseValidator.validate(statusCode: response.statusCode, acceptable: 200..<300)
+            guard case .success = statusResult else { return statusResult }
+            let accepted = ResponseValidator.acceptableContentTypes(for: request)
+            return ResponseValidator.validate(contentType: accepted, response: response, data: data)
+        }
+    }
+}
+
+/// The checks behind `validate(...)`.
+enum ResponseValidator {
+    static func validate<S: Sequence>(statusCode: Int, acceptable: S) -> Request.ValidationResult where S.Element == Int {
+        acceptable.contains(statusCode)
+            ? .success(())
+            : .failure(AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: statusCode)))
+    }
+
+    static func validate(contentType acceptable: [String], response: HTTPURLResponse, data: Data?) -> Request.ValidationResult {
+        guard let data, !data.isEmpty else { return .success(()) }
+        guard let header = response.value(forHTTPHeaderField: "Content-Type"),
+              let responseType = MIMEType(header) else {
+            if acceptable.contains(where: { MIMEType($0)?.isWildcard == true }) { return .success(()) }
+            return .failure(AFError.responseValidationFailed(reason: .missingContentType(acceptableContentTypes: acceptable)))
+        }
+        for type in acceptable {
+            if let acceptableType = MIMEType(type), acceptableType.matches(responseType) { return .success(()) }
+        }
+        return .failure(AFError.responseValidationFailed(reason: .unacceptableContentType(
+            acceptableContentTypes: acceptable, responseContentType: "\(responseType.type)/\(responseType.subtype)"
+        )))
+    }
+
+    /// The media ranges of the request's `Accept` header, or `*/*` when it has none.
+    static func acceptableContentTypes(for request: URLRequest?) -> [String] {
+        guard let accept = request?.value(forHTTPHeaderField: "Accept"), !accept.isEmpty else { return ["*/*"] }
+        return accept.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+}
+
+/// A media type or range, compared case-insensitively without parameters.
+struct MIMEType: Equatable {
+    let type: String
+    let subtype: String
+
+    var isWildcard: Bool { type == "*" && subtype == "*" }
+
+    init?(_ string: String) {
+        let essence = string.split(separator: ";", maxSplits: 1).first.map(String.init) ?? string
+        let parts = essence.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().split(separator: "/", maxSplits: 1)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+        type = String(parts[0])
+        subtype = String(parts[1])
+    }
+
+    func matches(_ mime: MIMEType) -> Bool {
+        (type == "*" || type == mime.type) && (subtype == "*" || subtype == mime.subtype)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A `ResponseSerializer` that decodes the body as a `String`: with the explicit encoding if given, else the
+/// `charset` of the response's `Content-Type`, else ISO-8859-1 (HTTP/1.1's historical default, as the seed says).
+public final class StringResponseSerializer: ResponseSerializer {
+    /// The preprocessor.
+    public let dataPreprocessor: any DataPreprocessor
+    /// Optional string encoding used to validate the response.
+    public let encoding: String.Encoding?
+    /// HTTP response codes for which empty responses are allowed.
+    public let emptyResponseCodes: Set<Int>
+    /// `HTTPMethod`s for which empty responses are always valid.
+    public let emptyRequestMethods: Set<HTTPMethod>
+
+    /// Creates an instance with the provided values.
+    ///
+    /// - Parameters:
+    ///   - dataPreprocessor:    `DataPreprocessor` used to prepare the received `Data` for serialization.
+    ///   - encoding:            A string encoding. Defaults to `nil`, in which case the encoding will be determined
+    ///                          from the server response, falling back to the default HTTP character set, `ISO-8859-1`.
+    ///   - emptyResponseCodes:  The HTTP response codes for which empty responses are allowed. `[204, 205]` by default.
+    ///   - emptyRequestMethods: The HTTP request methods for which empty responses are allowed. `[.head]` by default.
+    public init(
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) {
+        self.dataPreprocessor = dataPreprocessor
+        self.encoding = encoding
+        self.emptyResponseCodes = emptyResponseCodes
+        self.emptyRequestMethods = emptyRequestMethods
+    }
+
+    /// Decodes the body as a `String`, or `""` for an allowed empty response.
+    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> String {
+        if let error { throw error }
+        guard var data, !data.isEmpty else {
+            guard emptyResponseAllowed(forRequest: request, response: response) else {
+                throw AFError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
+            }
+            return ""
+        }
+        data = try dataPreprocessor.preprocess(data)
+        let actualEncoding = encoding
+            ?? response.flatMap { CharsetResolver.encoding(forContentType: $0.value(forHTTPHeaderField: "Content-Type")) }
+            ?? .isoLatin1
+        guard let string = String(data: data, encoding: actualEncoding) else {
+            throw AFError.responseSerializationFailed(reason: .stringSerializationFailed(encoding: actualEncoding))
+        }
+        return string
+    }
+}
+
+extension ResponseSerializer where Self == StringResponseSerializer {
+    /// Provides a default `StringResponseSerializer` instance.
+    public static var string: StringResponseSerializer { StringResponseSerializer() }
+
+    /// Creates a `StringResponseSerializer` with the provided values.
+    ///
+    /// - Parameters:
+    ///   - dataPreprocessor:    `DataPreprocessor` used to prepare the received `Data` for serialization.
+    ///   - encoding:            A string encoding, or `nil` to use the response's charset.
+    ///   - emptyResponseCodes:  The HTTP response codes for which empty responses are allowed.
+    ///   - emptyRequestMethods: The HTTP request methods for which empty responses are allowed.
+    /// - Returns: The `StringResponseSerializer`.
+    public static func string(
+        dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
+        encoding: String.Encoding? = nil,
+        emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+    ) -> StringResponseSerializer {
+        StringResponseSerializer(dataPreprocessor: dataPreprocessor, encoding: encoding,
+                                 emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods)
+    }
+}

@@ -1,0 +1,141 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Streams one AsyncHTTPClient response into a `TransportSink`: the head becomes an `HTTPURLResponse`, body parts
+/// are appended once into a `Data`, and reading pauses while the request is suspended.
+final class AHCResponseDelegate: HTTPClientResponseDelegate {
+    typealias Response = Void
+
+    /// Largest `Content-Length` reserved up front, so a lying server cannot make us allocate gigabytes at once.
+    static let maximumReservation = 64 * 1024 * 1024
+
+    private struct State {
+        var body = Data()
+        var suspended = false
+        var pendingRead: EventLoopPromise<Void>?
+        var lastActivity = NIODeadline.now()
+        var idleTimer: Scheduled<Void>?
+        var timedOut = false
+        var task: HTTPClient.Task<Void>?
+        var completed = false
+    }
+
+    private let url: URL
+    private let sink: any TransportSink
+    private let idleTimeout: TimeAmount?
+    private let state = Protected(State())
+
+    init(url: URL, sink: any TransportSink, idleTimeout: TimeInterval?) {
+        self.url = url
+        self.sink = sink
+        self.idleTimeout = idleTimeout.map(AsyncHTTPClientTransport.timeAmount)
+    }
+
+    /// Arms the idle timer once the engine has accepted the request.
+    func attach(_ task: HTTPClient.Task<Void>) {
+        state.write { $0.task = task }
+        guard let idleTimeout else { return }
+        scheduleIdleCheck(on: task.eventLoop, after: idleTimeout)
+    }
+
+    private func scheduleIdleCheck(on eventLoop: any EventLoop, after delay: TimeAmount) {
+        let scheduled = eventLoop.scheduleTask(in: delay) { [self] in
+            checkIdle(on: eventLoop)
+        }
+        state.write { state in
+            if state.completed { scheduled.cancel() } else { state.idleTimer = scheduled }
+        }
+    }
+
+    private func checkIdle(on eventLoop: any EventLoop) {
+        guard let idleTimeout else { return }
+        let (expired, remaining, task) = state.write { state -> (Bool, TimeAmount, HTTPClient.Task<Void>?) in
+            guard !state.completed, !state.suspended else { return (false, idleTimeout, nil) }
+            let idleFor = NIODeadline.now() - state.lastActivity
+            if idleFor >= idleTimeout {
+                state.timedOut = true
+                return (true, .zero, state.task)
+            }
+            return (false, idleTimeout - idleFor, nil)
+        }
+        if expired {
+            task?.cancel()
+        } else if !state.read().completed {
+            scheduleIdleCheck(on: eventLoop, after: remaining)
+        }
+    }
+
+    func suspend() {
+        state.write { $0.suspended = true }
+    }
+
+    func resume() {
+        let pending = state.write { state -> EventLoopPromise<Void>? in
+            state.suspended = false
+            state.lastActivity = .now()
+            defer { state.pendingRead = nil }
+            return state.pendingRead
+        }
+        pending?.succeed(())
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        var fields: [String: String] = [:]
+        for (name, value) in head.headers {
+            if let existing = fields[name] { fields[name] = existing + ", " + value } else { fields[name] = value }
+        }
+        let reserve = head.headers.first(name: "content-length").flatMap(Int.init).map { min($0, Self.maximumReservation) }
+        state.write { state in
+            state.lastActivity = .now()
+            state.body = Data()
+            if let reserve, reserve > 0 { state.body.reserveCapacity(reserve) }
+        }
+        let response = HTTPURLResponse(
+            url: url,
+            statusCode: Int(head.status.code),
+            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
+            headerFields: fields
+        )
+        if let response { sink.transportDidReceiveResponse(response) }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let wait = state.write { state -> EventLoopPromise<Void>? in
+            buffer.withUnsafeReadableBytes { state.body.append(contentsOf: $0) }
+            state.lastActivity = .now()
+            guard state.suspended else { return nil }
+            let promise = task.eventLoop.makePromise(of: Void.self)
+            state.pendingRead = promise
+            return promise
+        }
+        return wait?.futureResult ?? task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        let body = state.write { state -> Data in
+            state.completed = true
+            state.idleTimer?.cancel()
+            defer { state.body = Data() }
+            return state.body
+        }
+        sink.transportDidComplete(body: body, error: nil)
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        let (timedOut, pending) = state.write { state -> (Bool, EventLoopPromise<Void>?) in
+            state.completed = true
+            state.idleTimer?.cancel()
+            state.body = Data()
+            defer { state.pendingRead = nil }
+            return (state.timedOut, state.pendingRead)
+        }
+        pending?.fail(error)
+        sink.transportDidComplete(body: Data(), error: timedOut ? HTTPClientError.readTimeout : error)
+    }
+}

@@ -1,0 +1,88 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default engine: one `HTTPClient` per `Session`, redirects off (the `Request` follows them itself so a
+/// `RedirectHandler` sees every hop), gzip/deflate decoding with a ratio limit.
+final class AsyncHTTPClientTransport: HTTPTransport {
+    /// Decompressed bytes allowed per compressed byte, so a tiny gzip bomb cannot fill memory.
+    static let decompressionRatioLimit = 200
+
+    let client: HTTPClient
+
+    init(configuration: TransportConfiguration) {
+        var config = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: HTTPClient.Configuration.Timeout(
+                connect: Self.timeAmount(min(configuration.requestTimeout, 60)),
+                read: Self.timeAmount(configuration.requestTimeout)
+            ),
+            decompression: .enabled(limit: .ratio(Self.decompressionRatioLimit))
+        )
+        config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = configuration.maximumConnectionsPerHost
+        // A refused or unresolvable host fails the request at once, as URLSession does, rather than retrying
+        // until the timeout.
+        config.connectionPool.retryConnectionEstablishment = false
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+    }
+
+    static func timeAmount(_ interval: TimeInterval) -> TimeAmount {
+        .nanoseconds(Int64(max(0, min(interval, 1e9)) * 1_000_000_000))
+    }
+
+    func execute(_ request: TransportRequest, sink: any TransportSink) -> any TransportTask {
+        let urlRequest = request.urlRequest
+        let ahcRequest: HTTPClient.Request
+        do {
+            guard let url = urlRequest.url else { throw HTTPClientError.invalidURL }
+            var headers = NIOHTTP1.HTTPHeaders()
+            for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] { headers.add(name: name, value: value) }
+            let method = NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
+            ahcRequest = try HTTPClient.Request(
+                url: url,
+                method: method,
+                headers: headers,
+                body: urlRequest.httpBody.map { .bytes($0) }
+            )
+        } catch {
+            sink.transportDidComplete(body: Data(), error: error)
+            return CompletedTransportTask()
+        }
+        let delegate = AHCResponseDelegate(url: ahcRequest.url, sink: sink, idleTimeout: request.idleTimeout)
+        let deadline = request.deadline.map { NIODeadline.now() + Self.timeAmount($0.timeIntervalSinceNow) }
+        let task = client.execute(request: ahcRequest, delegate: delegate, eventLoop: .indifferent, deadline: deadline, logger: nil)
+        delegate.attach(task)
+        return AHCTransportTask(task: task, delegate: delegate)
+    }
+
+    func shutdown() {
+        client.shutdown { _ in }
+    }
+}
+
+/// What the engine takes from `URLSessionConfiguration`.
+struct TransportConfiguration: Sendable {
+    var requestTimeout: TimeInterval
+    var maximumConnectionsPerHost: Int
+}
+
+/// A running AsyncHTTPClient request.
+struct AHCTransportTask: TransportTask {
+    let task: HTTPClient.Task<Void>
+    let delegate: AHCResponseDelegate
+
+    func cancel() { task.cancel() }
+    func suspend() { delegate.suspend() }
+    func resume() { delegate.resume() }
+}
+
+/// An attempt that failed before it reached the engine; its sink has been told already.
+struct CompletedTransportTask: TransportTask {
+    func cancel() {}
+    func suspend() {}
+    func resume() {}
+}

@@ -1,0 +1,40 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a `Request` hands to the transport for one attempt (one hop of a redirect chain).
+struct TransportRequest: Sendable {
+    /// The request as it goes on the wire: session headers merged in, headers validated.
+    var urlRequest: URLRequest
+    /// Idle time allowed between reads, when tighter than the session's.
+    var idleTimeout: TimeInterval?
+    /// Absolute time by which the whole request (every hop) must end.
+    var deadline: Date?
+}
+
+/// Receives the events of one attempt. Calls for one attempt are serial; they may come from any thread.
+protocol TransportSink: AnyObject, Sendable {
+    /// The head of the response arrived.
+    func transportDidReceiveResponse(_ response: HTTPURLResponse)
+    /// The attempt ended: the whole body, or the error that stopped it.
+    func transportDidComplete(body: Data, error: (any Error)?)
+}
+
+/// A running attempt.
+protocol TransportTask: Sendable {
+    /// Stops the attempt; the sink then completes with a cancellation error.
+    func cancel()
+    /// Stops reading the response body (back-pressure) until `resume()`.
+    func suspend()
+    /// Reads again after `suspend()`.
+    func resume()
+}
+
+/// The engine underneath a `Session`.
+protocol HTTPTransport: Sendable {
+    /// Starts one attempt.
+    func execute(_ request: TransportRequest, sink: any TransportSink) -> any TransportTask
+    /// Releases connections and threads; in-flight attempts fail.
+    func shutdown()
+}

@@ -1,0 +1,72 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Turns engine errors into what Alamofire users see: `AFError.sessionTaskFailed(error: URLError(...))`, with the
+/// engine's own error kept under `NSUnderlyingErrorKey`.
+enum TransportErrorMapper {
+    static func afError(from error: any Error) -> AFError {
+        if let afError = error as? AFError { return afError }
+        if error is URLError { return .sessionTaskFailed(error: error) }
+        return .sessionTaskFailed(error: URLError(code(for: error), userInfo: [NSUnderlyingErrorKey: error]))
+    }
+
+    static func code(for error: any Error) -> URLError.Code {
+        if let clientError = error as? HTTPClientError {
+            return code(for: clientError)
+        }
+        if let connectionError = error as? NIOConnectionError {
+            // No address at all means the name did not resolve; addresses that all refused mean the host is down.
+            if connectionError.connectionErrors.isEmpty, connectionError.dnsAError != nil || connectionError.dnsAAAAError != nil {
+                return .cannotFindHost
+            }
+            return .cannotConnectToHost
+        }
+        if error is SocketAddressError { return .cannotFindHost }
+        if let channelError = error as? ChannelError {
+            switch channelError {
+            case .connectTimeout: return .timedOut
+            case .ioOnClosedChannel, .alreadyClosed, .eof, .outputClosed, .inputClosed: return .networkConnectionLost
+            default: return .unknown
+            }
+        }
+        if let ioError = error as? IOError {
+            switch ioError.errnoCode {
+            case ECONNREFUSED: return .cannotConnectToHost
+            case ECONNRESET, EPIPE: return .networkConnectionLost
+            case ETIMEDOUT: return .timedOut
+            case ENETUNREACH, EHOSTUNREACH: return .cannotConnectToHost
+            default: return .unknown
+            }
+        }
+        if error is HTTPParserError { return .cannotParseResponse }
+        let typeName = String(describing: type(of: error))
+        if typeName.contains("NIOSSL") || typeName.contains("BoringSSL") { return .secureConnectionFailed }
+        return .unknown
+    }
+
+    static func code(for error: HTTPClientError) -> URLError.Code {
+        switch error {
+        case .readTimeout, .writeTimeout, .connectTimeout, .deadlineExceeded, .tlsHandshakeTimeout,
+             .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
+            return .timedOut
+        case .remoteConnectionClosed, .uncleanShutdown:
+            return .networkConnectionLost
+        case .invalidURL, .emptyHost, .emptyScheme:
+            return .badURL
+        case .cancelled:
+            return .cancelled
+        case .alreadyShutdown:
+            return .cancelled
+        case .bodyLengthMismatch:
+            return .networkConnectionLost
+        default:
+            return .unknown
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Fixed documents and encodings: `/json`, `/xml`, `/html`, `/encoding/utf8`, `/base64/{value}`, `/image/{format}`,
+/// `/gzip`, `/deflate`.
+enum ContentRoutes {
+    static func respond(_ call: HTTPBinCall, kind: String, argument: String?) -> Response {
+        switch kind {
+        case "json":
+            return HTTPBinResponses.json(SampleDocuments.slideshow)
+        case "xml":
+            return HTTPBinResponses.text(SampleDocuments.xml, contentType: "application/xml")
+        case "html":
+            return HTTPBinResponses.text(SampleDocuments.html, contentType: "text/html; charset=utf-8")
+        case "encoding" where argument == "utf8":
+            return HTTPBinResponses.text(SampleDocuments.utf8Demo, contentType: "text/html; charset=utf-8")
+        case "base64":
+            guard let argument, let data = decodeBase64URL(argument) else {
+                return HTTPBinResponses.text("Incorrect Base64 data try: SFRUUEJJTiBpcyBhd2Vzb21l", contentType: "text/html; charset=utf-8")
+            }
+            return HTTPBinResponses.bytes(data, contentType: "text/html; charset=utf-8")
+        case "image":
+            return image(call, format: argument)
+        case "gzip", "deflate":
+            var echo = call.getEcho
+            echo.removeValue(forKey: "args")
+            echo.removeValue(forKey: "url")
+            echo[kind == "gzip" ? "gzipped" : "deflated"] = true
+            echo["method"] = call.method
+            let plain = (try? JSONSerialization.data(withJSONObject: echo, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            guard let compressed = Zlib.compress(plain, format: kind == "gzip" ? .gzip : .zlib) else {
+                return HTTPBinResponses.text("compression failed", status: .internalServerError)
+            }
+            return HTTPBinResponses.bytes(compressed, contentType: "application/json", headers: [("Content-Encoding", kind)])
+        default:
+            return HTTPBinResponses.notFound()
+        }
+    }
+
+    static func image(_ call: HTTPBinCall, format: String?) -> Response {
+        let images: [String: (Data, String)] = [
+            "png": (SampleImages.png, "image/png"),
+            "jpeg": (SampleImages.jpeg, "image/jpeg"),
+            "gif": (SampleImages.gif, "image/gif"),
+            "webp": (SampleImages.webp, "image/webp"),
+        ]
+        if let format, let (data, type) = images[format] {
+            return HTTPBinResponses.bytes(data, contentType: type)
+        }
+        guard format == nil else { return HTTPBinResponses.notFound() }
+        let accept = call.header("Accept")?.lowercased() ?? "image/png"
+        let order = ["webp", "png", "jpeg", "gif"]
+        let chosen = order.first { accept.contains("image/\($0)") } ?? "png"
+        let (data, type) = images[chosen]!
+        return HTTPBinResponses.bytes(data, contentType: type)
+    }
+
+    static func decodeBase64URL(_ value: String) -> Data? {
+        var base64 = value.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+}

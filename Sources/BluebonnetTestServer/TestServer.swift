@@ -1,0 +1,108 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// An in-process httpbin-style server on a real loopback socket, for tests, `bonnet demo` and benchmarks.
+public final class TestServer: Sendable {
+    /// `http://127.0.0.1:<port>`.
+    public let baseURL: URL
+    /// The port the server listens on.
+    public let port: Int
+    private let task: Task<Void, any Error>
+
+    private init(baseURL: URL, port: Int, task: Task<Void, any Error>) {
+        self.baseURL = baseURL
+        self.port = port
+        self.task = task
+    }
+
+    /// Errors from starting the server.
+    public enum StartError: Error {
+        /// The server stopped before it was listening; the underlying error says why (port in use, ...).
+        case didNotStart((any Error)?)
+    }
+
+    /// Starts the server in the background and returns once it is listening.
+    ///
+    /// - Parameters:
+    ///   - host: The address to bind. `127.0.0.1` by default.
+    ///   - port: The port; `0` (the default) picks a free one.
+    /// - Returns: The running server.
+    public static func start(host: String = "127.0.0.1", port: Int = 0) async throws -> TestServer {
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = makeApplication(host: host, port: port) { continuation.yield($0) }
+        let task = Task {
+            defer { continuation.finish() }
+            try await app.runService(gracefulShutdownSignals: [])
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let bound = await iterator.next() else {
+            let failure: (any Error)?
+            do { try await task.value; failure = nil } catch { failure = error }
+            throw StartError.didNotStart(failure)
+        }
+        return TestServer(baseURL: URL(string: "http://\(host):\(bound)")!, port: bound, task: task)
+    }
+
+    /// Runs the server in the foreground until SIGINT or SIGTERM.
+    ///
+    /// - Parameters:
+    ///   - host:    The address to bind.
+    ///   - port:    The port; `0` picks a free one.
+    ///   - onStart: Called with the bound port once the server listens.
+    public static func run(host: String = "127.0.0.1", port: Int, onStart: @escaping @Sendable (Int) -> Void) async throws {
+        let app = makeApplication(host: host, port: port, onStart: onStart)
+        try await app.runService()
+    }
+
+    /// The absolute URL of `path` (which may hold a query) on this server.
+    ///
+    /// - Parameter path: A path such as `/get?a=1`.
+    /// - Returns: The URL.
+    public func url(_ path: String) -> URL {
+        URL(string: baseURL.absoluteString + path)!
+    }
+
+    /// Stops the server and waits until it closed its socket.
+    public func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+
+    private static func makeApplication(
+        host: String,
+        port: Int,
+        onStart: @escaping @Sendable (Int) -> Void
+    ) -> some ApplicationProtocol {
+        var logger = Logger(label: "BluebonnetTestServer")
+        logger.logLevel = .critical
+        let router = HTTPBinRouter()
+        return Application(
+            responder: CallbackResponder<TestServerContext> { request, context in
+                try await router.respond(to: request, context: context)
+            },
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "BluebonnetTestServer"),
+            onServerRunning: { channel in
+                onStart(channel.localAddress?.port ?? port)
+            },
+            logger: logger
+        )
+    }
+}
+
+/// The per-request context: the core storage plus the peer's address for `/ip` and `origin`.
+public struct TestServerContext: RequestContext {
+    /// Hummingbird's core context.
+    public var coreContext: CoreRequestContextStorage
+    /// The peer's IP address.
+    public let remoteAddress: String?
+
+    /// Creates the context from the channel that received the request.
+    ///
+    /// - Parameter source: The channel and logger.
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress?.ipAddress
+    }
+}

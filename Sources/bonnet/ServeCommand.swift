@@ -1,0 +1,24 @@
+import ArgumentParser
+import BluebonnetTestServer
+import Foundation
+
+/// `bonnet serve`: the embedded httpbin-style test server in the foreground.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the embedded httpbin-style test server until interrupted."
+    )
+
+    @Option(name: .long, help: "Port to listen on (0 picks a free one).")
+    var port: Int = 8080
+
+    @Option(name: .long, help: "Address to bind.")
+    var host: String = "127.0.0.1"
+
+    func run() async throws {
+        let host = self.host
+        try await TestServer.run(host: host, port: port) { bound in
+            FileHandle.standardOutput.write("Bluebonnet test server listening on http://\(host):\(bound) (Ctrl-C stops it)\n")
+        }
+    }
+}

@@ -1,0 +1,2 @@
+import XCTest
+final class TmpTests: XCTestCase { func testX() {} }
