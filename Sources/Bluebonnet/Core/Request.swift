@@ -272,10 +272,13 @@ public class Request: @unchecked Sendable {
             let next = mutableState.write { state -> (@Sendable () -> Void)? in
                 guard !state.responseSerializers.isEmpty else {
                     state.isProcessingResponseSerializers = false
-                    if state.state.canTransitionTo(.finished) { state.state = .finished }
                     return nil
                 }
-                return state.responseSerializers.removeFirst()
+                let next = state.responseSerializers.removeFirst()
+                // Finished before the last handler hands out its result, so whoever receives it sees
+                // `isFinished`; a handler added meanwhile moves the request back to `.resumed`.
+                if state.responseSerializers.isEmpty, state.state.canTransitionTo(.finished) { state.state = .finished }
+                return next
             }
             guard let next else { return }
             next()

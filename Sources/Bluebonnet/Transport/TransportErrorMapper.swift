@@ -44,7 +44,10 @@ enum TransportErrorMapper {
             default: return .unknown
             }
         }
-        if error is HTTPParserError { return .cannotParseResponse }
+        if let parserError = error as? HTTPParserError {
+            // The peer closed before the declared end of the body: a download cut short, not a bad response.
+            return parserError == .invalidEOFState ? .networkConnectionLost : .cannotParseResponse
+        }
         let typeName = String(describing: type(of: error))
         if typeName.contains("NIOSSL") || typeName.contains("BoringSSL") { return .secureConnectionFailed }
         return .unknown

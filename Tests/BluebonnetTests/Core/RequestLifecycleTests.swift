@@ -1,0 +1,189 @@
+import Bluebonnet
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+final class RequestLifecycleTests: ServerTestCase {
+    let queue = DispatchQueue(label: "lifecycle.tests")
+
+    func testHandlersAddedBeforeCompletionRunAfterItInOrder() async {
+        let order = Recorder<Int>()
+        let request = session.request(url("/delay/0.2"))
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            request.response(queue: queue) { _ in order.append(1) }
+            request.responseData(queue: queue) { _ in order.append(2) }
+            request.responseString(queue: queue) { _ in order.append(3) }
+            request.response(queue: queue) { _ in order.append(4); continuation.resume() }
+        }
+        XCTAssertEqual(order.values, [1, 2, 3, 4])
+        XCTAssertTrue(request.isFinished)
+    }
+
+    func testHandlerAddedAfterCompletionRunsAtOnceWithTheSameResult() async {
+        let request = session.request(url("/get"))
+        let first = await request.serializingData().response
+        XCTAssertTrue(request.isFinished)
+        let second: AFDataResponse<Data> = await withCheckedContinuation { continuation in
+            request.responseData(queue: queue) { continuation.resume(returning: $0) }
+        }
+        XCTAssertEqual(second.data, first.data)
+        XCTAssertEqual(second.response?.statusCode, 200)
+        XCTAssertTrue(request.isFinished)
+    }
+
+    func testCompletionHandlersDefaultToTheMainQueue() {
+        let done = expectation(description: "main")
+        session.request(url("/get")).responseData { _ in
+            XCTAssertTrue(Thread.isMainThread)
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 10)
+    }
+
+    func testSessionNotStartingImmediatelyWaitsForResume() async throws {
+        let session = Session(startRequestsImmediately: false)
+        let request = session.request(url("/get"))
+        let task = request.serializingData()
+        try await Task.sleep(nanoseconds: 200_000_000)
+        XCTAssertEqual(request.state, .initialized)
+        XCTAssertNil(request.response)
+        request.resume()
+        let response = await task.response
+        XCTAssertEqual(response.response?.statusCode, 200)
+    }
+
+    func testCancelBeforeResumeDeliversExplicitlyCancelled() async {
+        let session = Session(startRequestsImmediately: false)
+        let request = session.request(url("/get"))
+        request.cancel()
+        let response = await request.serializingData().response
+        XCTAssertEqual(response.error?.isExplicitlyCancelledError, true, "\(String(describing: response.error))")
+        XCTAssertTrue(request.isCancelled)
+        XCTAssertNil(response.response)
+    }
+
+    func testCancelDuringBodyStopsTheRequestPromptly() async throws {
+        let request = session.request(url("/drip?duration=6&numbytes=6"))
+        let task = request.serializingData()
+        try await Task.sleep(nanoseconds: 400_000_000)
+        let start = Date()
+        request.cancel()
+        let response = await task.response
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+        XCTAssertEqual(response.error?.isExplicitlyCancelledError, true, "\(String(describing: response.error))")
+        XCTAssertTrue(request.isCancelled)
+    }
+
+    func testCancelAfterFinishKeepsTheResult() async {
+        let request = session.request(url("/get"))
+        let first = await request.serializingData().response
+        request.cancel()
+        XCTAssertTrue(request.isFinished)
+        XCTAssertNil(request.error)
+        let again = await request.serializingData().response
+        XCTAssertEqual(again.value, first.value)
+    }
+
+    func testCancellingTheAwaitingTaskCancelsTheRequest() async throws {
+        let request = session.request(url("/delay/5"))
+        let task = Task { await request.serializingData().response }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let start = Date()
+        task.cancel()
+        let response = await task.value
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+        XCTAssertEqual(response.error?.isExplicitlyCancelledError, true)
+    }
+
+    func testDataTaskCancelCancelsTheRequest() async {
+        let task = session.request(url("/delay/5")).serializingData()
+        task.cancel()
+        let response = await task.response
+        XCTAssertEqual(response.error?.isExplicitlyCancelledError, true)
+    }
+
+    func testSuspendPausesTheBodyAndResumeFinishesIt() async throws {
+        let request = session.request(url("/drip?duration=0.4&numbytes=4"))
+        let task = request.serializingData()
+        try await Task.sleep(nanoseconds: 150_000_000)
+        request.suspend()
+        XCTAssertTrue(request.isSuspended)
+        let pausedAt = Date()
+        try await Task.sleep(nanoseconds: 800_000_000)
+        request.resume()
+        let response = await task.response
+        XCTAssertEqual(response.value, Data("****".utf8))
+        XCTAssertGreaterThanOrEqual(response.timeline.requestCompletedTime - pausedAt.timeIntervalSinceReferenceDate, 0.75)
+    }
+
+    func testTimelineStampsAreOrderedAndMeasureLatency() async {
+        let response = await session.request(url("/delay/0.2")).serializingData().response
+        let timeline = response.timeline
+        XCTAssertLessThanOrEqual(timeline.requestStartTime, timeline.initialResponseTime)
+        XCTAssertLessThanOrEqual(timeline.initialResponseTime, timeline.requestCompletedTime)
+        XCTAssertLessThanOrEqual(timeline.requestCompletedTime, timeline.serializationCompletedTime)
+        XCTAssertGreaterThanOrEqual(timeline.latency, 0.19)
+        XCTAssertEqual(timeline.totalDuration, timeline.serializationCompletedTime - timeline.requestStartTime, accuracy: 1e-9)
+    }
+
+    func testTimelineLatencyIsTimeToTheHeadNotToTheEndOfTheBody() async {
+        let response = await session.request(url("/drip?duration=0.6&numbytes=3")).serializingData().response
+        XCTAssertLessThan(response.timeline.latency, 0.3)
+        XCTAssertGreaterThanOrEqual(response.timeline.requestDuration, 0.35)
+    }
+
+    func testDebugDescriptionFollowsTheSeedLayout() async {
+        let response = await session.request(url("/get")).serializingString().response
+        let lines = response.debugDescription.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "[Request]: GET \(url("/get"))")
+        XCTAssertTrue(lines.contains("[Response]: 200 \(url("/get"))"), lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains("[Data]: \(response.data?.count ?? -1) bytes"))
+        XCTAssertTrue(lines.contains { $0.hasPrefix("[Result]: success(") })
+        XCTAssertTrue(lines.last?.hasPrefix("[Timeline]: Timeline: { \"Request Start Time\"") == true)
+    }
+
+    func testRequestDescriptionNamesMethodURLAndStatus() async {
+        let request = session.request(url("/status/201"))
+        _ = await request.serializingData().response
+        XCTAssertEqual(request.description, "GET \(url("/status/201")) (201)")
+    }
+
+    func testCURLDescriptionHidesCredentialsUnlessAsked() async {
+        let request = session.request(url("/get"), headers: [.authorization(bearerToken: "s3cret")])
+        _ = await request.serializingData().response
+        XCTAssertFalse(request.cURLDescription().contains("s3cret"))
+        XCTAssertTrue(request.cURLDescription().contains("-H 'Authorization: ***'"))
+        XCTAssertTrue(request.cURLDescription(revealingSecrets: true).contains("Bearer s3cret"))
+        XCTAssertTrue(request.cURLDescription().hasSuffix("'\(url("/get"))'"))
+    }
+
+    func testCURLDescriptionCallbackFiresOnceTheRequestExists() async {
+        let command: String = await withCheckedContinuation { continuation in
+            session.request(url("/post"), method: .post, parameters: ["a": "b"], encoding: JSONEncoding.default)
+                .cURLDescription { continuation.resume(returning: $0) }
+                .resume()
+        }
+        XCTAssertTrue(command.hasPrefix("$ curl -v"))
+        XCTAssertTrue(command.contains("-X POST"))
+        XCTAssertTrue(command.contains("-d '{\"a\":\"b\"}'"))
+    }
+
+    func testOnURLRequestCreationSeesEveryHop() async {
+        let seen = Recorder<String>()
+        let request = session.request(url("/redirect/2")).onURLRequestCreation(on: queue) { seen.append($0.url?.path ?? "") }
+        _ = await request.serializingData().response
+        try? await Task.sleep(nanoseconds: 100_000_000)
+        XCTAssertEqual(seen.values, ["/redirect/2", "/relative-redirect/1", "/get"])
+    }
+
+    func testStateMachineRefusesIllegalTransitions() async {
+        let request = session.request(url("/get"))
+        _ = await request.serializingData().response
+        XCTAssertTrue(request.isFinished)
+        request.suspend()
+        request.resume()
+        XCTAssertTrue(request.isFinished)
+    }
+}

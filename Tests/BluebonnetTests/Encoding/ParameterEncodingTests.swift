@@ -1,0 +1,83 @@
+import Bluebonnet
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+final class ParameterEncodingTests: XCTestCase {
+    let base = URLRequest(url: URL(string: "https://example.com/path?existing=1")!)
+
+    func testURLEncodingSortsKeysNestsAndEscapes() throws {
+        let nested: [String: any Sendable] = ["c": 1, "b": [1, 2]]
+        let parameters: Parameters = ["b": "x y&z", "a": nested, "t": true]
+        let request = try URLEncoding.default.encode(base, with: parameters)
+        XCTAssertEqual(request.url?.query, "existing=1&a%5Bb%5D%5B%5D=1&a%5Bb%5D%5B%5D=2&a%5Bc%5D=1&b=x%20y%26z&t=1")
+    }
+
+    func testURLEncodingOptions() throws {
+        let parameters: Parameters = ["a": [1, 2], "t": false]
+        let request = try URLEncoding(destination: .queryString, arrayEncoding: .indexInBrackets, boolEncoding: .literal)
+            .encode(URLRequest(url: URL(string: "https://e.com/")!), with: parameters)
+        XCTAssertEqual(request.url?.query, "a%5B0%5D=1&a%5B1%5D=2&t=false")
+        let noBrackets = try URLEncoding(arrayEncoding: .noBrackets).encode(URLRequest(url: URL(string: "https://e.com/")!), with: ["a": [1, 2]])
+        XCTAssertEqual(noBrackets.url?.query, "a=1&a=2")
+    }
+
+    func testURLEncodingKeepsQuestionMarkAndSlashInValues() throws {
+        let request = try URLEncoding.queryString.encode(URLRequest(url: URL(string: "https://e.com/")!), with: ["p": "a/b?c"])
+        XCTAssertEqual(request.url?.query, "p=a/b?c")
+    }
+
+    func testURLEncodingPutsPOSTParametersInTheBodyWithContentType() throws {
+        var request = base
+        request.httpMethod = "POST"
+        let encoded = try URLEncoding.default.encode(request, with: ["k": "v"])
+        XCTAssertEqual(encoded.httpBody, Data("k=v".utf8))
+        XCTAssertEqual(encoded.value(forHTTPHeaderField: "Content-Type"), "application/x-www-form-urlencoded; charset=utf-8")
+        XCTAssertEqual(encoded.url, base.url)
+    }
+
+    func testContentTypeIsSetOnlyWhenAbsent() throws {
+        var request = base
+        request.httpMethod = "POST"
+        request.setValue("application/vnd.custom", forHTTPHeaderField: "Content-Type")
+        XCTAssertEqual(try URLEncoding.default.encode(request, with: ["k": "v"]).value(forHTTPHeaderField: "Content-Type"), "application/vnd.custom")
+        XCTAssertEqual(try JSONEncoding.default.encode(request, with: ["k": "v"]).value(forHTTPHeaderField: "Content-Type"), "application/vnd.custom")
+    }
+
+    func testJSONEncodingWritesObjectsAndTopLevelArrays() throws {
+        let object = try JSONEncoding.default.encode(base, with: ["k": "v"])
+        XCTAssertEqual(object.httpBody, Data("{\"k\":\"v\"}".utf8))
+        let array = try JSONEncoding.default.encode(base, withJSONObject: [1, 2])
+        XCTAssertEqual(array.httpBody, Data("[1,2]".utf8))
+        XCTAssertEqual(array.value(forHTTPHeaderField: "Content-Type"), "application/json")
+    }
+
+    func testJSONEncodingRefusesValuesThatAreNotJSON() {
+        XCTAssertThrowsError(try JSONEncoding.default.encode(base, with: ["date": Date()])) { error in
+            guard case .parameterEncodingFailed(.jsonEncodingFailed) = error.asAFError else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testJSONParameterEncoderOptions() throws {
+        struct Value: Encodable, Sendable { let b = 1; let a = 2 }
+        let sorted = try JSONParameterEncoder.sortedKeys.encode(Value(), into: base)
+        XCTAssertEqual(sorted.httpBody, Data("{\"a\":2,\"b\":1}".utf8))
+        XCTAssertEqual(sorted.value(forHTTPHeaderField: "Content-Type"), "application/json")
+    }
+
+    func testFormParameterEncoderRefusesARootThatIsNotKeyed() {
+        XCTAssertThrowsError(try URLEncodedFormParameterEncoder.default.encode([1, 2], into: base)) { error in
+            guard case .parameterEncoderFailed(.encoderFailed) = error.asAFError else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testFormParameterEncoderWritesTheBodyForPOST() throws {
+        struct Form: Encodable, Sendable { let name: String; let ok: Bool }
+        var request = base
+        request.httpMethod = "POST"
+        let encoded = try URLEncodedFormParameterEncoder.default.encode(Form(name: "a+b", ok: true), into: request)
+        XCTAssertEqual(encoded.httpBody, Data("name=a%2Bb&ok=1".utf8))
+    }
+}

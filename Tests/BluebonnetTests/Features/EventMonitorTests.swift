@@ -1,0 +1,43 @@
+import Bluebonnet
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+final class EventMonitorTests: ServerTestCase {
+    func testMonitorsSeeTheLifecycleOfARequest() async throws {
+        let queue = DispatchQueue(label: "monitor")
+        let events = Recorder<String>()
+        let monitor = ClosureEventMonitor(queue: queue)
+        monitor.requestDidCreateInitialURLRequest = { _, request in events.append("created \(request.url?.path ?? "")") }
+        monitor.requestDidResume = { _ in events.append("resumed") }
+        monitor.requestDidFinish = { _ in events.append("finished") }
+        monitor.requestDidParseResponse = { _, response in events.append("parsed \(response.response?.statusCode ?? 0)") }
+        let session = Session(eventMonitors: [monitor])
+        _ = await session.request(url("/get")).response(queue: queue) { _ in }.serializingResponse().response
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let seen = events.values
+        XCTAssertTrue(seen.contains("created /get"), "\(seen)")
+        XCTAssertTrue(seen.contains("resumed"))
+        XCTAssertTrue(seen.contains("finished"))
+        XCTAssertTrue(seen.contains("parsed 200"))
+        XCTAssertLessThan(seen.firstIndex(of: "resumed")!, seen.firstIndex(of: "finished")!)
+    }
+
+    func testMonitorsSeeCancellationAndCreationFailures() async throws {
+        let queue = DispatchQueue(label: "monitor")
+        let events = Recorder<String>()
+        let monitor = ClosureEventMonitor(queue: queue)
+        monitor.requestDidCancel = { _ in events.append("cancelled") }
+        monitor.requestDidFailToCreateURLRequestWithError = { _, error in events.append(error.isInvalidURLError ? "invalid" : "other") }
+        let session = Session(eventMonitors: [monitor])
+        _ = await session.request("").serializingData().response
+        let cancelled = session.request(url("/delay/3"))
+        let task = cancelled.serializingData()
+        cancelled.cancel()
+        _ = await task.response
+        try await Task.sleep(nanoseconds: 200_000_000)
+        XCTAssertEqual(Set(events.values), ["invalid", "cancelled"])
+    }
+}

@@ -1,0 +1,60 @@
+import Bluebonnet
+import BluebonnetTestServer
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A test case with its own test server on a real loopback socket, and a fresh `Session`.
+class ServerTestCase: XCTestCase {
+    var server: TestServer!
+    var session: Session!
+
+    override func setUp() async throws {
+        try await super.setUp()
+        server = try await TestServer.start()
+        session = Session()
+    }
+
+    override func tearDown() async throws {
+        session = nil
+        await server?.stop()
+        server = nil
+        try await super.tearDown()
+    }
+
+    /// The absolute URL string of `path` on the test server.
+    func url(_ path: String) -> String {
+        server.url(path).absoluteString
+    }
+
+    /// The JSON object of a response body.
+    func json(_ data: Data?, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        let data = try XCTUnwrap(data, file: file, line: line)
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any], file: file, line: line)
+    }
+}
+
+/// Collects values from several threads, in arrival order.
+final class Recorder<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Value] = []
+
+    func append(_ value: Value) {
+        lock.lock(); defer { lock.unlock() }
+        storage.append(value)
+    }
+
+    var values: [Value] {
+        lock.lock(); defer { lock.unlock() }
+        return storage
+    }
+}
+
+extension AFError {
+    /// The `URLError` code of a `.sessionTaskFailed` error.
+    var urlErrorCode: URLError.Code? {
+        (underlyingError as? URLError)?.code
+    }
+}

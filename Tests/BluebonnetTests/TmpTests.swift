@@ -1,2 +1,0 @@
-import XCTest
-final class TmpTests: XCTestCase { func testX() {} }
