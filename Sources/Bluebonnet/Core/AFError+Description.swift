@@ -45,8 +45,30 @@ extension AFError: LocalizedError {
         case let .downloadedFileMoveFailed(error, source, destination):
             return "Moving downloaded file from: \(source) to: \(destination) failed with error: \(error.localizedDescription)"
         case let .sessionTaskFailed(error):
-            return "URLSessionTask failed with error: \(error.localizedDescription)"
+            return "URLSessionTask failed with error: \(Self.transportDescription(error))"
         }
+    }
+}
+
+extension AFError {
+    /// Foundation on Linux has no text for `URLError` codes; say in words what the transport saw, then the engine's
+    /// own error.
+    static func transportDescription(_ error: any Error) -> String {
+        guard let urlError = error as? URLError else { return error.localizedDescription }
+        let text: String
+        switch urlError.code {
+        case .timedOut: text = "The request timed out."
+        case .cannotConnectToHost: text = "Could not connect to the server."
+        case .cannotFindHost: text = "A server with the specified hostname could not be found."
+        case .networkConnectionLost: text = "The network connection was lost."
+        case .cannotParseResponse: text = "The response could not be parsed."
+        case .badURL: text = "The URL is not valid."
+        case .secureConnectionFailed: text = "A TLS error caused the secure connection to fail."
+        case .cancelled: text = "The request was cancelled."
+        default: text = "The request failed (URLError \(urlError.code.rawValue))."
+        }
+        guard let underlying = urlError.userInfo[NSUnderlyingErrorKey] else { return text }
+        return "\(text) (\(underlying))"
     }
 }
 
