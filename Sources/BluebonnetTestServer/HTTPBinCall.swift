@@ -75,7 +75,9 @@ struct HTTPBinCall: Sendable {
         var data = ""
         if contentType.hasPrefix("application/x-www-form-urlencoded") {
             form = Self.grouped(Self.parseForm(String(decoding: body, as: UTF8.self)))
-        } else if contentType.hasPrefix("multipart/form-data"), let boundary = MultipartParser.boundary(from: contentType) {
+        } else if contentType.hasPrefix("multipart/form-data"),
+                  // The boundary is case-sensitive: read it from the header as sent, not the lowercased copy.
+                  let boundary = MultipartParser.boundary(from: header("Content-Type") ?? "") {
             let parts = MultipartParser.parse(body, boundary: boundary)
             var fields: [(name: String, value: String)] = []
             var fileFields: [(name: String, value: String)] = []

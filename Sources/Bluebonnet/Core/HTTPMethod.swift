@@ -31,3 +31,11 @@ public struct HTTPMethod: RawRepresentable, Equatable, Hashable, Sendable {
         self.rawValue = rawValue
     }
 }
+
+extension HTTPMethod {
+    /// Whether form parameters go in the query for this method when the destination is method-dependent:
+    /// `GET`, `HEAD` and `DELETE` carry no meaningful body.
+    var encodesParametersInURLByDefault: Bool {
+        self == .get || self == .head || self == .delete
+    }
+}

@@ -17,7 +17,7 @@ public struct URLEncoding: ParameterEncoding {
 
         func encodesParametersInURL(for method: HTTPMethod) -> Bool {
             switch self {
-            case .methodDependent: return [.get, .head, .delete].contains(method)
+            case .methodDependent: return method.encodesParametersInURLByDefault
             case .queryString: return true
             case .httpBody: return false
             }

@@ -161,3 +161,16 @@ final class SessionRequestTests: ServerTestCase {
         XCTAssertTrue(SessionManager.default === AF)
     }
 }
+
+final class SessionLifetimeTests: ServerTestCase {
+    func testRequestsFailWithSessionDeinitializedWhenTheSessionGoesAway() async throws {
+        var owner: Session? = Session()
+        let task = owner!.request(url("/delay/3")).serializingData()
+        try await Task.sleep(nanoseconds: 300_000_000)
+        owner = nil
+        let start = Date()
+        let response = await task.response
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+        XCTAssertEqual(response.error?.isSessionDeinitializedError, true, "\(String(describing: response.error))")
+    }
+}
