@@ -159,10 +159,10 @@ public struct URLEncoding: ParameterEncoding {
 }
 
 extension NSNumber {
-    /// Whether the number was made from a Bool (JSONSerialization and bridging make such numbers).
+    /// Whether the number was made from a Bool: Foundation makes those as its private CFBoolean subclass (on Linux
+    /// too), while a plain `NSNumber(value: 1)` is an integer.
     var isBoolean: Bool {
-        String(cString: objCType) == "c" && (int8Value == 0 || int8Value == 1) && type(of: self) != NSNumber.self
-            || String(describing: type(of: self)).contains("Boolean")
+        String(describing: type(of: self)).hasSuffix("CFBoolean")
     }
 }
 

@@ -81,3 +81,15 @@ final class ParameterEncodingTests: XCTestCase {
         XCTAssertEqual(encoded.httpBody, Data("name=a%2Bb&ok=1".utf8))
     }
 }
+
+final class URLEncodingNumberTests: XCTestCase {
+    func testNSNumberBooleansUseTheBoolEncodingAndNumbersDoNot() throws {
+        let literal = URLEncoding(boolEncoding: .literal)
+        XCTAssertEqual(literal.queryComponents(fromKey: "b", value: NSNumber(value: true)).first?.1, "true")
+        XCTAssertEqual(literal.queryComponents(fromKey: "n", value: NSNumber(value: 1)).first?.1, "1")
+        XCTAssertEqual(literal.queryComponents(fromKey: "d", value: NSNumber(value: 2.5)).first?.1, "2.5")
+        let parsed = try JSONSerialization.jsonObject(with: Data("{\"t\":true,\"one\":1}".utf8)) as! [String: Any]
+        XCTAssertEqual(literal.queryComponents(fromKey: "t", value: parsed["t"]!).first?.1, "true")
+        XCTAssertEqual(literal.queryComponents(fromKey: "one", value: parsed["one"]!).first?.1, "1")
+    }
+}
