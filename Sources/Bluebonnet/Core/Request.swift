@@ -311,9 +311,8 @@ public class Request: @unchecked Sendable {
         }
     }
 
-    /// The timeline as of `serializationCompletedTime`.
-    func timeline(serializationCompletedAt end: CFAbsoluteTime) -> Timeline {
-        let state = mutableState.read()
+    /// The timeline of `state` (a snapshot the caller already took) as of `serializationCompletedTime`.
+    static func timeline(of state: MutableState, serializationCompletedAt end: CFAbsoluteTime) -> Timeline {
         let completed = state.completedTime ?? end
         let start = state.startTime ?? completed
         return Timeline(

@@ -47,7 +47,7 @@ extension DataRequest {
         let result: AFResult<Data?> = state.error.map { .failure($0) } ?? .success(data)
         let response = DataResponse(request: state.requests.last, response: state.response, data: data,
                                     serializationDuration: 0, result: result,
-                                    timeline: timeline(serializationCompletedAt: end))
+                                    timeline: Self.timeline(of: state, serializationCompletedAt: end))
         eventMonitor?.request(self, didParseResponse: response)
         return response
     }
@@ -68,7 +68,7 @@ extension DataRequest {
         let end = Timeline.now()
         let response = DataResponse(request: state.requests.last, response: state.response, data: data,
                                     serializationDuration: end - start, result: result,
-                                    timeline: timeline(serializationCompletedAt: end))
+                                    timeline: Self.timeline(of: state, serializationCompletedAt: end))
         eventMonitor?.request(self, didParseResponse: response)
         return response
     }

@@ -54,8 +54,10 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
 
     private func checkIdle(on eventLoop: any EventLoop) {
         guard let idleTimeout else { return }
-        let (expired, remaining, task) = state.write { state -> (Bool, TimeAmount, HTTPClient.Task<Void>?) in
-            guard !state.completed, !state.suspended else { return (false, idleTimeout, nil) }
+        // `remaining` is nil once the attempt completed: nothing left to watch.
+        let (expired, remaining, task) = state.write { state -> (Bool, TimeAmount?, HTTPClient.Task<Void>?) in
+            guard !state.completed else { return (false, nil, nil) }
+            guard !state.suspended else { return (false, idleTimeout, nil) }
             let idleFor = NIODeadline.now() - state.lastActivity
             if idleFor >= idleTimeout {
                 state.timedOut = true
@@ -65,7 +67,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         }
         if expired {
             task?.cancel()
-        } else if !state.read().completed {
+        } else if let remaining {
             scheduleIdleCheck(on: eventLoop, after: remaining)
         }
     }

@@ -30,10 +30,10 @@ final class SessionRequestTests: ServerTestCase {
     }
 
     func testConfigurationAdditionalHeadersAreSentAndRequestHeadersWin() async throws {
-        let configuration = URLSessionConfiguration.af.default
-        configuration.headers.add(name: "X-Session", value: "session")
-        configuration.headers.add(name: "X-Both", value: "session")
-        let session = Session(configuration: configuration)
+        let session = session {
+            $0.headers.add(name: "X-Session", value: "session")
+            $0.headers.add(name: "X-Both", value: "session")
+        }
         let data = try await session.request(url("/headers"), headers: ["X-Both": "request"]).serializingData().value
         let headers = try XCTUnwrap(try json(data)["headers"] as? [String: String])
         XCTAssertEqual(headers["X-Session"], "session")
@@ -143,9 +143,7 @@ final class SessionRequestTests: ServerTestCase {
     }
 
     func testMaximumConnectionsPerHostBoundsParallelism() async {
-        let configuration = URLSessionConfiguration.af.default
-        configuration.httpMaximumConnectionsPerHost = 1
-        let session = Session(configuration: configuration)
+        let session = session { $0.httpMaximumConnectionsPerHost = 1 }
         let delayed = url("/delay/0.3")
         let start = Date()
         await withTaskGroup(of: Void.self) { group in

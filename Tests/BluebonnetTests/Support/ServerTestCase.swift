@@ -24,6 +24,13 @@ class ServerTestCase: XCTestCase {
         try await super.tearDown()
     }
 
+    /// A `Session` whose `URLSessionConfiguration.af.default` was changed by `configure`.
+    func session(configuring configure: (URLSessionConfiguration) -> Void) -> Session {
+        let configuration = URLSessionConfiguration.af.default
+        configure(configuration)
+        return Session(configuration: configuration)
+    }
+
     /// The absolute URL string of `path` on the test server.
     func url(_ path: String) -> String {
         server.url(path).absoluteString

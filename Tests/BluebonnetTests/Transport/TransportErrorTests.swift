@@ -8,9 +8,7 @@ import FoundationNetworking
 
 final class TransportErrorTests: ServerTestCase {
     func testRequestTimeoutFromTheConfigurationFailsWithTimedOut() async {
-        let configuration = URLSessionConfiguration.af.default
-        configuration.timeoutIntervalForRequest = 0.5
-        let session = Session(configuration: configuration)
+        let session = session { $0.timeoutIntervalForRequest = 0.5 }
         let start = Date()
         let response = await session.request(url("/delay/3")).serializingData().response
         XCTAssertLessThan(Date().timeIntervalSince(start), 2.5)
@@ -32,9 +30,7 @@ final class TransportErrorTests: ServerTestCase {
     }
 
     func testResourceTimeoutBoundsTheWholeRequest() async {
-        let configuration = URLSessionConfiguration.af.default
-        configuration.timeoutIntervalForResource = 1
-        let session = Session(configuration: configuration)
+        let session = session { $0.timeoutIntervalForResource = 1 }
         let start = Date()
         // Bytes arrive every 0.5 s, so only the whole-request deadline can stop it.
         let response = await session.request(url("/drip?duration=4&numbytes=8")).serializingData().response
