@@ -49,7 +49,8 @@ let package = Package(
         ),
         .testTarget(
             name: "BluebonnetTests",
-            dependencies: ["Bluebonnet", "BluebonnetTestServer"]
+            dependencies: ["Bluebonnet", "BluebonnetTestServer"],
+            resources: [.copy("Fixtures")]
         ),
     ],
     swiftLanguageModes: [.v6]

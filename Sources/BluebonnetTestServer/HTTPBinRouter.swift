@@ -31,6 +31,8 @@ struct HTTPBinRouter: Sendable {
             return RedirectRoutes.respond(call, kind: first, argument: argument)
         case ("response-headers", _):
             return StatusRoutes.responseHeaders(call)
+        case ("echo", _):
+            return StatusRoutes.echo(call)
         case ("bytes", _), ("stream", _), ("delay", _), ("range", _), ("drip", _), ("chunked", _), ("truncated", _):
             return try await BodyRoutes.respond(call, kind: first, argument: argument)
         case ("json", _), ("xml", _), ("html", _), ("encoding", _), ("base64", _), ("image", _), ("gzip", _), ("deflate", _):
@@ -59,6 +61,17 @@ enum StatusRoutes {
         default:
             return HTTPBinResponses.empty(status: HTTPResponse.Status(code: code))
         }
+    }
+
+    /// `/echo?status=&content_type=`: the request body back, byte for byte (not an httpbin route; serializer tests
+    /// use it to receive exact bytes with a chosen type). Without `content_type`, the request's own type is used;
+    /// `content_type=none` sends none.
+    static func echo(_ call: HTTPBinCall) -> Response {
+        let status = call.queryValue("status").flatMap(Int.init) ?? 200
+        guard (200...599).contains(status) else { return HTTPBinResponses.badRequest("Invalid status") }
+        let requested = call.queryValue("content_type") ?? call.header("Content-Type")
+        return HTTPBinResponses.bytes(call.body, contentType: requested == "none" ? nil : requested,
+                                      status: HTTPResponse.Status(code: status))
     }
 
     static func responseHeaders(_ call: HTTPBinCall) -> Response {

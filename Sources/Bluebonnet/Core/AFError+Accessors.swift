@@ -246,8 +246,11 @@ extension AFError.ResponseValidationFailureReason {
 extension AFError.ResponseSerializationFailureReason {
     var underlyingError: (any Error)? {
         switch self {
-        case let .jsonSerializationFailed(error), let .decodingFailed(error), let .customSerializationFailed(error):
+        case let .jsonSerializationFailed(error), let .decodingFailed(error), let .customSerializationFailed(error),
+             let .propertyListSerializationFailed(error), let .xmlSerializationFailed(error):
             return error
+        case let .compoundSerializationFailed(errors):
+            return errors.last
         default:
             return nil
         }

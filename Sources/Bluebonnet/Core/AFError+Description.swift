@@ -153,6 +153,22 @@ extension AFError.ResponseSerializationFailureReason {
             return "Response could not be decoded because of error:\n\(error.localizedDescription)"
         case let .customSerializationFailed(error):
             return "Custom response serializer failed with error:\n\(error.localizedDescription)"
+        case let .propertyListSerializationFailed(error):
+            return "Property list could not be serialized because of error:\n\(error.localizedDescription)"
+        case let .xmlSerializationFailed(error):
+            return "XML could not be serialized because of error:\n\(error.localizedDescription)"
+        case let .imageSerializationFailed(reason):
+            switch reason {
+            case .unrecognizedFormat:
+                return "Image could not be serialized: the data is not a PNG, JPEG, GIF, WebP, BMP, TIFF, ICO or HEIC image."
+            case let .truncated(format):
+                return "Image could not be serialized: the \(format.rawValue.uppercased()) data ends before the image does."
+            case let .pixelCountExceedsLimit(width, height, limit):
+                return "Image could not be serialized: \(width)×\(height) pixels is more than the limit of \(limit)."
+            }
+        case let .compoundSerializationFailed(errors):
+            let reasons = errors.map { $0.localizedDescription }.joined(separator: "\n- ")
+            return "Every serializer of the compound serializer failed:\n- \(reasons)"
         }
     }
 }

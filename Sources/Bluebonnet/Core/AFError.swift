@@ -94,6 +94,25 @@ public enum AFError: Error, Sendable {
         case customSerializationFailed(error: any Error)
         /// Generic serialization failed for an empty response that wasn't type `Empty` but instead the associated type.
         case invalidEmptyResponse(type: String)
+        /// Property list serialization failed with an underlying system error.
+        case propertyListSerializationFailed(error: any Error)
+        /// The body is not well-formed XML; the parser's error is attached.
+        case xmlSerializationFailed(error: any Error)
+        /// The body is not an image Bluebonnet can read, or one too large to accept.
+        case imageSerializationFailed(reason: ImageFailureReason)
+        /// Every serializer of a `CompoundResponseSerializer` failed; their errors, in order (the last is the
+        /// final serializer's).
+        case compoundSerializationFailed(errors: [AFError])
+    }
+
+    /// Why an image response was refused.
+    public enum ImageFailureReason: Sendable {
+        /// The bytes start like no format Bluebonnet reads (PNG, JPEG, GIF, WebP, BMP, TIFF, ICO, HEIC).
+        case unrecognizedFormat
+        /// The bytes start as the format but end before its structure does.
+        case truncated(format: Image.Format)
+        /// The image's width × height is above the serializer's limit, so it is never inflated.
+        case pixelCountExceedsLimit(width: Int, height: Int, limit: Int)
     }
 
     /// The underlying reason a server's TLS identity was not trusted.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A value that awaits the serialized response of a `DataRequest`.
-public struct DataTask<Value: Sendable>: Sendable {
+public struct DataTask<Value>: @unchecked Sendable {
     /// The `DataResponse`, once the request finished and was serialized.
     public var response: DataResponse<Value, AFError> {
         get async {
@@ -45,34 +45,37 @@ public struct DataTask<Value: Sendable>: Sendable {
     public func suspend() { request.suspend() }
 }
 
-/// Holds a value that arrives once and hands it to every awaiting task, without a task of its own.
-final class ResponseBox<Value: Sendable>: Sendable {
+/// Holds a value that arrives once and hands it to every awaiting task, without a task of its own. The value is
+/// produced once on the serialization queue and never mutated afterwards, which is what makes sharing it sound even
+/// when its type is not `Sendable` (JSON's `Any`, an `XMLDocument`).
+final class ResponseBox<Value>: @unchecked Sendable {
     private struct State {
-        var value: Value?
-        var waiters: [CheckedContinuation<Value, Never>] = []
+        var value: UncheckedBox<Value>?
+        var waiters: [CheckedContinuation<UncheckedBox<Value>, Never>] = []
     }
 
     private let state = Protected(State())
 
     func fulfill(_ value: Value) {
-        let waiters = state.write { state -> [CheckedContinuation<Value, Never>] in
-            state.value = value
+        let boxed = UncheckedBox(value)
+        let waiters = state.write { state -> [CheckedContinuation<UncheckedBox<Value>, Never>] in
+            state.value = boxed
             defer { state.waiters = [] }
             return state.waiters
         }
-        for waiter in waiters { waiter.resume(returning: value) }
+        for waiter in waiters { waiter.resume(returning: boxed) }
     }
 
     var value: Value {
         get async {
             await withCheckedContinuation { continuation in
-                let ready = state.write { state -> Value? in
+                let ready = state.write { state -> UncheckedBox<Value>? in
                     if let value = state.value { return value }
                     state.waiters.append(continuation)
                     return nil
                 }
                 if let ready { continuation.resume(returning: ready) }
-            }
+            }.value
         }
     }
 }

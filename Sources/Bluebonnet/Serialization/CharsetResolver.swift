@@ -26,4 +26,13 @@ enum CharsetResolver {
         }
         return nil
     }
+
+    /// The Unicode encoding a leading byte order mark names, or `nil` without one.
+    static func encoding(forByteOrderMarkOf data: Data) -> String.Encoding? {
+        let bytes = Array(data.prefix(4))
+        if bytes.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE, 0x00, 0x00]) { return .utf32 }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return .utf8 }
+        if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return .utf16 }
+        return nil
+    }
 }

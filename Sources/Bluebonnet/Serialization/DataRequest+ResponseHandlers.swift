@@ -33,8 +33,9 @@ extension DataRequest {
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         appendResponseSerializer { [self] in
-            let response = serializedResponse(using: responseSerializer)
-            queue.async { completionHandler(response) }
+            // The value may not be `Sendable` (JSON's `Any`); it is handed over once and never touched again here.
+            let response = UncheckedBox(serializedResponse(using: responseSerializer))
+            queue.async { completionHandler(response.value) }
         }
         return self
     }

@@ -13,6 +13,10 @@ public final class DataResponseSerializer: ResponseSerializer {
     public let emptyResponseCodes: Set<Int>
     /// `HTTPMethod`s for which empty responses are always valid.
     public let emptyRequestMethods: Set<HTTPMethod>
+    /// MIME types the body must have to be serialized; `nil` checks nothing.
+    public let acceptableContentTypes: Set<String>?
+    /// Status codes the response must have to be serialized; `nil` checks nothing.
+    public let acceptableStatusCodes: IndexSet?
 
     /// Creates a `DataResponseSerializer` using the provided parameters.
     ///
@@ -20,26 +24,25 @@ public final class DataResponseSerializer: ResponseSerializer {
     ///   - dataPreprocessor:    `DataPreprocessor` used to prepare the received `Data` for serialization.
     ///   - emptyResponseCodes:  The HTTP response codes for which empty responses are allowed. `[204, 205]` by default.
     ///   - emptyRequestMethods: The HTTP request methods for which empty responses are allowed. `[.head]` by default.
+    ///   - acceptableContentTypes: MIME types the body must have; `nil` (the default) checks nothing.
+    ///   - acceptableStatusCodes:  Status codes the response must have; `nil` (the default) checks nothing.
     public init(
         dataPreprocessor: any DataPreprocessor = DataResponseSerializer.defaultDataPreprocessor,
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
-        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
+        emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
+        acceptableContentTypes: Set<String>? = nil,
+        acceptableStatusCodes: IndexSet? = nil
     ) {
         self.dataPreprocessor = dataPreprocessor
         self.emptyResponseCodes = emptyResponseCodes
         self.emptyRequestMethods = emptyRequestMethods
+        self.acceptableContentTypes = acceptableContentTypes
+        self.acceptableStatusCodes = acceptableStatusCodes
     }
 
     /// Returns the body, or `Data()` for an allowed empty response.
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Data {
-        if let error { throw error }
-        guard let data, !data.isEmpty else {
-            guard emptyResponseAllowed(forRequest: request, response: response) else {
-                throw AFError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
-            }
-            return Data()
-        }
-        return try dataPreprocessor.preprocess(data)
+        try preparedData(request: request, response: response, data: data, error: error) ?? Data()
     }
 }
 

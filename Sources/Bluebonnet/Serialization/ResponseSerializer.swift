@@ -5,8 +5,9 @@ import FoundationNetworking
 
 /// The type to which all data response serializers must conform in order to serialize a response.
 public protocol DataResponseSerializerProtocol<SerializedObject>: Sendable {
-    /// The type of serialized object to be created.
-    associatedtype SerializedObject: Sendable
+    /// The type of serialized object to be created. It need not be `Sendable` (JSON's `Any`, an `XMLDocument`): the
+    /// value is made once and handed to the handler, never shared by the library.
+    associatedtype SerializedObject
 
     /// Serialize the response `Data` into the provided type.
     ///
@@ -20,14 +21,36 @@ public protocol DataResponseSerializerProtocol<SerializedObject>: Sendable {
     func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> SerializedObject
 }
 
-/// A serializer that can handle empty responses and preprocess the data before it is parsed.
-public protocol ResponseSerializer<SerializedObject>: DataResponseSerializerProtocol {
+/// The type to which all download response serializers must conform in order to serialize a response.
+public protocol DownloadResponseSerializerProtocol<SerializedObject>: Sendable {
+    /// The type of serialized object to be created.
+    associatedtype SerializedObject
+
+    /// Serialize the downloaded response `Data` from disk into the provided type.
+    ///
+    /// - Parameters:
+    ///   - request:  `URLRequest` which was used to perform the request, if any.
+    ///   - response: `HTTPURLResponse` received from the server, if any.
+    ///   - fileURL:  File `URL` to which the response data was downloaded.
+    ///   - error:    `Error` produced by Bluebonnet or the transport, if any.
+    /// - Returns:    The `SerializedObject`.
+    /// - Throws:     Any `Error` produced during serialization.
+    func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: (any Error)?) throws -> SerializedObject
+}
+
+/// A serializer that can handle empty responses, preprocess the data before it is parsed, and refuse responses whose
+/// status code or content type it does not accept (AFNetworking's checks, made before anything is parsed).
+public protocol ResponseSerializer<SerializedObject>: DataResponseSerializerProtocol & DownloadResponseSerializerProtocol {
     /// `DataPreprocessor` used to prepare incoming `Data` for serialization.
     var dataPreprocessor: any DataPreprocessor { get }
     /// `HTTPMethod`s for which empty response bodies are considered appropriate.
     var emptyRequestMethods: Set<HTTPMethod> { get }
     /// HTTP response codes for which empty response bodies are considered appropriate.
     var emptyResponseCodes: Set<Int> { get }
+    /// MIME types (wildcards such as `text/*` allowed) the body must have to be parsed; `nil` checks nothing.
+    var acceptableContentTypes: Set<String>? { get }
+    /// Status codes the response must have to be parsed; `nil` checks nothing.
+    var acceptableStatusCodes: IndexSet? { get }
 }
 
 /// Type used to preprocess `Data` before it handled by a serializer.
@@ -84,6 +107,10 @@ extension ResponseSerializer {
     public var emptyRequestMethods: Set<HTTPMethod> { Self.defaultEmptyRequestMethods }
     /// The default empty response codes.
     public var emptyResponseCodes: Set<Int> { Self.defaultEmptyResponseCodes }
+    /// No content type check by default.
+    public var acceptableContentTypes: Set<String>? { nil }
+    /// No status code check by default.
+    public var acceptableStatusCodes: IndexSet? { nil }
 
     /// Determines whether the `request` allows empty response bodies, if `request` exists.
     ///
@@ -109,5 +136,66 @@ extension ResponseSerializer {
     /// - Returns:    `true` if `request` or `response` allow empty bodies, `false` otherwise.
     public func emptyResponseAllowed(forRequest request: URLRequest?, response: HTTPURLResponse?) -> Bool {
         (requestAllowsEmptyResponseData(request) == true) || (responseAllowsEmptyResponseData(response) == true)
+    }
+}
+
+extension ResponseSerializer {
+    /// Reads the downloaded file and serializes its bytes with `serialize(request:response:data:error:)`.
+    public func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: (any Error)?) throws -> SerializedObject {
+        if let error { throw error }
+        return try serialize(request: request, response: response, data: DownloadedFile.read(fileURL), error: nil)
+    }
+
+    /// The steps every serializer shares, in AFNetworking's order: rethrow the request's error, check the status code
+    /// and content type, then either allow an empty body (`nil`) or refuse it, and preprocess what remains.
+    ///
+    /// - Parameters:
+    ///   - request:             The request, for the empty-method rule.
+    ///   - response:            The response, for the status, content type and empty-code rules.
+    ///   - data:                The body.
+    ///   - error:               The request's error, rethrown first.
+    ///   - blankIsEmpty:        Whether a body that is a single space counts as empty (Rails' `head :ok`).
+    /// - Returns: The preprocessed body, or `nil` for an allowed empty one.
+    func preparedData(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?, blankIsEmpty: Bool = false) throws -> Data? {
+        if let error { throw error }
+        if let response {
+            try ResponseAcceptance.check(response: response, data: data,
+                                         contentTypes: acceptableContentTypes, statusCodes: acceptableStatusCodes)
+        }
+        let isBlank = blankIsEmpty && data?.count == 1 && data?.first == UInt8(ascii: " ")
+        guard let data, !data.isEmpty, !isBlank else {
+            guard emptyResponseAllowed(forRequest: request, response: response) else {
+                throw AFError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
+            }
+            return nil
+        }
+        return try dataPreprocessor.preprocess(data)
+    }
+}
+
+/// AFNetworking's per-serializer checks, with the same MIME matching as `validate(contentType:)`.
+enum ResponseAcceptance {
+    static func check(response: HTTPURLResponse, data: Data?, contentTypes: Set<String>?, statusCodes: IndexSet?) throws {
+        if let statusCodes, !statusCodes.contains(response.statusCode) {
+            throw AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode))
+        }
+        if let contentTypes, case let .failure(error) = ResponseValidator.validate(contentType: contentTypes.sorted(), response: response, data: data) {
+            throw error
+        }
+    }
+}
+
+/// Reads a downloaded body back for serialization.
+enum DownloadedFile {
+    /// The file's bytes, mapped when the system allows, or the seed's file errors.
+    static func read(_ fileURL: URL?) throws -> Data {
+        guard let fileURL else {
+            throw AFError.responseSerializationFailed(reason: .inputFileNil)
+        }
+        do {
+            return try Data(contentsOf: fileURL, options: .mappedIfSafe)
+        } catch {
+            throw AFError.responseSerializationFailed(reason: .inputFileReadFailed(at: fileURL))
+        }
     }
 }

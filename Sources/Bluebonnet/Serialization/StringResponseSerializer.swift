@@ -14,6 +14,10 @@ public final class StringResponseSerializer: ResponseSerializer {
     public let emptyResponseCodes: Set<Int>
     /// `HTTPMethod`s for which empty responses are always valid.
     public let emptyRequestMethods: Set<HTTPMethod>
+    /// MIME types the body must have to be serialized; `nil` checks nothing.
+    public let acceptableContentTypes: Set<String>?
+    /// Status codes the response must have to be serialized; `nil` checks nothing.
+    public let acceptableStatusCodes: IndexSet?
 
     /// Creates an instance with the provided values.
     ///
@@ -23,30 +27,31 @@ public final class StringResponseSerializer: ResponseSerializer {
     ///                          from the server response, falling back to the default HTTP character set, `ISO-8859-1`.
     ///   - emptyResponseCodes:  The HTTP response codes for which empty responses are allowed. `[204, 205]` by default.
     ///   - emptyRequestMethods: The HTTP request methods for which empty responses are allowed. `[.head]` by default.
+    ///   - acceptableContentTypes: MIME types the body must have; `nil` (the default) checks nothing.
+    ///   - acceptableStatusCodes:  Status codes the response must have; `nil` (the default) checks nothing.
     public init(
         dataPreprocessor: any DataPreprocessor = StringResponseSerializer.defaultDataPreprocessor,
         encoding: String.Encoding? = nil,
         emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
-        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
+        emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
+        acceptableContentTypes: Set<String>? = nil,
+        acceptableStatusCodes: IndexSet? = nil
     ) {
         self.dataPreprocessor = dataPreprocessor
         self.encoding = encoding
         self.emptyResponseCodes = emptyResponseCodes
         self.emptyRequestMethods = emptyRequestMethods
+        self.acceptableContentTypes = acceptableContentTypes
+        self.acceptableStatusCodes = acceptableStatusCodes
     }
 
     /// Decodes the body as a `String`, or `""` for an allowed empty response.
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> String {
-        if let error { throw error }
-        guard var data, !data.isEmpty else {
-            guard emptyResponseAllowed(forRequest: request, response: response) else {
-                throw AFError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
-            }
-            return ""
-        }
-        data = try dataPreprocessor.preprocess(data)
+        guard let data = try preparedData(request: request, response: response, data: data, error: error) else { return "" }
+        // A byte order mark is the body's own word on its encoding, so it beats the ISO-8859-1 fallback.
         let actualEncoding = encoding
             ?? response.flatMap { CharsetResolver.encoding(forContentType: $0.value(forHTTPHeaderField: "Content-Type")) }
+            ?? CharsetResolver.encoding(forByteOrderMarkOf: data)
             ?? .isoLatin1
         guard let string = String(data: data, encoding: actualEncoding) else {
             throw AFError.responseSerializationFailed(reason: .stringSerializationFailed(encoding: actualEncoding))

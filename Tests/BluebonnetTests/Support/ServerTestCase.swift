@@ -65,3 +65,8 @@ extension AFError {
         (underlyingError as? URLError)?.code
     }
 }
+
+/// Carries a non-`Sendable` response (JSON's `Any`, an `XMLDocument`) out of a completion handler in a test.
+struct Handed<Value>: @unchecked Sendable {
+    let value: Value
+}
