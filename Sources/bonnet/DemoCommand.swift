@@ -13,6 +13,16 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Never colour the output.")
     var noColor = false
 
+    struct Slideshow: Decodable, Sendable {
+        struct Show: Decodable, Sendable {
+            struct Slide: Decodable, Sendable { let title: String }
+            let title: String
+            let author: String
+            let slides: [Slide]
+        }
+        let slideshow: Show
+    }
+
     struct Greeting: Encodable, Sendable {
         let name: String
         let flowers: [String]
@@ -33,6 +43,14 @@ struct DemoCommand: AsyncParsableCommand {
         let get = await AF.request(server.url("/get?flower=bluebonnet")).validate().serializingData().response
         if let http = get.response { print(output.statusLine(http)) }
         print(output.body(get.data, contentType: "application/json"))
+
+        section("The same JSON, decoded", "try await AF.request(url).serializingDecodable(Slideshow.self).value")
+        let show = try await AF.request(server.url("/json")).serializingDecodable(Slideshow.self).value
+        print("slideshow \"\(show.slideshow.title)\" by \(show.slideshow.author): \(show.slideshow.slides.map(\.title))")
+
+        section("An image, read from its headers", "try await AF.request(url).serializingImage().value")
+        let image = try await AF.request(server.url("/image/png")).serializingImage().value
+        print("\(image.format.rawValue.uppercased()) \(image.width)×\(image.height), \(image.frameCount) frame(s), \(image.data.count) bytes")
 
         section("POST JSON with an Encodable", "AF.request(url, method: .post, parameters: greeting, encoder: JSONParameterEncoder.default)")
         let greeting = Greeting(name: "Texas", flowers: ["bluebonnet", "indian paintbrush"])
