@@ -38,6 +38,13 @@ enum ContentRoutes {
         }
     }
 
+    /// `/json-array/{n}`: a JSON array of `n` records (`id`, `name`, `score`, `tags`), the same bytes every time,
+    /// about 90 bytes a record; the benchmark workloads decode it when nginx is not available.
+    static func jsonArray(count: Int?) -> Response {
+        guard let count, (0...200_000).contains(count) else { return HTTPBinResponses.badRequest("Invalid count") }
+        return HTTPBinResponses.bytes(BenchmarkDocuments.records(count), contentType: "application/json")
+    }
+
     static func image(_ call: HTTPBinCall, format: String?) -> Response {
         let images: [String: (Data, String)] = [
             "png": (SampleImages.png, "image/png"),

@@ -33,6 +33,8 @@ struct HTTPBinRouter: Sendable {
             return StatusRoutes.responseHeaders(call)
         case ("echo", _):
             return StatusRoutes.echo(call)
+        case ("json-array", _):
+            return ContentRoutes.jsonArray(count: argument.flatMap(Int.init))
         case ("bytes", _), ("stream", _), ("delay", _), ("range", _), ("drip", _), ("chunked", _), ("truncated", _):
             return try await BodyRoutes.respond(call, kind: first, argument: argument)
         case ("json", _), ("xml", _), ("html", _), ("encoding", _), ("base64", _), ("image", _), ("gzip", _), ("deflate", _):

@@ -23,7 +23,8 @@ public class DataRequest: Request, @unchecked Sendable {
     ) {
         self.convertible = convertible
         super.init(underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
-                   eventMonitor: eventMonitor, context: context, delegate: delegate)
+                   eventMonitor: eventMonitor, context: context, delegate: delegate,
+                   makeURLRequest: { try convertible.asURLRequest() })
     }
 
     override func didReceiveBody(_ data: Data?) {

@@ -45,38 +45,60 @@ public struct DataTask<Value>: @unchecked Sendable {
     public func suspend() { request.suspend() }
 }
 
-/// Holds a value that arrives once and hands it to every awaiting task, without a task of its own. The value is
-/// produced once on the serialization queue and never mutated afterwards, which is what makes sharing it sound even
-/// when its type is not `Sendable` (JSON's `Any`, an `XMLDocument`).
+/// Holds a response that is made at most once, by the first task that awaits it, from a thunk the request hands
+/// over when the handler's turn comes. Serializing in the awaiting task spares a hop to the serialization queue and
+/// runs the parsing where the caller runs anyway, as with raw AsyncHTTPClient. The value is never mutated once made,
+/// which is what makes sharing it sound when its type is not `Sendable` (JSON's `Any`, an `XMLDocument`).
 final class ResponseBox<Value>: @unchecked Sendable {
-    private struct State {
-        var value: UncheckedBox<Value>?
-        var waiters: [CheckedContinuation<UncheckedBox<Value>, Never>] = []
+    private enum State {
+        case waiting([CheckedContinuation<Void, Never>])
+        case ready(@Sendable () -> Value)
+        case made(UncheckedBox<Value>)
     }
 
-    private let state = Protected(State())
+    private let state = Protected(State.waiting([]))
 
-    func fulfill(_ value: Value) {
-        let boxed = UncheckedBox(value)
-        let waiters = state.write { state -> [CheckedContinuation<UncheckedBox<Value>, Never>] in
-            state.value = boxed
-            defer { state.waiters = [] }
-            return state.waiters
+    /// Hands over the way to make the value; every waiting task resumes.
+    func fulfill(_ make: @escaping @Sendable () -> Value) {
+        let waiters = state.write { state -> [CheckedContinuation<Void, Never>] in
+            guard case let .waiting(waiters) = state else { return [] }
+            state = .ready(make)
+            return waiters
         }
-        for waiter in waiters { waiter.resume(returning: boxed) }
+        for waiter in waiters { waiter.resume() }
     }
 
     var value: Value {
         get async {
-            await withCheckedContinuation { continuation in
-                let ready = state.write { state -> UncheckedBox<Value>? in
-                    if let value = state.value { return value }
-                    state.waiters.append(continuation)
-                    return nil
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.write { state -> Bool in
+                    guard case var .waiting(waiters) = state else { return true }
+                    waiters.append(continuation)
+                    state = .waiting(waiters)
+                    return false
                 }
-                if let ready { continuation.resume(returning: ready) }
+                if ready { continuation.resume() }
+            }
+            let make = state.write { state -> (@Sendable () -> Value)? in
+                if case let .ready(make) = state { return make }
+                return nil
+            }
+            // Two tasks may both make it; the first one stored wins, so every awaiter sees the same value.
+            guard let make else { return made! }
+            let value = UncheckedBox(make())
+            return state.write { state -> UncheckedBox<Value> in
+                if case let .made(existing) = state { return existing }
+                state = .made(value)
+                return value
             }.value
         }
+    }
+
+    private var made: Value? {
+        state.write { state -> UncheckedBox<Value>? in
+            if case let .made(value) = state { return value }
+            return nil
+        }?.value
     }
 }
 
@@ -138,9 +160,9 @@ extension DataRequest {
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DataTask<Serializer.SerializedObject> {
         let box = ResponseBox<DataResponse<Serializer.SerializedObject, AFError>>()
-        // The value is handed over on the serialization queue itself: no hop to another queue on the async path.
-        appendResponseSerializer { [self] in
-            box.fulfill(serializedResponse(using: serializer))
+        appendResponseSerializer(inlineSafe: true) { [self] in
+            let snapshot = snapshot()
+            box.fulfill { self.serializedResponse(using: serializer, snapshot: snapshot) }
         }
         return DataTask(request: self, box: box, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
     }
@@ -151,8 +173,9 @@ extension DataRequest {
     /// - Returns: The `DataTask`.
     public func serializingResponse(automaticallyCancelling shouldAutomaticallyCancel: Bool = true) -> DataTask<Data?> {
         let box = ResponseBox<DataResponse<Data?, AFError>>()
-        appendResponseSerializer { [self] in
-            box.fulfill(unserializedResponse())
+        appendResponseSerializer(inlineSafe: true) { [self] in
+            let snapshot = snapshot()
+            box.fulfill { self.unserializedResponse(snapshot) }
         }
         return DataTask(request: self, box: box, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
     }

@@ -17,6 +17,8 @@ public class Request: @unchecked Sendable {
 
     let context: SessionContext
     weak var delegate: (any RequestDelegate)?
+    /// Makes the request's `URLRequest` (the convertible's `asURLRequest()`).
+    let makeURLRequest: @Sendable () throws -> URLRequest
     let mutableState = Protected(MutableState())
 
     struct MutableState {
@@ -27,9 +29,13 @@ public class Request: @unchecked Sendable {
         var transportTask: (any TransportTask)?
         var attemptInFlight = false
         var transportCompleted = false
-        var responseSerializers: [@Sendable () -> Void] = []
+        var responseSerializers: [ResponseHandler] = []
         var isProcessingResponseSerializers = false
         var validators: [@Sendable () -> Void] = []
+        /// Whether every validator is one of Bluebonnet's cheap, non-blocking checks.
+        var validatorsAreLightweight = true
+        /// Whether making the `URLRequest` has begun (on `requestQueue`, or inline on the first resume).
+        var creationClaimed = false
         var redirectHandler: (any RedirectHandler)?
         var redirectCount = 0
         var startTime: CFAbsoluteTime?
@@ -46,9 +52,11 @@ public class Request: @unchecked Sendable {
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
         context: SessionContext,
-        delegate: any RequestDelegate
+        delegate: any RequestDelegate,
+        makeURLRequest: @escaping @Sendable () throws -> URLRequest
     ) {
         self.id = id
+        self.makeURLRequest = makeURLRequest
         self.underlyingQueue = underlyingQueue
         self.serializationQueue = serializationQueue
         self.eventMonitor = eventMonitor
@@ -128,16 +136,41 @@ public class Request: @unchecked Sendable {
     /// - Returns: The instance.
     @discardableResult
     public func resume() -> Self {
-        let (didResume, task, start) = mutableState.write { state -> (Bool, (any TransportTask)?, URLRequest?) in
-            guard state.state.canTransitionTo(.resumed) else { return (false, nil, nil) }
+        let (didResume, task, start, create) = mutableState.write { state -> (Bool, (any TransportTask)?, URLRequest?, Bool) in
+            guard state.state.canTransitionTo(.resumed) else { return (false, nil, nil, false) }
             state.state = .resumed
-            return (true, state.transportTask, Self.claimStart(&state))
+            let create = context.createsRequestsOnResume && !state.creationClaimed
+            if create { state.creationClaimed = true }
+            return (true, state.transportTask, create ? nil : Self.claimStart(&state), create)
         }
         guard didResume else { return self }
         task?.resume()
         eventMonitor?.requestDidResume(self)
-        if let start { startAttempt(start) }
+        if create { createURLRequest() } else if let start { startAttempt(start) }
         return self
+    }
+
+    /// Makes the `URLRequest` on `requestQueue`, unless the first resume already did.
+    func createURLRequestOnRequestQueue(_ queue: DispatchQueue) {
+        queue.async { [self] in
+            let claimed = mutableState.write { state -> Bool in
+                guard !state.creationClaimed, state.state != .cancelled else { return false }
+                state.creationClaimed = true
+                return true
+            }
+            if claimed { createURLRequest() }
+        }
+    }
+
+    /// Makes the `URLRequest` from the request's convertible, then starts it if it is resumed.
+    private func createURLRequest() {
+        do {
+            let urlRequest = try makeURLRequest()
+            try urlRequest.validate()
+            didCreateInitialURLRequest(urlRequest)
+        } catch {
+            didFailToCreateURLRequest(with: error.asAFError(or: .createURLRequestFailed(error: error)))
+        }
     }
 
     /// Returns the `URLRequest` to start when the request is resumed, its request is made, and nothing runs yet.
@@ -242,66 +275,100 @@ public class Request: @unchecked Sendable {
     /// Hook for subclasses: the body of the final response.
     func didReceiveBody(_ body: Data?) {}
 
-    /// Ends the request: stamps the time, then validators and response handlers run on `serializationQueue`.
+    /// A queued response handler. `inlineSafe` handlers are cheap and never block (they snapshot the request for
+    /// an awaiting task, or hand an unparsed body to the caller's queue), so they may run on the thread that
+    /// finished the request, sparing a hop to `serializationQueue`.
+    struct ResponseHandler: Sendable {
+        let inlineSafe: Bool
+        let run: @Sendable () -> Void
+    }
+
+    /// Ends the request: stamps the time, then validators and response handlers run, on `serializationQueue` unless
+    /// everything queued is cheap and non-blocking.
     func finish(body: Data?, error: AFError?) {
         let now = Timeline.now()
         didReceiveBody(body)
-        mutableState.write { state in
+        let inline = mutableState.write { state -> Bool in
             state.transportTask = nil
             state.attemptInFlight = false
             state.transportCompleted = true
             state.completedTime = now
             if let error { state.error = error }
             state.isProcessingResponseSerializers = true
+            return state.validatorsAreLightweight && state.responseSerializers.allSatisfy(\.inlineSafe)
         }
-        serializationQueue.async { [self] in
-            runValidators()
-            eventMonitor?.requestDidFinish(self)
-            processResponseSerializers()
+        guard inline else {
+            serializationQueue.async { [self] in
+                runValidatorsAndNotify()
+                processResponseSerializers(inline: false)
+            }
+            return
         }
+        runValidatorsAndNotify()
+        processResponseSerializers(inline: true)
     }
 
-    private func runValidators() {
+    private func runValidatorsAndNotify() {
         let validators = mutableState.read().validators
         for validator in validators { validator() }
+        eventMonitor?.requestDidFinish(self)
     }
 
-    /// Runs queued handlers in order until none is left, on `serializationQueue`.
-    private func processResponseSerializers() {
+    /// Runs queued handlers in order until none is left. Inline (off `serializationQueue`), it stops at the first
+    /// handler that is not inline-safe and lets `serializationQueue` run the rest, still in order.
+    private func processResponseSerializers(inline: Bool) {
         while true {
-            let next = mutableState.write { state -> (@Sendable () -> Void)? in
-                guard !state.responseSerializers.isEmpty else {
+            enum Step { case run(@Sendable () -> Void), hop, done }
+            let step = mutableState.write { state -> Step in
+                guard let first = state.responseSerializers.first else {
                     state.isProcessingResponseSerializers = false
-                    return nil
+                    return .done
                 }
-                let next = state.responseSerializers.removeFirst()
+                if inline && !first.inlineSafe { return .hop }
+                state.responseSerializers.removeFirst()
                 // Finished before the last handler hands out its result, so whoever receives it sees
                 // `isFinished`; a handler added meanwhile moves the request back to `.resumed`.
                 if state.responseSerializers.isEmpty, state.state.canTransitionTo(.finished) { state.state = .finished }
-                return next
+                return .run(first.run)
             }
-            guard let next else { return }
-            next()
+            switch step {
+            case let .run(handler): handler()
+            case .hop: serializationQueue.async { self.processResponseSerializers(inline: false) }; return
+            case .done: return
+            }
         }
     }
 
     /// Queues a response handler: it runs after completion, in order; at once if the request already completed.
-    func appendResponseSerializer(_ closure: @escaping @Sendable () -> Void) {
+    ///
+    /// - Parameters:
+    ///   - inlineSafe: Whether the handler is cheap and never blocks, so it may run on any thread.
+    ///   - closure:    The handler.
+    func appendResponseSerializer(inlineSafe: Bool = false, _ closure: @escaping @Sendable () -> Void) {
         let (processNow, resumeNow) = mutableState.write { state -> (Bool, Bool) in
-            state.responseSerializers.append(closure)
+            state.responseSerializers.append(ResponseHandler(inlineSafe: inlineSafe, run: closure))
             if state.state == .finished { state.state = .resumed }
             let resume = state.state == .initialized && context.startRequestsImmediately
             guard state.transportCompleted, !state.isProcessingResponseSerializers else { return (false, resume) }
             state.isProcessingResponseSerializers = true
             return (true, resume)
         }
-        if processNow { serializationQueue.async { self.processResponseSerializers() } }
+        if processNow {
+            if inlineSafe { processResponseSerializers(inline: true) } else { serializationQueue.async { self.processResponseSerializers(inline: false) } }
+        }
         if resumeNow { resume() }
     }
 
     /// Adds a validator that runs after completion and before any handler.
-    func appendValidator(_ validator: @escaping @Sendable () -> Void) {
-        mutableState.write { $0.validators.append(validator) }
+    ///
+    /// - Parameters:
+    ///   - lightweight: Whether it is one of Bluebonnet's own cheap checks, safe on any thread.
+    ///   - validator:   The validator.
+    func appendValidator(lightweight: Bool = false, _ validator: @escaping @Sendable () -> Void) {
+        mutableState.write { state in
+            state.validators.append(validator)
+            state.validatorsAreLightweight = state.validatorsAreLightweight && lightweight
+        }
     }
 
     /// Records a validation failure unless an earlier failure is already recorded.

@@ -40,7 +40,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///                               by default.
     ///   - rootQueue:                The serial root queue. Must be serial.
     ///   - startRequestsImmediately: Whether requests start on their first response handler. `true` by default.
-    ///   - requestQueue:             The queue where `URLRequest`s are made. A queue targeting `rootQueue` by default.
+    ///   - requestQueue:             The queue where `URLRequest`s are made. By default, a session that starts requests
+    ///                               immediately makes each on the first resume, saving a thread hop.
     ///   - serializationQueue:       The queue where responses are serialized. A queue targeting `rootQueue` by default.
     ///   - redirectHandler:          The `RedirectHandler` for every request. `nil` (follow, up to 16 hops) by default.
     ///   - eventMonitors:            Monitors told of every request's events. None by default.
@@ -72,6 +73,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
             requestTimeout: requestTimeout,
             resourceTimeout: resourceTimeout,
             startRequestsImmediately: startRequestsImmediately,
+            createsRequestsOnResume: startRequestsImmediately && requestQueue == nil,
             redirectHandler: redirectHandler ?? Redirector.follow
         )
     }
@@ -175,17 +177,10 @@ open class Session: @unchecked Sendable, RequestDelegate {
         return request
     }
 
-    /// Makes the request's `URLRequest` on `requestQueue`; the request starts once it is also resumed.
+    /// Makes the request's `URLRequest` on `requestQueue`, as Alamofire does, when the session was given its own
+    /// `requestQueue` or does not start requests immediately; otherwise the first `resume()` makes it inline.
     func perform(_ request: DataRequest) {
-        requestQueue.async {
-            guard !request.isCancelled else { return }
-            do {
-                let urlRequest = try request.convertible.asURLRequest()
-                try urlRequest.validate()
-                request.didCreateInitialURLRequest(urlRequest)
-            } catch {
-                request.didFailToCreateURLRequest(with: error.asAFError(or: .createURLRequestFailed(error: error)))
-            }
-        }
+        guard !context.createsRequestsOnResume else { return }
+        request.createURLRequestOnRequestQueue(requestQueue)
     }
 }

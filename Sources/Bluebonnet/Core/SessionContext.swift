@@ -14,6 +14,10 @@ struct SessionContext: Sendable {
     /// `URLSessionConfiguration.timeoutIntervalForResource`: a deadline for the whole request, every hop included.
     let resourceTimeout: TimeInterval?
     let startRequestsImmediately: Bool
+    /// Whether a request's `URLRequest` is made inline by its first `resume()` (the default queues) rather than on
+    /// `requestQueue`: the first handler resumes the request at once, so a hop to another thread would only add a
+    /// context switch to every request.
+    let createsRequestsOnResume: Bool
     let redirectHandler: any RedirectHandler
 
     /// The request as it goes on the wire, or the error that keeps it from being sent.
@@ -27,24 +31,25 @@ struct SessionContext: Sendable {
             throw AFError.urlRequestValidationFailed(reason: .unsupportedURLScheme(url.scheme))
         }
         guard let host = url.host, !host.isEmpty else { throw AFError.invalidURL(url: url) }
-        var wire = urlRequest
+        // Merged into a plain list, not into the URLRequest: every URLRequest mutation copies an NSMutableURLRequest.
         let own = urlRequest.allHTTPHeaderFields ?? [:]
+        var headers = own.map { (name: $0.key, value: $0.value) }
         if !additionalHeaders.isEmpty {
-            let ownNames = Set(own.keys.map { $0.lowercased() })
-            for header in additionalHeaders where !ownNames.contains(header.name.lowercased()) {
-                wire.setValue(header.value, forHTTPHeaderField: header.name)
+            headers.reserveCapacity(own.count + additionalHeaders.count)
+            for header in additionalHeaders where !own.keys.contains(where: { $0.caseInsensitiveCompare(header.name) == .orderedSame }) {
+                headers.append((header.name, header.value))
             }
         }
-        try HeaderValidator.validate(wire.allHTTPHeaderFields ?? [:])
+        try HeaderValidator.validate(headers)
         // URLSession's rule: the request's own interval applies when it is tighter than the session's.
         let idle = urlRequest.timeoutInterval > 0 && urlRequest.timeoutInterval < requestTimeout ? urlRequest.timeoutInterval : nil
-        return TransportRequest(urlRequest: wire, idleTimeout: idle, deadline: deadline)
+        return TransportRequest(urlRequest: urlRequest, headers: headers, idleTimeout: idle, deadline: deadline)
     }
 }
 
 /// Refuses header bytes that would let a value forge further headers or split the request.
 enum HeaderValidator {
-    static func validate(_ headers: [String: String]) throws {
+    static func validate(_ headers: [(name: String, value: String)]) throws {
         for (name, value) in headers {
             guard isValidName(name) else {
                 throw AFError.urlRequestValidationFailed(reason: .invalidHeaderName(name))

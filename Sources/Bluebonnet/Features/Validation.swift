@@ -20,7 +20,12 @@ extension DataRequest {
     /// - Returns: The instance.
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
-        appendValidator { [unowned self] in
+        validate(lightweight: false, validation)
+    }
+
+    /// Adds a validator; Bluebonnet's own checks are `lightweight` and may run on the thread that finished the request.
+    func validate(lightweight: Bool, _ validation: @escaping Validation) -> Self {
+        appendValidator(lightweight: lightweight) { [unowned self] in
             let state = mutableState.read()
             guard state.error == nil, let response = state.response else { return }
             let data = self.data
@@ -39,7 +44,7 @@ extension DataRequest {
     /// - Returns: The instance.
     @discardableResult
     public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Iterator.Element == Int {
-        validate { _, response, _ in
+        validate(lightweight: true) { _, response, _ in
             ResponseValidator.validate(statusCode: response.statusCode, acceptable: acceptableStatusCodes)
         }
     }
@@ -51,7 +56,7 @@ extension DataRequest {
     /// - Returns: The instance.
     @discardableResult
     public func validate<S: Sequence & Sendable>(contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S) -> Self where S.Iterator.Element == String {
-        validate { _, response, data in
+        validate(lightweight: true) { _, response, data in
             ResponseValidator.validate(contentType: Array(acceptableContentTypes()), response: response, data: data)
         }
     }
@@ -62,7 +67,7 @@ extension DataRequest {
     /// - Returns: The instance.
     @discardableResult
     public func validate() -> Self {
-        validate { request, response, data in
+        validate(lightweight: true) { request, response, data in
             let statusResult = ResponseValidator.validate(statusCode: response.statusCode, acceptable: 200..<300)
             guard case .success = statusResult else { return statusResult }
             let accepted = ResponseValidator.acceptableContentTypes(for: request)

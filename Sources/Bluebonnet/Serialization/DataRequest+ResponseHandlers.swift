@@ -12,8 +12,8 @@ extension DataRequest {
     /// - Returns: The request.
     @discardableResult
     public func response(queue: DispatchQueue = .main, completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void) -> Self {
-        appendResponseSerializer { [self] in
-            let response = unserializedResponse()
+        appendResponseSerializer(inlineSafe: true) { [self] in
+            let response = unserializedResponse(snapshot())
             queue.async { completionHandler(response) }
         }
         return self
@@ -32,42 +32,53 @@ extension DataRequest {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        appendResponseSerializer { [self] in
+        // Handing out the body unparsed is cheap, so that serializer may run where the request finished.
+        let inlineSafe = (responseSerializer as? DataResponseSerializer)?.dataPreprocessor is PassthroughPreprocessor
+        appendResponseSerializer(inlineSafe: inlineSafe) { [self] in
             // The value may not be `Sendable` (JSON's `Any`); it is handed over once and never touched again here.
-            let response = UncheckedBox(serializedResponse(using: responseSerializer))
+            let response = UncheckedBox(serializedResponse(using: responseSerializer, snapshot: snapshot()))
             queue.async { completionHandler(response.value) }
         }
         return self
     }
 
-    /// The finished request as it is, nothing parsed; called on `serializationQueue`.
-    func unserializedResponse() -> AFDataResponse<Data?> {
+    /// What a handler sees of the finished request, taken when the handler's turn comes.
+    struct Snapshot: @unchecked Sendable {
+        let state: MutableState
+        let data: Data?
+    }
+
+    /// The request's state and body now; called in the handler's turn, so later handlers cannot change it.
+    func snapshot() -> Snapshot {
+        Snapshot(state: mutableState.read(), data: data)
+    }
+
+    /// The finished request as it is, nothing parsed.
+    func unserializedResponse(_ snapshot: Snapshot) -> AFDataResponse<Data?> {
         let end = Timeline.now()
-        let state = mutableState.read()
-        let data = self.data
-        let result: AFResult<Data?> = state.error.map { .failure($0) } ?? .success(data)
-        let response = DataResponse(request: state.requests.last, response: state.response, data: data,
+        let result: AFResult<Data?> = snapshot.state.error.map { .failure($0) } ?? .success(snapshot.data)
+        let response = DataResponse(request: snapshot.state.requests.last, response: snapshot.state.response, data: snapshot.data,
                                     serializationDuration: 0, result: result,
-                                    timeline: Self.timeline(of: state, serializationCompletedAt: end))
+                                    timeline: Self.timeline(of: snapshot.state, serializationCompletedAt: end))
         eventMonitor?.request(self, didParseResponse: response)
         return response
     }
 
-    /// Runs `serializer` over the finished request; called on `serializationQueue`.
+    /// Runs `serializer` over a snapshot of the finished request.
     func serializedResponse<Serializer: DataResponseSerializerProtocol>(
-        using serializer: Serializer
+        using serializer: Serializer,
+        snapshot: Snapshot
     ) -> AFDataResponse<Serializer.SerializedObject> {
         let start = Timeline.now()
-        let state = mutableState.read()
-        let data = self.data
+        let state = snapshot.state
         let result: AFResult<Serializer.SerializedObject>
         do {
-            result = .success(try serializer.serialize(request: state.requests.last, response: state.response, data: data, error: state.error))
+            result = .success(try serializer.serialize(request: state.requests.last, response: state.response, data: snapshot.data, error: state.error))
         } catch {
             result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
         }
         let end = Timeline.now()
-        let response = DataResponse(request: state.requests.last, response: state.response, data: data,
+        let response = DataResponse(request: state.requests.last, response: state.response, data: snapshot.data,
                                     serializationDuration: end - start, result: result,
                                     timeline: Self.timeline(of: state, serializationCompletedAt: end))
         eventMonitor?.request(self, didParseResponse: response)

@@ -40,7 +40,8 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         do {
             guard let url = urlRequest.url else { throw HTTPClientError.invalidURL }
             var headers = NIOHTTP1.HTTPHeaders()
-            for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] { headers.add(name: name, value: value) }
+            headers.reserveCapacity(request.headers.count)
+            for (name, value) in request.headers { headers.add(name: name, value: value) }
             let method = NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
             ahcRequest = try HTTPClient.Request(
                 url: url,
@@ -54,6 +55,8 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         }
         let delegate = AHCResponseDelegate(url: ahcRequest.url, sink: sink, idleTimeout: request.idleTimeout)
         let deadline = request.deadline.map { NIODeadline.now() + Self.timeAmount($0.timeIntervalSinceNow) }
+        // `.indifferent`, measured: pinning delegate and channel to one loop (`.delegateAndChannel`) halves W2's
+        // throughput, because the pool must then open and balance connections per loop.
         let task = client.execute(request: ahcRequest, delegate: delegate, eventLoop: .indifferent, deadline: deadline, logger: nil)
         delegate.attach(task)
         return AHCTransportTask(task: task, delegate: delegate)

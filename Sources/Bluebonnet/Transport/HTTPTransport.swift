@@ -5,8 +5,10 @@ import FoundationNetworking
 
 /// What a `Request` hands to the transport for one attempt (one hop of a redirect chain).
 struct TransportRequest: Sendable {
-    /// The request as it goes on the wire: session headers merged in, headers validated.
+    /// The request as the user made it.
     var urlRequest: URLRequest
+    /// The header fields as they go on the wire: the request's, then the session's it does not override; validated.
+    var headers: [(name: String, value: String)]
     /// Idle time allowed between reads, when tighter than the session's.
     var idleTimeout: TimeInterval?
     /// Absolute time by which the whole request (every hop) must end.

@@ -1,0 +1,188 @@
+import AsyncHTTPClient
+import Bluebonnet
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One HTTP client under test: fetch a body (returning its size) or fetch and decode records (returning the count).
+protocol BenchClient: Sendable {
+    func fetch(_ url: URL) async throws -> Int
+    func fetchRecords(_ url: URL) async throws -> Int
+    func shutdown() async throws
+}
+
+enum ClientKind: String, CaseIterable, Sendable {
+    /// Bluebonnet's async API: `serializingData()` / `serializingDecodable(_:)`.
+    case bluebonnet
+    /// Bluebonnet's completion handlers: `responseData` / `responseDecodable`, on a serial queue of the caller's.
+    case bluebonnetHandler = "bluebonnet-handler"
+    /// Raw AsyncHTTPClient: `execute` + `body.collect`, then `JSONDecoder` on the same bytes.
+    case ahc
+    /// FoundationNetworking's URLSession.
+    case urlsession
+    /// AsyncHTTPClient's delegate API (what Bluebonnet's engine uses) with the least delegate: a reference point
+    /// that separates the cost of the API from the cost of the layer.
+    case ahcDelegate = "ahc-delegate"
+
+    func make(connectionLimit: Int?) -> any BenchClient {
+        switch self {
+        case .bluebonnet: return BluebonnetClient(connectionLimit: connectionLimit, handlers: false)
+        case .bluebonnetHandler: return BluebonnetClient(connectionLimit: connectionLimit, handlers: true)
+        case .ahc: return AHCClient(connectionLimit: connectionLimit)
+        case .urlsession: return URLSessionClient(connectionLimit: connectionLimit)
+        case .ahcDelegate: return AHCDelegateClient(connectionLimit: connectionLimit)
+        }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+}
+
+final class BluebonnetClient: BenchClient {
+    let session: Session
+    let handlers: Bool
+    let queue = DispatchQueue(label: "bench.completion")
+
+    init(connectionLimit: Int?, handlers: Bool) {
+        let configuration = URLSessionConfiguration.af.default
+        if let connectionLimit { configuration.httpMaximumConnectionsPerHost = connectionLimit }
+        session = Session(configuration: configuration)
+        self.handlers = handlers
+    }
+
+    func fetch(_ url: URL) async throws -> Int {
+        guard handlers else { return try await session.request(url).serializingData().value.count }
+        return try await withCheckedThrowingContinuation { continuation in
+            session.request(url).responseData(queue: queue) { continuation.resume(with: $0.result.map(\.count)) }
+        }
+    }
+
+    func fetchRecords(_ url: URL) async throws -> Int {
+        guard handlers else { return try await session.request(url).serializingDecodable([Documents.Record].self).value.count }
+        return try await withCheckedThrowingContinuation { continuation in
+            session.request(url).responseDecodable(of: [Documents.Record].self, queue: queue) {
+                continuation.resume(with: $0.result.map(\.count))
+            }
+        }
+    }
+
+    func shutdown() async throws {}
+}
+
+final class AHCClient: BenchClient {
+    let client: HTTPClient
+
+    init(connectionLimit: Int?) {
+        var configuration = HTTPClient.Configuration()
+        if let connectionLimit { configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionLimit }
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    func body(_ url: URL) async throws -> ByteBuffer {
+        let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(120))
+        guard response.status == .ok else { throw BenchError(description: "status \(response.status)") }
+        return try await response.body.collect(upTo: 1 << 30)
+    }
+
+    func fetch(_ url: URL) async throws -> Int {
+        try await body(url).readableBytes
+    }
+
+    func fetchRecords(_ url: URL) async throws -> Int {
+        let buffer = try await body(url)
+        return try JSONDecoder().decode([Documents.Record].self, from: Data(buffer: buffer)).count
+    }
+
+    func shutdown() async throws {
+        try await client.shutdown()
+    }
+}
+
+final class URLSessionClient: BenchClient {
+    let session: URLSession
+
+    init(connectionLimit: Int?) {
+        let configuration = URLSessionConfiguration.default
+        if let connectionLimit { configuration.httpMaximumConnectionsPerHost = connectionLimit }
+        session = URLSession(configuration: configuration)
+    }
+
+    func data(_ url: URL) async throws -> Data {
+        try await withCheckedThrowingContinuation { continuation in
+            session.dataTask(with: url) { data, response, error in
+                if let error { return continuation.resume(throwing: error) }
+                guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+                    return continuation.resume(throwing: BenchError(description: "status \(String(describing: response))"))
+                }
+                continuation.resume(returning: data ?? Data())
+            }.resume()
+        }
+    }
+
+    func fetch(_ url: URL) async throws -> Int {
+        try await data(url).count
+    }
+
+    func fetchRecords(_ url: URL) async throws -> Int {
+        try JSONDecoder().decode([Documents.Record].self, from: try await data(url)).count
+    }
+
+    func shutdown() async throws {
+        session.finishTasksAndInvalidate()
+    }
+}
+
+final class AHCDelegateClient: BenchClient {
+    let client: HTTPClient
+
+    init(connectionLimit: Int?) {
+        var configuration = HTTPClient.Configuration()
+        if let connectionLimit { configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionLimit }
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Collects the body on the event loop; AsyncHTTPClient calls a delegate serially on one loop.
+    final class Collector: HTTPClientResponseDelegate, @unchecked Sendable {
+        typealias Response = ByteBuffer
+        var body = ByteBuffer()
+        var status = 0
+
+        func didReceiveHead(task: HTTPClient.Task<ByteBuffer>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+            status = Int(head.status.code)
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+
+        func didReceiveBodyPart(task: HTTPClient.Task<ByteBuffer>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+            var buffer = buffer
+            body.writeBuffer(&buffer)
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+
+        func didFinishRequest(task: HTTPClient.Task<ByteBuffer>) throws -> ByteBuffer {
+            guard status == 200 else { throw BenchError(description: "status \(status)") }
+            return body
+        }
+    }
+
+    func body(_ url: URL) async throws -> ByteBuffer {
+        let request = try HTTPClient.Request(url: url.absoluteString)
+        return try await client.execute(request: request, delegate: Collector()).futureResult.get()
+    }
+
+    func fetch(_ url: URL) async throws -> Int {
+        try await body(url).readableBytes
+    }
+
+    func fetchRecords(_ url: URL) async throws -> Int {
+        try JSONDecoder().decode([Documents.Record].self, from: Data(buffer: try await body(url))).count
+    }
+
+    func shutdown() async throws {
+        try await client.shutdown()
+    }
+}

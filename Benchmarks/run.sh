@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Runs every client on every workload, interleaved, each run a fresh process, and prints one table with each
+# client's ratio to raw AsyncHTTPClient computed per repetition. Usage: Benchmarks/run.sh [repetitions]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repetitions=${1:-5}
+port=18089
+work=$(mktemp -d /tmp/bluebonnet-bench.XXXXXX)
+chmod 755 "$work"   # nginx's worker runs unprivileged and must read the documents
+results="$work/results.jsonl"
+clients=(bluebonnet bluebonnet-handler ahc ahc-delegate urlsession)
+workloads=(${WORKLOADS:-w1 w2 w2-raised w3 w4})
+cleanup() {
+  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "== building (release)"
+swift build -c release --package-path "$here" --product BluebonnetBench 2>&1 | grep -E "error|Compiling|Build" | tail -1
+bench="$(swift build -c release --package-path "$here" --show-bin-path)/BluebonnetBench"
+
+paths=nginx
+if ! command -v nginx >/dev/null 2>&1; then
+  (export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq nginx-light >/dev/null 2>&1 || apt-get install -y -qq nginx >/dev/null 2>&1) || true
+fi
+command -v wrk >/dev/null 2>&1 || (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null 2>&1) || true
+if command -v nginx >/dev/null 2>&1; then
+  mkdir -p "$work/www"
+  "$bench" generate "$work/www"
+  chmod 755 "$work/www"
+  head -c $((256 * 1024 * 1024)) /dev/urandom > "$work/www/big.bin"
+  cat > "$work/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  keepalive_requests 1000000;
+  keepalive_timeout 60s;
+  client_body_temp_path $work/tmp; proxy_temp_path $work/tmp; fastcgi_temp_path $work/tmp; uwsgi_temp_path $work/tmp; scgi_temp_path $work/tmp;
+  types { application/json json; application/octet-stream bin; }
+  server { listen 127.0.0.1:$port; root $work/www; }
+}
+CONF
+  mkdir -p "$work/tmp"
+  chmod 644 "$work/www"/*
+  nginx -c "$work/nginx.conf"
+  curl -fsS -o /dev/null "http://127.0.0.1:$port/small.json" || { echo "nginx does not serve the documents" >&2; exit 1; }
+  echo "== server: nginx $(nginx -v 2>&1 | sed 's/.*\///') on 127.0.0.1:$port, 1 worker"
+else
+  paths=builtin
+  swift run -c release --package-path "$here/.." bonnet serve --port $port >/dev/null 2>&1 &
+  serve_pid=$!
+  echo "== server: bonnet serve (nginx could not be installed)"
+fi
+for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.2; done
+
+if command -v wrk >/dev/null 2>&1 && [ "$paths" = nginx ]; then
+  echo "== loopback limit (wrk, 5 s each)"
+  echo "   small.json, 1 connection:   $(wrk -t1 -c1 -d5s http://127.0.0.1:$port/small.json | awk '/Requests\/sec/ {print $2}') req/s"
+  echo "   small.json, 64 connections: $(wrk -t1 -c64 -d5s http://127.0.0.1:$port/small.json | awk '/Requests\/sec/ {print $2}') req/s"
+fi
+
+echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
+for workload in "${workloads[@]}"; do
+  for rep in $(seq "$repetitions"); do
+    # Rotate the order every repetition (A B C D, B C D A, ...) so no client always runs first or last.
+    for offset in $(seq 0 $((${#clients[@]} - 1))); do
+      client=${clients[$(( (offset + rep - 1) % ${#clients[@]} ))]}
+      line=$("$bench" run --client "$client" --workload "$workload" --base-url "http://127.0.0.1:$port" --paths "$paths")
+      echo "{\"rep\": $rep, \"result\": $line}" >> "$results"
+    done
+  done
+  echo "   $workload done"
+done
+
+python3 "$here/report.py" "$results"
