@@ -79,3 +79,7 @@ for workload in "${workloads[@]}"; do
 done
 
 python3 "$here/report.py" "$results"
+
+echo
+echo "== allocations per request (package-benchmark), checked against Thresholds/"
+(cd "$here" && swift package benchmark thresholds check --target Allocations --no-progress 2>&1 | grep -E "EQUAL|BETTER|WORSE|regress|Could not|thresholds" )

@@ -70,8 +70,9 @@ extension URLRequest {
     public init(url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders? = nil) throws {
         let url = try url.asURL()
         self.init(url: url)
-        httpMethod = method.rawValue
-        allHTTPHeaderFields = headers?.dictionary
+        // Each assignment goes through NSMutableURLRequest on Linux; a GET without headers needs none.
+        if method != .get { httpMethod = method.rawValue }
+        if let headers, !headers.isEmpty { allHTTPHeaderFields = headers.dictionary }
     }
 
     /// Returns the `httpMethod` as Bluebonnet's `HTTPMethod` type.
