@@ -3,9 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A `ParameterEncoder` that writes an `Encodable` value as `application/x-www-form-urlencoded`, in the query or the
-/// body. Keys are sorted, arrays use brackets, booleans are numeric, nested values become `a[b]=c`, `nil` drops the
-/// key, dates use `Date`'s own encoding and data is Base64, as Alamofire's defaults.
+/// A `ParameterEncoder` that writes an `Encodable` value as `application/x-www-form-urlencoded` with a
+/// `URLEncodedFormEncoder`, in the query or the body.
 public struct URLEncodedFormParameterEncoder: ParameterEncoder {
     /// Where the form goes.
     public enum Destination: Sendable {
@@ -25,22 +24,21 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
         }
     }
 
-    /// Errors inside `AFError.parameterEncoderFailed(.encoderFailed)`.
-    public enum Error: Swift.Error {
-        /// The top-level value is not a keyed container (a struct or dictionary), so it has no names to write.
-        case invalidRootObject(String)
-    }
-
-    /// The default encoder: method-dependent destination.
+    /// The default encoder: `URLEncodedFormEncoder()` and a method-dependent destination.
     public static var `default`: URLEncodedFormParameterEncoder { URLEncodedFormParameterEncoder() }
 
+    /// The encoder that writes the form.
+    public let encoder: URLEncodedFormEncoder
     /// Where the form goes.
     public let destination: Destination
 
     /// Creates an encoder.
     ///
-    /// - Parameter destination: Where the form goes. `.methodDependent` by default.
-    public init(destination: Destination = .methodDependent) {
+    /// - Parameters:
+    ///   - encoder:     The `URLEncodedFormEncoder`. `URLEncodedFormEncoder()` by default.
+    ///   - destination: Where the form goes. `.methodDependent` by default.
+    public init(encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(), destination: Destination = .methodDependent) {
+        self.encoder = encoder
         self.destination = destination
     }
 
@@ -54,7 +52,12 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
         guard let rawMethod = request.httpMethod else {
             throw AFError.parameterEncoderFailed(reason: .missingRequiredComponent(.httpMethod(rawValue: "nil")))
         }
-        let query = try Self.formString(from: parameters)
+        let query: String
+        do {
+            query = try encoder.encode(parameters)
+        } catch {
+            throw AFError.parameterEncoderFailed(reason: .encoderFailed(error: error))
+        }
         if destination.encodesParametersInURL(for: HTTPMethod(rawValue: rawMethod)) {
             guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
                 throw AFError.parameterEncoderFailed(reason: .missingRequiredComponent(.url))
@@ -73,29 +76,5 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
             request.httpBody = Data(query.utf8)
         }
         return request
-    }
-
-    /// The value as a form string, through its keyed `Encodable` representation.
-    static func formString<Value: Encodable>(from value: Value) throws -> String {
-        let object: Any
-        do {
-            let encoder = JSONEncoder()
-            encoder.dataEncodingStrategy = .base64
-            let data = try encoder.encode(value)
-            object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch {
-            throw AFError.parameterEncoderFailed(reason: .encoderFailed(error: error))
-        }
-        guard let dictionary = object as? [String: Any] else {
-            let error = Error.invalidRootObject(String(describing: object))
-            throw AFError.parameterEncoderFailed(reason: .encoderFailed(error: error))
-        }
-        let encoding = URLEncoding.default
-        var components: [(String, String)] = []
-        for key in dictionary.keys.sorted() {
-            guard let value = dictionary[key], !(value is NSNull) else { continue }
-            components += encoding.queryComponents(fromKey: key, value: value)
-        }
-        return components.map { "\($0)=\($1)" }.joined(separator: "&")
     }
 }

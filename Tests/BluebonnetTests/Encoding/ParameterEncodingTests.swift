@@ -93,3 +93,26 @@ final class URLEncodingNumberTests: XCTestCase {
         XCTAssertEqual(literal.queryComponents(fromKey: "one", value: parsed["one"]!).first?.1, "1")
     }
 }
+
+final class PropertyListEncodingTests: XCTestCase {
+    let request = URLRequest(url: URL(string: "https://example.com/plist")!)
+
+    func testXMLAndBinaryBodiesRoundTrip() throws {
+        for (encoding, prefix) in [(PropertyListEncoding.xml, "<?xml"), (.binary, "bplist")] {
+            let encoded = try encoding.encode(request, with: ["name": "Texas", "count": 3, "flowers": ["bluebonnet"]])
+            let body = try XCTUnwrap(encoded.httpBody)
+            XCTAssertTrue(body.starts(with: Data(prefix.utf8)), prefix)
+            XCTAssertEqual(encoded.value(forHTTPHeaderField: "Content-Type"), "application/x-plist")
+            let decoded = try XCTUnwrap(try PropertyListSerialization.propertyList(from: body, format: nil) as? [String: Any])
+            XCTAssertEqual(decoded["name"] as? String, "Texas")
+            XCTAssertEqual(decoded["flowers"] as? [String], ["bluebonnet"])
+        }
+    }
+
+    func testValuesAPropertyListCannotHoldAreRefused() {
+        struct NotAPlistValue: Sendable {}
+        XCTAssertThrowsError(try PropertyListEncoding.default.encode(request, with: ["bad": NotAPlistValue()])) { error in
+            guard case .parameterEncodingFailed(.propertyListEncodingFailed) = error.asAFError else { return XCTFail("\(error)") }
+        }
+    }
+}
