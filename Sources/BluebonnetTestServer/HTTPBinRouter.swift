@@ -5,6 +5,8 @@ import Hummingbird
 /// Dispatches test-server requests by path, with httpbin's names and shapes.
 struct HTTPBinRouter: Sendable {
     func respond(to request: Request, context: TestServerContext) async throws -> Response {
+        // Streamed, never collected: the one route whose body may be larger than memory.
+        if request.uri.path == DrainRoute.path { return try await DrainRoute.respond(to: request) }
         let call = try await HTTPBinCall(request: request, context: context)
         let first = call.segments.first ?? ""
         let argument = call.segments.count > 1 ? call.segments[1] : nil

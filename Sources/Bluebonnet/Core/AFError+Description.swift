@@ -39,7 +39,7 @@ extension AFError: LocalizedError {
         case let .redirectFailed(reason):
             return reason.localizedDescription
         case let .createUploadableFailed(error):
-            return "Uploadable creation failed with error: \(error.localizedDescription)"
+            return "The upload's body could not be created or read: \(error.localizedDescription)"
         case let .createURLRequestFailed(error):
             return "URLRequest creation failed with error: \(error.localizedDescription)"
         case let .downloadedFileMoveFailed(error, source, destination):

@@ -44,6 +44,7 @@ public class Request: @unchecked Sendable {
         var deadline: Date?
         var urlRequestHandlers: [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)] = []
         var cURLHandlers: [(queue: DispatchQueue, handler: @Sendable (String) -> Void)] = []
+        var progress = ProgressTracking()
     }
 
     init(
@@ -139,7 +140,7 @@ public class Request: @unchecked Sendable {
         let (didResume, task, start, create) = mutableState.write { state -> (Bool, (any TransportTask)?, URLRequest?, Bool) in
             guard state.state.canTransitionTo(.resumed) else { return (false, nil, nil, false) }
             state.state = .resumed
-            let create = context.createsRequestsOnResume && !state.creationClaimed
+            let create = createsURLRequestOnResume && !state.creationClaimed
             if create { state.creationClaimed = true }
             return (true, state.transportTask, create ? nil : Self.claimStart(&state), create)
         }
@@ -149,6 +150,9 @@ public class Request: @unchecked Sendable {
         if create { createURLRequest() } else if let start { startAttempt(start) }
         return self
     }
+
+    /// Whether the first `resume()` makes the `URLRequest` inline rather than leaving it to `requestQueue`.
+    var createsURLRequestOnResume: Bool { context.createsRequestsOnResume }
 
     /// Makes the `URLRequest` on `requestQueue`, unless the first resume already did.
     func createURLRequestOnRequestQueue(_ queue: DispatchQueue) {
@@ -248,16 +252,18 @@ public class Request: @unchecked Sendable {
     /// Sends one hop. The caller has set `attemptInFlight`.
     private func startAttempt(_ urlRequest: URLRequest) {
         let now = Timeline.now()
-        let deadline = mutableState.write { state -> Date? in
+        let (deadline, hop) = mutableState.write { state -> (Date?, Int) in
             if state.startTime == nil {
                 state.startTime = now
                 if let resource = context.resourceTimeout { state.deadline = Date(timeIntervalSinceReferenceDate: now + resource) }
             }
-            return state.deadline
+            return (state.deadline, state.requests.count - 1)
         }
-        let prepared: TransportRequest
+        var prepared: TransportRequest
         do {
             prepared = try context.transportRequest(for: urlRequest, deadline: deadline)
+            prepared.body = try uploadBody(for: urlRequest, hop: hop)
+            if let body = prepared.body { didStartSendingBody(length: body.length) }
         } catch {
             finish(body: nil, error: error.asAFError(or: .createURLRequestFailed(error: error)))
             return
@@ -275,6 +281,12 @@ public class Request: @unchecked Sendable {
     /// Hook for subclasses: the body of the final response.
     func didReceiveBody(_ body: Data?) {}
 
+    /// Hook for uploads: the body to stream for one hop (0 for the first request, then one per redirect).
+    func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? { nil }
+
+    /// Hook for subclasses: releases what the request holds on disk once it has completed, however it ended.
+    func cleanup() {}
+
     /// A queued response handler. `inlineSafe` handlers are cheap and never block (they snapshot the request for
     /// an awaiting task, or hand an unparsed body to the caller's queue), so they may run on the thread that
     /// finished the request, sparing a hop to `serializationQueue`.
@@ -288,6 +300,8 @@ public class Request: @unchecked Sendable {
     func finish(body: Data?, error: AFError?) {
         let now = Timeline.now()
         didReceiveBody(body)
+        cleanup()
+        if error == nil { didCompleteDownloadProgress() }
         let inline = mutableState.write { state -> Bool in
             state.transportTask = nil
             state.attemptInFlight = false
@@ -396,10 +410,28 @@ public class Request: @unchecked Sendable {
 extension Request: TransportSink {
     func transportDidReceiveResponse(_ response: HTTPURLResponse) {
         let now = Timeline.now()
+        // A decoded body is longer than the `Content-Length` the server announced, so its total is unknown.
+        let expected = response.value(forHTTPHeaderField: "Content-Encoding") == nil ? response.expectedContentLength : -1
         mutableState.write { state in
             state.response = response
             state.initialResponseTime = now
+            state.progress.downloadCompleted = 0
+            state.progress.downloadTotal = expected
         }
+    }
+
+    func transportDidSendBodyBytes(_ count: Int) {
+        updateProgress(.upload) { $0.uploadCompleted += Int64(count) }
+    }
+
+    func transportDidSendBody() {
+        updateProgress(.upload) { progress in
+            if progress.uploadTotal < 0 { progress.uploadTotal = progress.uploadCompleted }
+        }
+    }
+
+    func transportDidReceiveBodyBytes(_ count: Int) {
+        updateProgress(.download) { $0.downloadCompleted += Int64(count) }
     }
 
     func transportDidComplete(body: Data, error: (any Error)?) {

@@ -28,11 +28,14 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     private let url: URL
     private let sink: any TransportSink
     private let idleTimeout: TimeAmount?
+    /// Whether the request streams a body whose end the sink wants to hear of.
+    private let hasUploadBody: Bool
     private let state = Protected(State())
 
-    init(url: URL, sink: any TransportSink, idleTimeout: TimeInterval?) {
+    init(url: URL, sink: any TransportSink, idleTimeout: TimeInterval?, hasUploadBody: Bool) {
         self.url = url
         self.sink = sink
+        self.hasUploadBody = hasUploadBody
         self.idleTimeout = idleTimeout.map(AsyncHTTPClientTransport.timeAmount)
     }
 
@@ -86,6 +89,16 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         pending?.succeed(())
     }
 
+    func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
+        // An upload in progress is activity: the idle timer watches the connection, not only the response.
+        state.write { $0.lastActivity = .now() }
+        sink.transportDidSendBodyBytes(part.readableBytes)
+    }
+
+    func didSendRequest(task: HTTPClient.Task<Void>) {
+        if hasUploadBody { sink.transportDidSendBody() }
+    }
+
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         var fields: [String: String] = [:]
         for (name, value) in head.headers {
@@ -116,6 +129,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             state.pendingRead = promise
             return promise
         }
+        sink.transportDidReceiveBodyBytes(buffer.readableBytes)
         return wait?.futureResult ?? task.eventLoop.makeSucceededVoidFuture()
     }
 

@@ -13,12 +13,20 @@ struct TransportRequest: Sendable {
     var idleTimeout: TimeInterval?
     /// Absolute time by which the whole request (every hop) must end.
     var deadline: Date?
+    /// The body to stream instead of `urlRequest.httpBody`, for uploads.
+    var body: UploadBody?
 }
 
 /// Receives the events of one attempt. Calls for one attempt are serial; they may come from any thread.
 protocol TransportSink: AnyObject, Sendable {
     /// The head of the response arrived.
     func transportDidReceiveResponse(_ response: HTTPURLResponse)
+    /// Bytes of the request body reached the socket.
+    func transportDidSendBodyBytes(_ count: Int)
+    /// The whole request body was sent.
+    func transportDidSendBody()
+    /// Bytes of the response body arrived (after decoding).
+    func transportDidReceiveBodyBytes(_ count: Int)
     /// The attempt ended: the whole body, or the error that stopped it.
     func transportDidComplete(body: Data, error: (any Error)?)
 }

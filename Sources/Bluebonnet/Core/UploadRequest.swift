@@ -1,0 +1,133 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A value that can produce the body of an upload.
+public protocol UploadableConvertible: Sendable {
+    /// Makes the `UploadRequest.Uploadable`, encoding a multipart form if needed.
+    ///
+    /// - Returns: The `Uploadable`.
+    /// - Throws: Any error making it; it surfaces as `AFError.createUploadableFailed(error:)` unless it is an
+    ///   `AFError` already.
+    func createUploadable() throws -> UploadRequest.Uploadable
+}
+
+/// A value that can produce both the `URLRequest` and the body of an upload.
+public protocol UploadConvertible: UploadableConvertible & URLRequestConvertible {}
+
+/// A `DataRequest` that sends a body from memory, a file or a stream, streamed with back-pressure.
+public final class UploadRequest: DataRequest, @unchecked Sendable {
+    /// The body of an upload.
+    public enum Uploadable: @unchecked Sendable {
+        // `InputStream` is not `Sendable`; the request reads it from one thread at a time.
+        /// Bytes in memory.
+        case data(Data)
+        /// A file, streamed from disk; removed once the request completes when `shouldRemove` is `true`.
+        case file(URL, shouldRemove: Bool)
+        /// A stream of unknown length, sent with chunked transfer encoding. It can be read only once.
+        case stream(InputStream)
+    }
+
+    /// The value the body is made from.
+    public let upload: any UploadableConvertible
+    /// The `FileManager` used to measure and remove files.
+    public let fileManager: FileManager
+
+    private struct UploadState {
+        var uploadable: Uploadable?
+        var body: UploadBody?
+        var cleanedUp = false
+    }
+
+    private let uploadState = Protected(UploadState())
+
+    /// The body, once it has been made (after the `URLRequest`).
+    public var uploadable: Uploadable? { uploadState.read().uploadable }
+
+    init(
+        convertible: any UploadConvertible,
+        underlyingQueue: DispatchQueue,
+        serializationQueue: DispatchQueue,
+        eventMonitor: (any EventMonitor)?,
+        context: SessionContext,
+        delegate: any RequestDelegate,
+        fileManager: FileManager
+    ) {
+        upload = convertible
+        self.fileManager = fileManager
+        super.init(convertible: convertible, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
+                   eventMonitor: eventMonitor, context: context, delegate: delegate)
+    }
+
+    /// Encoding a multipart form can take a while, so an upload's body is always made on `requestQueue`, never
+    /// on the thread that resumes it.
+    override var createsURLRequestOnResume: Bool { false }
+
+    override func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
+        let uploadable: Uploadable
+        let body: UploadBody
+        do {
+            uploadable = try upload.createUploadable()
+            body = try Self.body(for: uploadable, fileManager: fileManager)
+        } catch {
+            didFailToCreateURLRequest(with: error.asAFError(or: .createUploadableFailed(error: error)))
+            return
+        }
+        // Cancelled while the form was being encoded: `cleanup()` has run already, so the file goes now.
+        let alreadyCleanedUp = uploadState.write { state -> Bool in
+            state.uploadable = uploadable
+            state.body = body
+            return state.cleanedUp
+        }
+        if alreadyCleanedUp { removeTemporaryFile(of: uploadable) }
+        super.didCreateInitialURLRequest(urlRequest)
+    }
+
+    static func body(for uploadable: Uploadable, fileManager: FileManager) throws -> UploadBody {
+        switch uploadable {
+        case let .data(data):
+            return UploadBody(source: .data(data), length: Int64(data.count))
+        case let .file(url, _):
+            let attributes = try fileManager.attributesOfItem(atPath: url.path)
+            guard let size = (attributes[.size] as? NSNumber)?.int64Value else {
+                throw AFError.multipartEncodingFailed(reason: .bodyPartFileSizeNotAvailable(at: url))
+            }
+            return UploadBody(source: .file(url), length: size)
+        case let .stream(stream):
+            return UploadBody(source: .stream(stream), length: nil)
+        }
+    }
+
+    override func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? {
+        guard let body = uploadState.read().body else { return nil }
+        guard hop > 0 else { return body }
+        // A redirect that turned the request into a GET dropped the body; 307 and 308 keep method and body.
+        let firstMethod = firstRequest?.httpMethod?.uppercased() ?? "GET"
+        guard urlRequest.httpMethod?.uppercased() ?? "GET" == firstMethod, firstMethod != "GET" else { return nil }
+        guard body.isReplayable else {
+            throw AFError.sessionTaskFailed(error: URLError(.requestBodyStreamExhausted))
+        }
+        return body
+    }
+
+    override func cleanup() {
+        let uploadable = uploadState.write { state -> Uploadable? in
+            state.cleanedUp = true
+            return state.uploadable
+        }
+        if let uploadable { removeTemporaryFile(of: uploadable) }
+    }
+
+    private func removeTemporaryFile(of uploadable: Uploadable) {
+        guard case let .file(url, shouldRemove: true) = uploadable else { return }
+        try? fileManager.removeItem(at: url)
+    }
+}
+
+extension UploadRequest.Uploadable: UploadableConvertible {
+    /// The value itself.
+    ///
+    /// - Returns: The instance.
+    public func createUploadable() throws -> UploadRequest.Uploadable { self }
+}
