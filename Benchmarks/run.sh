@@ -9,10 +9,11 @@ work=$(mktemp -d /tmp/bluebonnet-bench.XXXXXX)
 chmod 755 "$work"   # nginx's worker runs unprivileged and must read the documents
 results="$work/results.jsonl"
 clients=(bluebonnet bluebonnet-handler ahc ahc-delegate urlsession)
-workloads=(${WORKLOADS:-w1 w2 w2-raised w3 w4})
+workloads=(${WORKLOADS:-w1 w2 w2-raised w3 w4})   # W5 (upload) runs after these; W5=0 skips it
 cleanup() {
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
   [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null || true
+  [ -n "${drain_pid:-}" ] && kill "$drain_pid" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -79,6 +80,34 @@ for workload in "${workloads[@]}"; do
 done
 
 python3 "$here/report.py" "$results"
+
+# W5: a 1 GiB file uploaded to the test server's /drain in a process of its own, so only the client's memory counts.
+if [ "${W5:-1}" != 0 ]; then
+  echo
+  echo "== W5: 1 GiB upload to /drain (bonnet's test server in its own process), peak RSS of the uploading process"
+  head -c $((1024 * 1024 * 1024)) /dev/urandom > "$work/upload.bin"
+  drain_port=$((port + 1))
+  "$bench" drain-server --port "$drain_port" >/dev/null 2>&1 &
+  drain_pid=$!
+  for _ in $(seq 50); do (echo > /dev/tcp/127.0.0.1/$drain_port) 2>/dev/null && break; sleep 0.2; done
+  for rep in $(seq "$repetitions"); do
+    for mode in file multipart; do
+      "$bench" upload --mode "$mode" --file "$work/upload.bin" --base-url "http://127.0.0.1:$drain_port" >> "$work/w5.jsonl"
+    done
+  done
+  python3 - "$work/w5.jsonl" <<'PY'
+import json, statistics, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+for client in sorted({row["client"] for row in rows}):
+    mine = [row for row in rows if row["client"] == client]
+    rss = max(row["peakRSSKiB"] for row in mine) / 1024
+    wall = statistics.median(row["wallSeconds"] for row in mine)
+    verdict = "met" if rss < 64 else "NOT MET"
+    print(f"   {client:22} peak RSS {rss:5.1f} MiB (max of {len(mine)}), median wall {wall:5.2f} s, target < 64 MiB: {verdict}")
+PY
+  kill "$drain_pid" 2>/dev/null || true
+  drain_pid=
+fi
 
 echo
 echo "== allocations per request (package-benchmark), checked against Thresholds/"

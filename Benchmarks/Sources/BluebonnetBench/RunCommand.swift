@@ -79,11 +79,33 @@ struct SmokeCommand: AsyncParsableCommand {
                 try await client.shutdown()
             }
         }
+        failures += await uploadSmoke(server: server)
         await server.stop()
         guard failures.isEmpty else {
             failures.forEach { print("smoke failed: \($0)") }
             throw ExitCode.failure
         }
         print("smoke: every client ran every workload")
+    }
+
+    /// W5 in miniature: a 3 MiB file, through both upload modes.
+    private func uploadSmoke(server: TestServer) async -> [String] {
+        let fileURL = FileManager.default.temporaryDirectory.appendingPathComponent("bluebonnet-w5-smoke-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: fileURL) }
+        do {
+            try Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: fileURL)
+        } catch {
+            return ["w5: cannot write the smoke file: \(error)"]
+        }
+        var failures: [String] = []
+        for mode in UploadWorkload.Mode.allCases {
+            do {
+                let result = try await UploadWorkload.run(mode: mode, fileURL: fileURL, drainURL: server.url(DrainRoute.path))
+                print("smoke w5 \(result.client): \(result.bytes) bytes drained")
+            } catch {
+                failures.append("w5 \(mode.rawValue): \(error)")
+            }
+        }
+        return failures
     }
 }

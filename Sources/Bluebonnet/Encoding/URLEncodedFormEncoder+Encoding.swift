@@ -239,10 +239,11 @@ struct FormSerializer {
         case let .string(string):
             return "\(escape(key))=\(escape(string))"
         case let .array(nodes):
-            var segments = nodes.enumerated().compactMap { index, child in
+            // Elements keep their order even when pairs are alphabetized: `a[]=9&a[]=10` sorted would reorder the
+            // array the server rebuilds.
+            let segments = nodes.enumerated().compactMap { index, child in
                 serialize(child, forKey: options.arrayEncoding.encode(key, atIndex: index))
             }
-            if options.alphabetizeKeyValuePairs { segments.sort() }
             return segments.isEmpty ? nil : segments.joined(separator: "&")
         case let .object(pairs):
             var segments = pairs.compactMap { subkey, child in

@@ -32,6 +32,12 @@ final class URLEncodedFormEncoderTests: XCTestCase {
                        "inner.x=1&inner.y%5B%5D=2&inner.y%5B%5D=3&list%5B%5D=p&list%5B%5D=q")
     }
 
+    func testAlphabetizingKeepsArrayElementsInTheirOrder() throws {
+        // Found by the httpbin interop suite: sorting `a[]=9&a[]=10` as strings reversed the array.
+        XCTAssertEqual(try encode(["a": [9, 10, 1]], URLEncodedFormEncoder(arrayEncoding: .noBrackets)), "a=9&a=10&a=1")
+        XCTAssertEqual(try encode(["z": ["b"], "a": ["10", "9"]]), "a%5B%5D=10&a%5B%5D=9&z%5B%5D=b")
+    }
+
     func testArrayEncodings() throws {
         let value = ["a": [1, 2]]
         XCTAssertEqual(try encode(value, URLEncodedFormEncoder(arrayEncoding: .noBrackets)), "a=1&a=2")
