@@ -62,6 +62,23 @@ struct DemoCommand: AsyncParsableCommand {
             print("the server received json =", output.body(try? JSONSerialization.data(withJSONObject: echo["json"] ?? [:]), contentType: "application/json"))
         }
 
+        section("A multipart upload with progress", "AF.upload(multipartFormData: { form in ... }, to: url).uploadProgress { ... }")
+        let payload = Data((0..<2_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let progress = ProgressLog()
+        let upload = await AF.upload(multipartFormData: { form in
+            form.append(Data("bluebonnet".utf8), withName: "flower")
+            form.append(payload, withName: "seeds", fileName: "seeds.bin", mimeType: "application/octet-stream")
+        }, to: server.url("/post"))
+            .uploadProgress(queue: .global()) { progress.record($0.fractionCompleted) }
+            .validate()
+            .serializingData()
+            .response
+        if let data = upload.data, let echo = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            let files = (echo["files"] as? [String: String]) ?? [:]
+            print("the server received form =", echo["form"] ?? [:], "and files", files.keys.sorted())
+        }
+        print("upload progress:", progress.summary)
+
         section("A 404 caught by validate()", "AF.request(url).validate().responseData { response in ... }")
         let notFound: AFDataResponse<Data> = await withCheckedContinuation { continuation in
             AF.request(server.url("/status/404")).validate().responseData { continuation.resume(returning: $0) }
@@ -84,8 +101,25 @@ struct DemoCommand: AsyncParsableCommand {
         print(chain.cURLDescription())
 
         await server.stop()
-        let allGood = get.error == nil && post.error == nil && notFound.error?.responseCode == 404 && redirected.response?.statusCode == 200
+        let allGood = get.error == nil && post.error == nil && upload.error == nil && notFound.error?.responseCode == 404 && redirected.response?.statusCode == 200
         print("\n" + output.paint(allGood ? "Demo finished: every step behaved." : "Demo finished with unexpected results.", allGood ? "1;32" : "1;31"))
         if !allGood { throw ExitCode.failure }
+    }
+}
+
+/// Collects upload fractions from the progress queue for the demo's one-line summary.
+final class ProgressLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fractions: [Double] = []
+
+    func record(_ fraction: Double) {
+        lock.lock(); defer { lock.unlock() }
+        fractions.append(fraction)
+    }
+
+    var summary: String {
+        lock.lock(); defer { lock.unlock() }
+        let shown = fractions.map { String(format: "%.0f%%", $0 * 100) }
+        return "\(fractions.count) updates, " + (shown.count > 6 ? shown.prefix(3) + ["…"] + shown.suffix(2) : shown[...]).joined(separator: " ")
     }
 }

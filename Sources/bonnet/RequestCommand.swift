@@ -12,11 +12,14 @@ struct RequestCommand: AsyncParsableCommand {
         abstract: "Send one HTTP request (the default command)."
     )
 
-    @Argument(help: "An optional METHOD, then the URL, then items: Header:value, name=value, name:=json, name==query.")
+    @Argument(help: "An optional METHOD, then the URL, then items: Header:value, name=value, name:=json, name==query, name@file.")
     var words: [String] = []
 
-    @Flag(name: [.customShort("f"), .long], help: "Send data items as a URL-encoded form instead of JSON.")
+    @Flag(name: [.customShort("f"), .long], help: "Send data items as a URL-encoded form instead of JSON (multipart when there are name@file items).")
     var form = false
+
+    @Flag(name: .long, help: "Send data and file items as a multipart/form-data form.")
+    var multipart = false
 
     @Flag(name: [.customShort("v"), .long], help: "Print the request as well as the response.")
     var verbose = false
@@ -55,7 +58,8 @@ struct RequestCommand: AsyncParsableCommand {
         let url = Self.expandURL(words.removeFirst())
         let items: RequestItems
         do { items = try RequestItems(words) } catch { throw ValidationError("\(error)") }
-        let method = HTTPMethod(rawValue: methodWord ?? (items.fields.isEmpty ? "GET" : "POST"))
+        let method = HTTPMethod(rawValue: methodWord ?? (items.fields.isEmpty && items.files.isEmpty ? "GET" : "POST"))
+        let sendsMultipart = multipart || !items.files.isEmpty
         let output = Output(colored: noColor ? false : nil)
 
         var urlRequest: URLRequest
@@ -65,7 +69,7 @@ struct RequestCommand: AsyncParsableCommand {
             if !items.query.isEmpty {
                 urlRequest = try URLEncoding.queryString.encode(urlRequest, with: Dictionary(items.query, uniquingKeysWith: { $1 }))
             }
-            if !items.fields.isEmpty {
+            if !items.fields.isEmpty, !sendsMultipart {
                 urlRequest = try Self.encodeFields(items.fields, form: form, into: urlRequest)
             }
         } catch {
@@ -73,7 +77,7 @@ struct RequestCommand: AsyncParsableCommand {
         }
 
         let session = noFollow ? Session(redirectHandler: Redirector.doNotFollow) : AF
-        let request = session.request(urlRequest)
+        let request = sendsMultipart ? Self.multipartUpload(items, with: urlRequest, on: session) : session.request(urlRequest)
         if curl {
             let command = await withCheckedContinuation { continuation in
                 request.cURLDescription(calling: { continuation.resume(returning: $0) })
@@ -85,6 +89,9 @@ struct RequestCommand: AsyncParsableCommand {
             print(output.paint("\(sent.httpMethod ?? "GET") \(sent.url?.absoluteString ?? "")", "1"))
             for header in sent.headers.sorted() { print(output.paint(header.name, "36") + ": " + header.value) }
             if let body = sent.httpBody { print("\n" + String(decoding: body, as: UTF8.self)) }
+            if sendsMultipart {
+                print("\n" + output.paint("[multipart form: \(items.fields.count) field(s), \(items.files.count) file(s)]", "2"))
+            }
             print("")
         }
         guard let http = response.response else {
@@ -128,6 +135,24 @@ struct RequestCommand: AsyncParsableCommand {
             request.setValue("application/json, */*;q=0.5", forHTTPHeaderField: "Accept")
         }
         return request
+    }
+
+    /// Sends data items as fields and `name@file` items as file parts, named and typed from the file's extension.
+    static func multipartUpload(_ items: RequestItems, with urlRequest: URLRequest, on session: Session) -> UploadRequest {
+        session.upload(multipartFormData: { form in
+            for (name, value) in items.fields {
+                let text = (value as? SendableJSON).map { "\($0.value)" } ?? "\(value)"
+                form.append(Data(text.utf8), withName: name)
+            }
+            for (name, path) in items.files {
+                let fileURL = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+                if fileURL.pathExtension.isEmpty {
+                    form.append(fileURL, withName: name, fileName: fileURL.lastPathComponent, mimeType: "application/octet-stream")
+                } else {
+                    form.append(fileURL, withName: name)
+                }
+            }
+        }, with: urlRequest)
     }
 
     /// httpie's shorthands: `:8080/get` is `http://localhost:8080/get`, a bare host gets `http://`.

@@ -1,11 +1,13 @@
 import Bluebonnet
 import Foundation
 
-/// The httpie-style items after the URL: `Header:value`, `name=value`, `name:=json`, `name==query`.
+/// The httpie-style items after the URL: `Header:value`, `name=value`, `name:=json`, `name==query`, `name@file`.
 struct RequestItems {
     var headers = HTTPHeaders()
     var query: [(String, String)] = []
     var fields: [(String, any Sendable)] = []
+    /// Files to send as multipart parts: (field name, path).
+    var files: [(String, String)] = []
 
     enum ParseError: Error, CustomStringConvertible {
         case unrecognized(String)
@@ -13,7 +15,7 @@ struct RequestItems {
 
         var description: String {
             switch self {
-            case let .unrecognized(item): return "'\(item)' is not an item: use Header:value, name=value, name:=json or name==value"
+            case let .unrecognized(item): return "'\(item)' is not an item: use Header:value, name=value, name:=json, name==value or name@file"
             case let .invalidJSON(item): return "'\(item)': the value after := is not JSON"
             }
         }
@@ -31,13 +33,14 @@ struct RequestItems {
                 }
                 fields.append((name, SendableJSON(json)))
             case "=": fields.append((name, value))
+            case "@": files.append((name, value))
             default: headers.add(name: name, value: value)
             }
         }
     }
 
     static func split(_ item: String) -> (String, String, String)? {
-        let separators = [":=", "==", ":", "="]
+        let separators = [":=", "==", ":", "=", "@"]
         var best: (String.Index, String)?
         for separator in separators {
             guard let range = item.range(of: separator) else { continue }

@@ -115,14 +115,4 @@ extension Request {
             progress.uploadCompleted = 0
         }
     }
-
-    /// The response is complete: its total becomes the bytes received, so a watched download ends at 1.0.
-    func didCompleteDownloadProgress() {
-        let needed = mutableState.write { state -> Bool in
-            guard state.progress.downloadTotal != state.progress.downloadCompleted else { return false }
-            state.progress.downloadTotal = state.progress.downloadCompleted
-            return state.progress.isObserved(.download)
-        }
-        if needed { updateProgress(.download) { _ in } }
-    }
 }

@@ -230,6 +230,11 @@ public class Request: @unchecked Sendable {
     /// Called on `underlyingQueue` when the `URLRequest` could not be made.
     func didFailToCreateURLRequest(with error: AFError) {
         eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
+        failBeforeStarting(with: error)
+    }
+
+    /// Ends a request that never reached the network, unless it was cancelled (which ended it already).
+    func failBeforeStarting(with error: AFError) {
         let shouldFinish = mutableState.write { state -> Bool in
             guard state.state != .cancelled else { return false }
             state.attemptInFlight = true
@@ -301,16 +306,20 @@ public class Request: @unchecked Sendable {
         let now = Timeline.now()
         didReceiveBody(body)
         cleanup()
-        if error == nil { didCompleteDownloadProgress() }
-        let inline = mutableState.write { state -> Bool in
+        let (inline, downloadObserved) = mutableState.write { state -> (Bool, Bool) in
+            // Complete, the download's total is what arrived, so a watched download ends at exactly 1.0.
+            let completesDownload = error == nil && state.progress.downloadTotal != state.progress.downloadCompleted
+            if completesDownload { state.progress.downloadTotal = state.progress.downloadCompleted }
             state.transportTask = nil
             state.attemptInFlight = false
             state.transportCompleted = true
             state.completedTime = now
             if let error { state.error = error }
             state.isProcessingResponseSerializers = true
-            return state.validatorsAreLightweight && state.responseSerializers.allSatisfy(\.inlineSafe)
+            return (state.validatorsAreLightweight && state.responseSerializers.allSatisfy(\.inlineSafe),
+                    completesDownload && state.progress.isObserved(.download))
         }
+        if downloadObserved { updateProgress(.download) { _ in } }
         guard inline else {
             serializationQueue.async { [self] in
                 runValidatorsAndNotify()
@@ -408,10 +417,8 @@ public class Request: @unchecked Sendable {
 // MARK: - Transport events
 
 extension Request: TransportSink {
-    func transportDidReceiveResponse(_ response: HTTPURLResponse) {
+    func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength expected: Int64) {
         let now = Timeline.now()
-        // A decoded body is longer than the `Content-Length` the server announced, so its total is unknown.
-        let expected = response.value(forHTTPHeaderField: "Content-Encoding") == nil ? response.expectedContentLength : -1
         mutableState.write { state in
             state.response = response
             state.initialResponseTime = now

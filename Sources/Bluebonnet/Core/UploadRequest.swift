@@ -71,7 +71,9 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             uploadable = try upload.createUploadable()
             body = try Self.body(for: uploadable, fileManager: fileManager)
         } catch {
-            didFailToCreateURLRequest(with: error.asAFError(or: .createUploadableFailed(error: error)))
+            let failure = error.asAFError(or: .createUploadableFailed(error: error))
+            eventMonitor?.request(self, didFailToCreateUploadableWithError: failure)
+            failBeforeStarting(with: failure)
             return
         }
         // Cancelled while the form was being encoded: `cleanup()` has run already, so the file goes now.
@@ -81,6 +83,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             return state.cleanedUp
         }
         if alreadyCleanedUp { removeTemporaryFile(of: uploadable) }
+        eventMonitor?.request(self, didCreateUploadable: uploadable)
         super.didCreateInitialURLRequest(urlRequest)
     }
 

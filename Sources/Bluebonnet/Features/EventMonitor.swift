@@ -27,6 +27,10 @@ public protocol EventMonitor: Sendable {
     func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>)
     /// A serialized response was produced.
     func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>)
+    /// An upload's body was made.
+    func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable)
+    /// An upload's body could not be made; the request fails with `error`.
+    func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError)
 }
 
 extension EventMonitor {
@@ -50,6 +54,10 @@ extension EventMonitor {
     public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {}
     /// Does nothing.
     public func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {}
+    /// Does nothing.
+    public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {}
+    /// Does nothing.
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {}
 }
 
 /// Forwards each event to several monitors, each on its own queue.
@@ -106,6 +114,16 @@ public final class CompositeEventMonitor: EventMonitor {
         let boxed = UncheckedBox(response)
         performEvent { $0.request(request, didParseResponse: boxed.value) }
     }
+
+    /// Forwards.
+    public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
+        performEvent { $0.request(request, didCreateUploadable: uploadable) }
+    }
+
+    /// Forwards.
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {
+        performEvent { $0.request(request, didFailToCreateUploadableWithError: error) }
+    }
 }
 
 /// Carries a value whose type the compiler cannot prove `Sendable` (a generic response) across one dispatch;
@@ -125,6 +143,8 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidCreateInitialURLRequest: (@Sendable (Request, URLRequest) -> Void)?
         var requestDidFailToCreateURLRequestWithError: (@Sendable (Request, AFError) -> Void)?
         var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<Data?, AFError>) -> Void)?
+        var uploadRequestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)?
+        var uploadRequestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, AFError) -> Void)?
     }
 
     // Alamofire lets these be set after the monitor is handed to a session, so they sit behind the lock.
@@ -165,6 +185,16 @@ public final class ClosureEventMonitor: EventMonitor {
         get { closures.read().requestDidParseResponse }
         set { closures.write { $0.requestDidParseResponse = newValue } }
     }
+    /// Called for `request(_:didCreateUploadable:)`.
+    public var uploadRequestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)? {
+        get { closures.read().uploadRequestDidCreateUploadable }
+        set { closures.write { $0.uploadRequestDidCreateUploadable = newValue } }
+    }
+    /// Called for `request(_:didFailToCreateUploadableWithError:)`.
+    public var uploadRequestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, AFError) -> Void)? {
+        get { closures.read().uploadRequestDidFailToCreateUploadableWithError }
+        set { closures.write { $0.uploadRequestDidFailToCreateUploadableWithError = newValue } }
+    }
 
     /// The queue events are delivered on.
     public let queue: DispatchQueue
@@ -195,5 +225,13 @@ public final class ClosureEventMonitor: EventMonitor {
     /// Calls the closure.
     public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {
         requestDidParseResponse?(request, response)
+    }
+    /// Calls the closure.
+    public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
+        uploadRequestDidCreateUploadable?(request, uploadable)
+    }
+    /// Calls the closure.
+    public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {
+        uploadRequestDidFailToCreateUploadableWithError?(request, error)
     }
 }

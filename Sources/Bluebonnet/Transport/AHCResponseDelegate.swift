@@ -104,7 +104,10 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         for (name, value) in head.headers {
             if let existing = fields[name] { fields[name] = existing + ", " + value } else { fields[name] = value }
         }
-        let reserve = head.headers.first(name: "content-length").flatMap(Int.init).map { min($0, Self.maximumReservation) }
+        let declared = head.headers.first(name: "content-length").flatMap(Int.init)
+        let reserve = declared.map { min($0, Self.maximumReservation) }
+        // A decoded body is longer than the `Content-Length` the server announced, so its length is unknown.
+        let expected = head.headers.contains(name: "content-encoding") ? -1 : Int64(declared ?? -1)
         state.write { state in
             state.lastActivity = .now()
             state.body = Data()
@@ -116,7 +119,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
             headerFields: fields
         )
-        if let response { sink.transportDidReceiveResponse(response) }
+        if let response { sink.transportDidReceiveResponse(response, expectedBodyLength: expected) }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 

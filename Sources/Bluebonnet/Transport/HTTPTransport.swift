@@ -20,7 +20,8 @@ struct TransportRequest: Sendable {
 /// Receives the events of one attempt. Calls for one attempt are serial; they may come from any thread.
 protocol TransportSink: AnyObject, Sendable {
     /// The head of the response arrived.
-    func transportDidReceiveResponse(_ response: HTTPURLResponse)
+    /// `expectedBodyLength` is the body's decoded length when known, else -1.
+    func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength: Int64)
     /// Bytes of the request body reached the socket.
     func transportDidSendBodyBytes(_ count: Int)
     /// The whole request body was sent.

@@ -40,4 +40,22 @@ final class EventMonitorTests: ServerTestCase {
         try await Task.sleep(nanoseconds: 200_000_000)
         XCTAssertEqual(Set(events.values), ["invalid", "cancelled"])
     }
+
+    func testMonitorsSeeUploadablesMadeAndFailed() async throws {
+        let queue = DispatchQueue(label: "monitor")
+        let events = Recorder<String>()
+        let monitor = ClosureEventMonitor(queue: queue)
+        monitor.uploadRequestDidCreateUploadable = { _, uploadable in
+            if case let .data(data) = uploadable { events.append("data \(data.count)") }
+        }
+        monitor.uploadRequestDidFailToCreateUploadableWithError = { _, error in
+            events.append(error.isCreateUploadableError ? "uploadable failed" : "other")
+        }
+        monitor.requestDidFailToCreateURLRequestWithError = { _, _ in events.append("url request failed") }
+        let session = Session(eventMonitors: [monitor])
+        _ = await session.upload(Data("12345".utf8), to: url("/post")).serializingData().response
+        _ = await session.upload(URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString)"), to: url("/post")).serializingData().response
+        try await waitUntil { events.values.count == 2 }
+        XCTAssertEqual(Set(events.values), ["data 5", "uploadable failed"])
+    }
 }
