@@ -32,6 +32,13 @@ struct RunResult: Codable {
     let peakRSSKiB: Int
 
     var cpuSeconds: Double { cpuUserSeconds + cpuSystemSeconds }
+
+    /// Prints the result as the one JSON line the driver reads.
+    func printJSONLine() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        print(String(decoding: try encoder.encode(self), as: UTF8.self))
+    }
 }
 
 /// Runs a workload and measures only its timed part (warm-up excluded).

@@ -33,9 +33,7 @@ struct RunCommand: AsyncParsableCommand {
         let result = try await WorkloadRunner.run(client: benchClient, kind: kind, workload: load, url: url,
                                                   count: count ?? load.defaultCount, inFlight: load.inFlight)
         try await benchClient.shutdown()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        print(String(decoding: try encoder.encode(result), as: UTF8.self))
+        try result.printJSONLine()
     }
 }
 

@@ -65,9 +65,7 @@ struct UploadCommand: AsyncParsableCommand {
         guard let mode = UploadWorkload.Mode(rawValue: mode) else { throw ValidationError("unknown mode \(mode)") }
         guard let drain = URL(string: baseURL + DrainRoute.path) else { throw ValidationError("bad URL") }
         let result = try await UploadWorkload.run(mode: mode, fileURL: URL(fileURLWithPath: file), drainURL: drain)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        print(String(decoding: try encoder.encode(result), as: UTF8.self))
+        try result.printJSONLine()
     }
 }
 

@@ -34,6 +34,15 @@ struct ProgressTracking {
         }
     }
 
+    /// Adds a handler; from now on the `Progress` of `kind` exists and is kept up to date.
+    mutating func addHandler(_ kind: Kind, queue: DispatchQueue, closure: @escaping Request.ProgressHandler) {
+        switch kind {
+        case .upload: uploadHandlers.append((queue, closure))
+        case .download: downloadHandlers.append((queue, closure))
+        }
+        _ = progress(kind)
+    }
+
     func isObserved(_ kind: Kind) -> Bool {
         switch kind {
         case .upload: upload != nil
@@ -73,10 +82,7 @@ extension Request {
     /// - Returns: The instance.
     @discardableResult
     public func uploadProgress(queue: DispatchQueue = .main, closure: @escaping ProgressHandler) -> Self {
-        mutableState.write { state in
-            state.progress.uploadHandlers.append((queue, closure))
-            _ = state.progress.progress(.upload)
-        }
+        mutableState.write { $0.progress.addHandler(.upload, queue: queue, closure: closure) }
         return self
     }
 
@@ -88,10 +94,7 @@ extension Request {
     /// - Returns: The instance.
     @discardableResult
     public func downloadProgress(queue: DispatchQueue = .main, closure: @escaping ProgressHandler) -> Self {
-        mutableState.write { state in
-            state.progress.downloadHandlers.append((queue, closure))
-            _ = state.progress.progress(.download)
-        }
+        mutableState.write { $0.progress.addHandler(.download, queue: queue, closure: closure) }
         return self
     }
 

@@ -220,4 +220,95 @@ final class MultipartFormDataTests: XCTestCase {
             XCTAssertTrue(error.localizedDescription.contains("https://example.com/a.png"), error.localizedDescription)
         }
     }
+
+    // MARK: - File system failures, injected through the FileManager
+
+    func testFileWithoutASizeFailsWithBodyPartFileSizeNotAvailable() throws {
+        let directory = try TemporaryDirectory()
+        let fileURL = try directory.file("a.txt", contents: Data("x".utf8))
+        let fileManager = ScriptedFileManager()
+        fileManager.attributes = .withoutSize
+        let form = MultipartFormData(fileManager: fileManager)
+        form.append(fileURL, withName: "f")
+        guard case .bodyPartFileSizeNotAvailable? = reason({ _ = try form.encode() }) else { return XCTFail() }
+    }
+
+    func testFailingSizeQueryFailsWithBodyPartFileSizeQueryFailedWithError() throws {
+        let directory = try TemporaryDirectory()
+        let fileURL = try directory.file("a.txt", contents: Data("x".utf8))
+        let fileManager = ScriptedFileManager()
+        fileManager.attributes = .failing
+        let form = MultipartFormData(fileManager: fileManager)
+        form.append(fileURL, withName: "f")
+        guard case let .bodyPartFileSizeQueryFailedWithError(url, error)? = reason({ _ = try form.encode() }) else { return XCTFail() }
+        XCTAssertEqual(url, fileURL)
+        XCTAssertEqual((error as? CocoaError)?.code, .fileReadNoPermission)
+    }
+
+    func testUnreadableFileFailsWithBodyPartInputStreamCreationFailed() throws {
+        let directory = try TemporaryDirectory()
+        let fileURL = try directory.file("a.txt", contents: Data("x".utf8))
+        let fileManager = ScriptedFileManager()
+        fileManager.readable = false
+        let form = MultipartFormData(fileManager: fileManager)
+        form.append(fileURL, withName: "f")
+        guard case .bodyPartInputStreamCreationFailed? = reason({ _ = try form.encode() }) else { return XCTFail() }
+    }
+
+    func testFileRemovedAfterAppendingFailsWhenEncoded() throws {
+        let directory = try TemporaryDirectory()
+        let fileURL = try directory.file("gone.txt", contents: Data("soon gone".utf8))
+        let form = MultipartFormData()
+        form.append(fileURL, withName: "f")
+        try FileManager.default.removeItem(at: fileURL)
+        guard case .bodyPartInputStreamCreationFailed? = reason({ _ = try form.encode() }) else { return XCTFail() }
+    }
+
+    func testFullDiskFailsWithOutputStreamWriteFailed() throws {
+        // /dev/full accepts the open and fails every write with ENOSPC; the scripted manager lets the form treat it
+        // as a new file, and records (never performs) the clean-up removal.
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: "/dev/full"), "this system has no /dev/full")
+        let fileManager = ScriptedFileManager()
+        fileManager.pretendMissing = "/dev/full"
+        let form = MultipartFormData(fileManager: fileManager)
+        form.append(Data(count: 200_000), withName: "zeros")
+        guard case .outputStreamWriteFailed? = reason({ try form.writeEncodedData(to: URL(fileURLWithPath: "/dev/full")) }) else { return XCTFail() }
+        XCTAssertEqual(fileManager.removed, ["/dev/full"])
+    }
+}
+
+/// A `FileManager` whose answers a test scripts.
+private final class ScriptedFileManager: FileManager, @unchecked Sendable {
+    enum Attributes { case real, withoutSize, failing }
+
+    var attributes = Attributes.real
+    var readable = true
+    /// A path that `fileExists` denies and `createFile` pretends to create.
+    var pretendMissing: String?
+    private(set) var removed: [String] = []
+
+    override func attributesOfItem(atPath path: String) throws -> [FileAttributeKey: Any] {
+        switch attributes {
+        case .real: return try super.attributesOfItem(atPath: path)
+        case .withoutSize: return [.type: FileAttributeType.typeRegular]
+        case .failing: throw CocoaError(.fileReadNoPermission)
+        }
+    }
+
+    override func isReadableFile(atPath path: String) -> Bool {
+        readable && super.isReadableFile(atPath: path)
+    }
+
+    override func fileExists(atPath path: String) -> Bool {
+        path == pretendMissing ? false : super.fileExists(atPath: path)
+    }
+
+    override func createFile(atPath path: String, contents data: Data?, attributes attr: [FileAttributeKey: Any]? = nil) -> Bool {
+        path == pretendMissing ? true : super.createFile(atPath: path, contents: data, attributes: attr)
+    }
+
+    override func removeItem(at url: URL) throws {
+        guard url.path == pretendMissing else { return try super.removeItem(at: url) }
+        removed.append(url.path)
+    }
 }
