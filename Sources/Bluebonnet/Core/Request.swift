@@ -67,8 +67,11 @@ public class Request: @unchecked Sendable {
 
     // MARK: - State
 
+    // Accessors copy one field under the lock, not the whole state: every array and reference in it would be
+    // retained and released on each read.
+
     /// The current state.
-    public var state: State { mutableState.read().state }
+    public var state: State { mutableState.write { $0.state } }
     /// Whether the request has not been resumed yet.
     public var isInitialized: Bool { state == .initialized }
     /// Whether the request is running.
@@ -81,7 +84,7 @@ public class Request: @unchecked Sendable {
     public var isFinished: Bool { state == .finished }
 
     /// Every `URLRequest` sent, one per redirect hop, in order.
-    public var requests: [URLRequest] { mutableState.read().requests }
+    public var requests: [URLRequest] { mutableState.write { $0.requests } }
     /// The first `URLRequest` made.
     public var firstRequest: URLRequest? { requests.first }
     /// The last `URLRequest` made.
@@ -89,11 +92,11 @@ public class Request: @unchecked Sendable {
     /// The current `URLRequest` (the last one).
     public var request: URLRequest? { lastRequest }
     /// The response of the final hop, once its head has arrived.
-    public var response: HTTPURLResponse? { mutableState.read().response }
+    public var response: HTTPURLResponse? { mutableState.write { $0.response } }
     /// The error that ended the request, or that validation found.
-    public var error: AFError? { mutableState.read().error }
+    public var error: AFError? { mutableState.write { $0.error } }
     /// How many redirects were followed.
-    public var redirectCount: Int { mutableState.read().redirectCount }
+    public var redirectCount: Int { mutableState.write { $0.redirectCount } }
 
     // MARK: - Controls
 
@@ -332,7 +335,7 @@ public class Request: @unchecked Sendable {
     }
 
     private func runValidatorsAndNotify() {
-        let validators = mutableState.read().validators
+        let validators = mutableState.write { $0.validators }
         for validator in validators { validator() }
         eventMonitor?.requestDidFinish(self)
     }
