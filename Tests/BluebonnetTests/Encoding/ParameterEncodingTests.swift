@@ -116,3 +116,54 @@ final class PropertyListEncodingTests: XCTestCase {
         }
     }
 }
+
+final class EncodingErrorPathTests: XCTestCase {
+    let base = URLRequest(url: URL(string: "https://example.com/path")!)
+
+    private var requestWithoutURL: URLRequest {
+        var request = base
+        request.url = nil
+        return request
+    }
+
+    func testURLEncodingWithoutAURLFailsWithMissingURL() {
+        XCTAssertThrowsError(try URLEncoding.default.encode(requestWithoutURL, with: ["a": 1])) { error in
+            guard case .parameterEncodingFailed(reason: .missingURL)? = error.asAFError else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testFormParameterEncoderWithoutAURLFailsWithMissingRequiredComponent() {
+        XCTAssertThrowsError(try URLEncodedFormParameterEncoder.default.encode(["a": "1"], into: requestWithoutURL)) { error in
+            guard case .parameterEncoderFailed(reason: .missingRequiredComponent(.url))? = error.asAFError else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testNilParametersLeaveTheRequestAlone() throws {
+        let encoded = try URLEncodedFormParameterEncoder.default.encode(Optional<[String: String]>.none, into: base)
+        XCTAssertEqual(encoded, base)
+        XCTAssertEqual(try URLEncoding.default.encode(base, with: nil), base)
+    }
+
+    private struct FailingEncoding: ParameterEncoding {
+        struct Failure: Error {}
+        let wrapped: Bool
+        func encode(_ urlRequest: any URLRequestConvertible, with parameters: Parameters?) throws -> URLRequest {
+            throw wrapped ? AFError.parameterEncodingFailed(reason: .customEncodingFailed(error: Failure())) : Failure()
+        }
+    }
+
+    func testCustomEncodingErrorsReachTheResponseAndNothingIsSent() async throws {
+        let session = Session()
+        let unwrapped = await session.request("http://127.0.0.1:1/never", parameters: ["a": 1],
+                                              encoding: FailingEncoding(wrapped: false)).serializingData().response
+        guard case let .createURLRequestFailed(error)? = unwrapped.error else { return XCTFail("\(String(describing: unwrapped.error))") }
+        XCTAssertTrue(error is FailingEncoding.Failure)
+        XCTAssertNil(unwrapped.response)
+
+        let wrapped = await session.request("http://127.0.0.1:1/never", parameters: ["a": 1],
+                                            encoding: FailingEncoding(wrapped: true)).serializingData().response
+        guard case .parameterEncodingFailed(reason: .customEncodingFailed)? = wrapped.error else {
+            return XCTFail("\(String(describing: wrapped.error))")
+        }
+    }
+}
