@@ -12,7 +12,8 @@ enum AHCBodyStreamer {
     /// Bodies already in memory up to this size go out in one write; larger ones in chunks, for progress.
     static let singleWriteLimit = 64 * 1024
 
-    static func body(for upload: UploadBody, eventLoopGroup: any EventLoopGroup) -> HTTPClient.Body {
+    /// The body for `upload`; `gate` holds each chunk back while the request is suspended.
+    static func body(for upload: UploadBody, eventLoopGroup: any EventLoopGroup, gate: AHCResponseDelegate) -> HTTPClient.Body {
         if case let .data(data) = upload.source, data.count <= singleWriteLimit {
             return .bytes(data)
         }
@@ -20,7 +21,7 @@ enum AHCBodyStreamer {
             let eventLoop = eventLoopGroup.any()
             let pump: BodyPump
             do {
-                pump = BodyPump(reader: try upload.makeReader(), upload: upload, writer: writer, eventLoop: eventLoop)
+                pump = BodyPump(reader: try upload.makeReader(), upload: upload, writer: writer, eventLoop: eventLoop, gate: gate)
             } catch {
                 return eventLoop.makeFailedFuture(AFError.createUploadableFailed(error: error))
             }
@@ -40,10 +41,13 @@ private final class BodyPump: @unchecked Sendable {
     /// Reading a file or stream blocks, so it runs on NIO's thread pool, never on an event loop.
     private let blocks: Bool
     private let length: Int64?
+    private let gate: AHCResponseDelegate
     private var sent: Int64 = 0
 
-    init(reader: any BodyChunkReader, upload: UploadBody, writer: HTTPClient.Body.StreamWriter, eventLoop: any EventLoop) {
+    init(reader: any BodyChunkReader, upload: UploadBody, writer: HTTPClient.Body.StreamWriter, eventLoop: any EventLoop,
+         gate: AHCResponseDelegate) {
         self.reader = reader
+        self.gate = gate
         self.writer = writer
         self.eventLoop = eventLoop
         length = upload.length
@@ -53,12 +57,12 @@ private final class BodyPump: @unchecked Sendable {
     func next() -> EventLoopFuture<Void> {
         let wanted = length.map { Int(min(Int64(AHCBodyStreamer.chunkSize), $0 - sent)) } ?? AHCBodyStreamer.chunkSize
         guard wanted > 0 else { return eventLoop.makeSucceededVoidFuture() }
-        let chunk: EventLoopFuture<Data>
-        if blocks {
-            chunk = NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { [self] in try reader.read(upTo: wanted) }
-        } else {
+        let chunk = gate.whenResumed(on: eventLoop).flatMap { [self] () -> EventLoopFuture<Data> in
+            if blocks {
+                return NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { [self] in try reader.read(upTo: wanted) }
+            }
             // A hop rather than a direct call, so a long run of writes that complete at once cannot nest the stack.
-            chunk = eventLoop.submit { [self] in try reader.read(upTo: wanted) }
+            return eventLoop.submit { [self] in try reader.read(upTo: wanted) }
         }
         return chunk
             .flatMapErrorThrowing { throw AFError.createUploadableFailed(error: $0) }

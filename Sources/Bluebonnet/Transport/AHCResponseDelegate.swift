@@ -18,6 +18,8 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         var body = Data()
         var suspended = false
         var pendingRead: EventLoopPromise<Void>?
+        /// The upload's next chunk, held while the request is suspended.
+        var pendingUpload: EventLoopPromise<Void>?
         var lastActivity = NIODeadline.now()
         var idleTimer: Scheduled<Void>?
         var timedOut = false
@@ -80,13 +82,25 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     }
 
     func resume() {
-        let pending = state.write { state -> EventLoopPromise<Void>? in
+        let (read, upload) = state.write { state -> (EventLoopPromise<Void>?, EventLoopPromise<Void>?) in
             state.suspended = false
             state.lastActivity = .now()
-            defer { state.pendingRead = nil }
-            return state.pendingRead
+            defer { state.pendingRead = nil; state.pendingUpload = nil }
+            return (state.pendingRead, state.pendingUpload)
         }
-        pending?.succeed(())
+        read?.succeed(())
+        upload?.succeed(())
+    }
+
+    /// Succeeds at once unless the request is suspended, then when it is resumed: the upload pauses with the request.
+    func whenResumed(on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        let promise = state.write { state -> EventLoopPromise<Void>? in
+            guard state.suspended, !state.completed else { return nil }
+            let promise = state.pendingUpload ?? eventLoop.makePromise(of: Void.self)
+            state.pendingUpload = promise
+            return promise
+        }
+        return promise?.futureResult ?? eventLoop.makeSucceededVoidFuture()
     }
 
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
@@ -137,24 +151,27 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        let body = state.write { state -> Data in
+        let (body, upload) = state.write { state -> (Data, EventLoopPromise<Void>?) in
             state.completed = true
             state.idleTimer?.cancel()
-            defer { state.body = Data() }
-            return state.body
+            defer { state.body = Data(); state.pendingUpload = nil }
+            return (state.body, state.pendingUpload)
         }
+        // The server answered before taking the whole body: the held chunk is never sent.
+        upload?.fail(HTTPClientError.requestStreamCancelled)
         sink.transportDidComplete(body: body, error: nil)
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-        let (timedOut, pending) = state.write { state -> (Bool, EventLoopPromise<Void>?) in
+        let (timedOut, pending, upload) = state.write { state -> (Bool, EventLoopPromise<Void>?, EventLoopPromise<Void>?) in
             state.completed = true
             state.idleTimer?.cancel()
             state.body = Data()
-            defer { state.pendingRead = nil }
-            return (state.timedOut, state.pendingRead)
+            defer { state.pendingRead = nil; state.pendingUpload = nil }
+            return (state.timedOut, state.pendingRead, state.pendingUpload)
         }
         pending?.fail(error)
+        upload?.fail(error)
         sink.transportDidComplete(body: Data(), error: timedOut ? HTTPClientError.readTimeout : error)
     }
 }

@@ -37,21 +37,21 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     func execute(_ request: TransportRequest, sink: any TransportSink) -> any TransportTask {
         let urlRequest = request.urlRequest
         let ahcRequest: HTTPClient.Request
+        let delegate: AHCResponseDelegate
         do {
             guard let url = urlRequest.url else { throw HTTPClientError.invalidURL }
             var headers = NIOHTTP1.HTTPHeaders()
             headers.reserveCapacity(request.headers.count)
             for (name, value) in request.headers { headers.add(name: name, value: value) }
             let method = NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
-            let body = request.body.map { AHCBodyStreamer.body(for: $0, eventLoopGroup: client.eventLoopGroup) }
+            delegate = AHCResponseDelegate(url: url, sink: sink, idleTimeout: request.idleTimeout, hasUploadBody: request.body != nil)
+            let body = request.body.map { AHCBodyStreamer.body(for: $0, eventLoopGroup: client.eventLoopGroup, gate: delegate) }
                 ?? urlRequest.httpBody.map { .bytes($0) }
             ahcRequest = try HTTPClient.Request(url: url, method: method, headers: headers, body: body)
         } catch {
             sink.transportDidComplete(body: Data(), error: error)
             return CompletedTransportTask()
         }
-        let delegate = AHCResponseDelegate(url: ahcRequest.url, sink: sink, idleTimeout: request.idleTimeout,
-                                           hasUploadBody: request.body != nil)
         let deadline = request.deadline.map { NIODeadline.now() + Self.timeAmount($0.timeIntervalSinceNow) }
         // `.indifferent`, measured: pinning delegate and channel to one loop (`.delegateAndChannel`) halves W2's
         // throughput, because the pool must then open and balance connections per loop.

@@ -201,6 +201,27 @@ final class UploadRequestTests: ServerTestCase {
         XCTAssertEqual(Set(multipartTemporaryFiles()), before)
     }
 
+    func testSuspendingAnUploadPausesItsBodyUntilResumed() async throws {
+        let payload = patternedData(count: 64_000_000)
+        let started = expectation(description: "upload started")
+        let fired = Protected(false)
+        let request = session.upload(payload, to: url("/drain")).uploadProgress(queue: .global()) { progress in
+            if progress.completedUnitCount > 0, mutateOnce(fired) { started.fulfill() }
+        }
+        request.resume()
+        await fulfillment(of: [started], timeout: 10)
+        request.suspend()
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let paused = request.uploadProgress.completedUnitCount
+        try await Task.sleep(nanoseconds: 500_000_000)
+        XCTAssertEqual(request.uploadProgress.completedUnitCount, paused, "nothing is sent while suspended")
+        XCTAssertLessThan(paused, Int64(payload.count))
+        request.resume()
+        let drained = try await request.serializingDecodable(Drained.self).value
+        XCTAssertEqual(drained.bytes, payload.count)
+        XCTAssertEqual(drained.crc32, DrainRoute.checksum(payload))
+    }
+
     // MARK: - Progress
 
     func testUploadProgressIsMonotonicAndEndsAtExactlyOne() async throws {
