@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// An in-process httpbin-style server on a real loopback socket, for tests, `bonnet demo` and benchmarks.
 public final class TestServer: Sendable {
@@ -10,12 +11,17 @@ public final class TestServer: Sendable {
     /// The port the server listens on.
     public let port: Int
     private let task: Task<Void, any Error>
+    private let group: ServiceGroup
 
-    private init(baseURL: URL, port: Int, task: Task<Void, any Error>) {
+    private init(baseURL: URL, port: Int, task: Task<Void, any Error>, group: ServiceGroup) {
         self.baseURL = baseURL
         self.port = port
         self.task = task
+        self.group = group
     }
+
+    /// How long `stop()` lets requests in flight finish before cancelling them.
+    static let gracePeriod = Duration.milliseconds(500)
 
     /// Errors from starting the server.
     public enum StartError: Error {
@@ -32,9 +38,12 @@ public final class TestServer: Sendable {
     public static func start(host: String = "127.0.0.1", port: Int = 0) async throws -> TestServer {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = makeApplication(host: host, port: port) { continuation.yield($0) }
+        var configuration = ServiceGroupConfiguration(services: [app], logger: Logger(label: "BluebonnetTestServer.group"))
+        configuration.maximumGracefulShutdownDuration = gracePeriod
+        let group = ServiceGroup(configuration: configuration)
         let task = Task {
             defer { continuation.finish() }
-            try await app.runService(gracefulShutdownSignals: [])
+            try await group.run()
         }
         var iterator = ports.makeAsyncIterator()
         guard let bound = await iterator.next() else {
@@ -42,7 +51,7 @@ public final class TestServer: Sendable {
             do { try await task.value; failure = nil } catch { failure = error }
             throw StartError.didNotStart(failure)
         }
-        return TestServer(baseURL: URL(string: "http://\(host):\(bound)")!, port: bound, task: task)
+        return TestServer(baseURL: URL(string: "http://\(host):\(bound)")!, port: bound, task: task, group: group)
     }
 
     /// Runs the server in the foreground until SIGINT or SIGTERM.
@@ -64,9 +73,13 @@ public final class TestServer: Sendable {
         URL(string: baseURL.absoluteString + path)!
     }
 
-    /// Stops the server and waits until it closed its socket.
+    /// Stops the server gracefully and waits until it closed its socket.
+    ///
+    /// Cancelling the serving task instead can drop a connection NIO accepted but had not handed over yet, which
+    /// traps in `NIOAsyncWriter` (swift-nio#2637); a graceful shutdown serves or closes every accepted connection,
+    /// and cancels what is still running after `gracePeriod`.
     public func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         _ = await task.result
     }
 

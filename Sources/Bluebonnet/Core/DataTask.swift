@@ -53,7 +53,15 @@ final class ResponseBox<Value>: @unchecked Sendable {
     private enum State {
         case waiting([CheckedContinuation<Void, Never>])
         case ready(@Sendable () -> Value)
+        /// One task is making the value; the others wait for it rather than making it again.
+        case making([CheckedContinuation<Void, Never>])
         case made(UncheckedBox<Value>)
+    }
+
+    private enum Step {
+        case make(@Sendable () -> Value)
+        case done(UncheckedBox<Value>)
+        case wait
     }
 
     private let state = Protected(State.waiting([]))
@@ -70,35 +78,53 @@ final class ResponseBox<Value>: @unchecked Sendable {
 
     var value: Value {
         get async {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.write { state -> Bool in
-                    guard case var .waiting(waiters) = state else { return true }
-                    waiters.append(continuation)
-                    state = .waiting(waiters)
-                    return false
+            while true {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let resumeNow = state.write { state -> Bool in
+                        switch state {
+                        case var .waiting(waiters):
+                            waiters.append(continuation)
+                            state = .waiting(waiters)
+                            return false
+                        case var .making(waiters):
+                            waiters.append(continuation)
+                            state = .making(waiters)
+                            return false
+                        case .ready, .made:
+                            return true
+                        }
+                    }
+                    if resumeNow { continuation.resume() }
                 }
-                if ready { continuation.resume() }
+                let step = state.write { state -> Step in
+                    switch state {
+                    case let .ready(make):
+                        state = .making([])
+                        return .make(make)
+                    case let .made(value):
+                        return .done(value)
+                    case .waiting, .making:
+                        // Another task claimed the making between the wake-up and now: wait for its value.
+                        return .wait
+                    }
+                }
+                switch step {
+                case let .done(value):
+                    return value.value
+                case .wait:
+                    continue
+                case let .make(make):
+                    let value = UncheckedBox(make())
+                    let waiters = state.write { state -> [CheckedContinuation<Void, Never>] in
+                        defer { state = .made(value) }
+                        if case let .making(waiters) = state { return waiters }
+                        return []
+                    }
+                    for waiter in waiters { waiter.resume() }
+                    return value.value
+                }
             }
-            let make = state.write { state -> (@Sendable () -> Value)? in
-                if case let .ready(make) = state { return make }
-                return nil
-            }
-            // Two tasks may both make it; the first one stored wins, so every awaiter sees the same value.
-            guard let make else { return made! }
-            let value = UncheckedBox(make())
-            return state.write { state -> UncheckedBox<Value> in
-                if case let .made(existing) = state { return existing }
-                state = .made(value)
-                return value
-            }.value
         }
-    }
-
-    private var made: Value? {
-        state.write { state -> UncheckedBox<Value>? in
-            if case let .made(value) = state { return value }
-            return nil
-        }?.value
     }
 }
 

@@ -119,7 +119,8 @@ public class Request: @unchecked Sendable {
         return self
     }
 
-    /// Suspends the request: no more of the body is read until `resume()`.
+    /// Suspends the request: no more of the response body is read, and no more of an upload's body is sent, until
+    /// `resume()`.
     ///
     /// - Returns: The instance.
     @discardableResult

@@ -83,8 +83,9 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             return state.cleanedUp
         }
         if alreadyCleanedUp { removeTemporaryFile(of: uploadable) }
-        eventMonitor?.request(self, didCreateUploadable: uploadable)
         super.didCreateInitialURLRequest(urlRequest)
+        // After `didCreateInitialURLRequest`, the order Alamofire's monitors see.
+        eventMonitor?.request(self, didCreateUploadable: uploadable)
     }
 
     static func body(for uploadable: Uploadable, fileManager: FileManager) throws -> UploadBody {

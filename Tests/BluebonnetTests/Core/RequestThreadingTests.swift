@@ -81,6 +81,29 @@ final class RequestThreadingTests: ServerTestCase {
         XCTAssertEqual(seen.values.count, 1)
     }
 
+    struct SlowCountingSerializer: DataResponseSerializerProtocol {
+        let seen: Recorder<String>
+        func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Int {
+            seen.append("serialized")
+            Thread.sleep(forTimeInterval: 0.005)
+            return data?.count ?? 0
+        }
+    }
+
+    func testADataTaskAwaitedByManyTasksSerializesOnce() async {
+        // Pins a race found in CI: awaiters woken together each made the value.
+        for _ in 0..<10 {
+            let seen = Recorder<String>()
+            let task = session.request(url("/bytes/16?seed=2")).serializingResponse(using: SlowCountingSerializer(seen: seen))
+            let values = await withTaskGroup(of: Int?.self) { group -> [Int?] in
+                for _ in 0..<8 { group.addTask { try? await task.value } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            XCTAssertEqual(values, Array(repeating: 16, count: 8))
+            XCTAssertEqual(seen.values.count, 1)
+        }
+    }
+
     func testCompletionHandlersStillArriveOnTheirQueue() async {
         let completion = queue("completion")
         let key = self.key

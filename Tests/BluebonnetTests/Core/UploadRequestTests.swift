@@ -60,6 +60,18 @@ final class UploadRequestTests: ServerTestCase {
         XCTAssertEqual((echo["headers"] as? [String: String])?["X-Custom"], "yes")
     }
 
+    func testUploadWaitsForResumeWhenTheSessionDoesNotStartRequestsImmediately() async throws {
+        let session = Session(startRequestsImmediately: false)
+        let request = session.upload(Data("later".utf8), to: url("/post"), headers: ["Content-Type": "text/plain"])
+        let task = request.serializingData()
+        try await Task.sleep(nanoseconds: 200_000_000)
+        XCTAssertNil(request.response, "nothing is sent before resume()")
+        XCTAssertEqual(request.state, .initialized)
+        request.resume()
+        let data = try await task.value
+        XCTAssertEqual(try json(data)["data"] as? String, "later")
+    }
+
     func testUploadableIsAvailableOnceCreated() async throws {
         let request = session.upload(Data("x".utf8), to: url("/post"))
         _ = await request.serializingData().response
@@ -228,7 +240,8 @@ final class UploadRequestTests: ServerTestCase {
         let payload = patternedData(count: 4_000_000)
         let fractions = Recorder<Double>()
         let totals = Recorder<Int64>()
-        let request = session.upload(payload, to: url("/drain")).uploadProgress(queue: .global()) { progress in
+        // A serial queue: handlers on a concurrent one may run, and record, out of order.
+        let request = session.upload(payload, to: url("/drain")).uploadProgress(queue: DispatchQueue(label: "progress")) { progress in
             fractions.append(progress.fractionCompleted)
             totals.append(progress.totalUnitCount)
         }
@@ -250,7 +263,8 @@ final class UploadRequestTests: ServerTestCase {
 
     func testDownloadProgressEndsAtOneAndCountsTheBody() async throws {
         let fractions = Recorder<Double>()
-        let request = session.request(url("/bytes/500000")).downloadProgress(queue: .global()) { fractions.append($0.fractionCompleted) }
+        let request = session.request(url("/bytes/500000"))
+            .downloadProgress(queue: DispatchQueue(label: "progress")) { fractions.append($0.fractionCompleted) }
         let data = try await request.serializingData().value
         try await waitUntil { fractions.values.last == 1.0 }
         XCTAssertEqual(fractions.values, fractions.values.sorted())
