@@ -1,61 +1,39 @@
 import Foundation
 
 /// The byte counts behind a request's upload and download `Progress`. The counts are always kept; the `Progress`
-/// objects are made only when someone asks for them, so a request nobody watches pays for two integers.
+/// objects are made only when someone asks for them, so a request nobody watches pays for four integers.
 struct ProgressTracking {
-    enum Kind { case upload, download }
+    enum Kind {
+        case upload, download
 
-    var uploadCompleted: Int64 = 0
-    /// The body's length; -1 while a streamed body of unknown length is being sent.
-    var uploadTotal: Int64 = 0
-    var downloadCompleted: Int64 = 0
-    /// The response's length; -1 when the server did not announce it (or the body is decoded).
-    var downloadTotal: Int64 = 0
-    var upload: Progress?
-    var download: Progress?
-    var uploadHandlers: [(queue: DispatchQueue, handler: Request.ProgressHandler)] = []
-    var downloadHandlers: [(queue: DispatchQueue, handler: Request.ProgressHandler)] = []
-
-    /// The `Progress` of `kind`, made on first use, brought up to date with the counts.
-    mutating func progress(_ kind: Kind) -> Progress {
-        switch kind {
-        case .upload:
-            let progress = upload ?? Progress(totalUnitCount: 0)
-            upload = progress
-            progress.totalUnitCount = uploadTotal
-            progress.completedUnitCount = uploadCompleted
-            return progress
-        case .download:
-            let progress = download ?? Progress(totalUnitCount: 0)
-            download = progress
-            progress.totalUnitCount = downloadTotal
-            progress.completedUnitCount = downloadCompleted
-            return progress
+        var track: WritableKeyPath<ProgressTracking, Track> {
+            switch self {
+            case .upload: \.upload
+            case .download: \.download
+            }
         }
     }
 
-    /// Adds a handler; from now on the `Progress` of `kind` exists and is kept up to date.
-    mutating func addHandler(_ kind: Kind, queue: DispatchQueue, closure: @escaping Request.ProgressHandler) {
-        switch kind {
-        case .upload: uploadHandlers.append((queue, closure))
-        case .download: downloadHandlers.append((queue, closure))
+    /// One direction's counts, its `Progress` once made, and its handlers.
+    struct Track {
+        var completed: Int64 = 0
+        /// The body's length; -1 while it is unknown (a stream, a response without `Content-Length`, a decoded body).
+        var total: Int64 = 0
+        var progress: Progress?
+        var handlers: [(queue: DispatchQueue, handler: Request.ProgressHandler)] = []
+
+        /// The `Progress`, made on first use, brought up to date with the counts.
+        mutating func current() -> Progress {
+            let made = progress ?? Progress(totalUnitCount: 0)
+            progress = made
+            made.totalUnitCount = total
+            made.completedUnitCount = completed
+            return made
         }
-        _ = progress(kind)
     }
 
-    func isObserved(_ kind: Kind) -> Bool {
-        switch kind {
-        case .upload: upload != nil
-        case .download: download != nil
-        }
-    }
-
-    func handlers(_ kind: Kind) -> [(queue: DispatchQueue, handler: Request.ProgressHandler)] {
-        switch kind {
-        case .upload: uploadHandlers
-        case .download: downloadHandlers
-        }
-    }
+    var upload = Track()
+    var download = Track()
 }
 
 extension Request {
@@ -65,13 +43,13 @@ extension Request {
     /// How much of the request body has been sent. `totalUnitCount` is the body's length (-1 while a stream of
     /// unknown length is sent) and `completedUnitCount` reaches it once the whole body is out.
     public var uploadProgress: Progress {
-        mutableState.write { $0.progress.progress(.upload) }
+        mutableState.write { $0.progress.upload.current() }
     }
 
     /// How much of the response body has arrived. The total is the announced `Content-Length` (-1 when there is
     /// none, or when the body is decoded); once the request completes it equals the bytes received.
     public var downloadProgress: Progress {
-        mutableState.write { $0.progress.progress(.download) }
+        mutableState.write { $0.progress.download.current() }
     }
 
     /// Calls `closure` each time more of the request body has been sent.
@@ -82,7 +60,7 @@ extension Request {
     /// - Returns: The instance.
     @discardableResult
     public func uploadProgress(queue: DispatchQueue = .main, closure: @escaping ProgressHandler) -> Self {
-        mutableState.write { $0.progress.addHandler(.upload, queue: queue, closure: closure) }
+        addProgressHandler(.upload, queue: queue, closure: closure)
         return self
     }
 
@@ -94,16 +72,24 @@ extension Request {
     /// - Returns: The instance.
     @discardableResult
     public func downloadProgress(queue: DispatchQueue = .main, closure: @escaping ProgressHandler) -> Self {
-        mutableState.write { $0.progress.addHandler(.download, queue: queue, closure: closure) }
+        addProgressHandler(.download, queue: queue, closure: closure)
         return self
     }
 
+    /// Adds a handler; from now on the `Progress` of `kind` exists and is kept up to date.
+    private func addProgressHandler(_ kind: ProgressTracking.Kind, queue: DispatchQueue, closure: @escaping ProgressHandler) {
+        mutableState.write { state in
+            state.progress[keyPath: kind.track].handlers.append((queue, closure))
+            _ = state.progress[keyPath: kind.track].current()
+        }
+    }
+
     /// Changes the counts, then brings the `Progress` up to date and tells its handlers, if anyone is watching.
-    func updateProgress(_ kind: ProgressTracking.Kind, _ change: (inout ProgressTracking) -> Void) {
+    func updateProgress(_ kind: ProgressTracking.Kind, _ change: (inout ProgressTracking.Track) -> Void) {
         let update = mutableState.write { state -> (Progress, [(queue: DispatchQueue, handler: ProgressHandler)])? in
-            change(&state.progress)
-            guard state.progress.isObserved(kind) else { return nil }
-            return (state.progress.progress(kind), state.progress.handlers(kind))
+            change(&state.progress[keyPath: kind.track])
+            guard state.progress[keyPath: kind.track].progress != nil else { return nil }
+            return (state.progress[keyPath: kind.track].current(), state.progress[keyPath: kind.track].handlers)
         }
         guard let (progress, handlers) = update else { return }
         for (queue, handler) in handlers {
@@ -113,9 +99,9 @@ extension Request {
 
     /// A hop with a body begins: the upload counts start over at its length (-1 when unknown).
     func didStartSendingBody(length: Int64?) {
-        updateProgress(.upload) { progress in
-            progress.uploadTotal = length ?? -1
-            progress.uploadCompleted = 0
+        updateProgress(.upload) { track in
+            track.total = length ?? -1
+            track.completed = 0
         }
     }
 }

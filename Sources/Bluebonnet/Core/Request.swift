@@ -312,8 +312,8 @@ public class Request: @unchecked Sendable {
         cleanup()
         let (inline, downloadObserved) = mutableState.write { state -> (Bool, Bool) in
             // Complete, the download's total is what arrived, so a watched download ends at exactly 1.0.
-            let completesDownload = error == nil && state.progress.downloadTotal != state.progress.downloadCompleted
-            if completesDownload { state.progress.downloadTotal = state.progress.downloadCompleted }
+            let completesDownload = error == nil && state.progress.download.total != state.progress.download.completed
+            if completesDownload { state.progress.download.total = state.progress.download.completed }
             state.transportTask = nil
             state.attemptInFlight = false
             state.transportCompleted = true
@@ -321,7 +321,7 @@ public class Request: @unchecked Sendable {
             if let error { state.error = error }
             state.isProcessingResponseSerializers = true
             return (state.validatorsAreLightweight && state.responseSerializers.allSatisfy(\.inlineSafe),
-                    completesDownload && state.progress.isObserved(.download))
+                    completesDownload && state.progress.download.progress != nil)
         }
         if downloadObserved { updateProgress(.download) { _ in } }
         guard inline else {
@@ -426,23 +426,23 @@ extension Request: TransportSink {
         mutableState.write { state in
             state.response = response
             state.initialResponseTime = now
-            state.progress.downloadCompleted = 0
-            state.progress.downloadTotal = expected
+            state.progress.download.completed = 0
+            state.progress.download.total = expected
         }
     }
 
     func transportDidSendBodyBytes(_ count: Int) {
-        updateProgress(.upload) { $0.uploadCompleted += Int64(count) }
+        updateProgress(.upload) { $0.completed += Int64(count) }
     }
 
     func transportDidSendBody() {
-        updateProgress(.upload) { progress in
-            if progress.uploadTotal < 0 { progress.uploadTotal = progress.uploadCompleted }
+        updateProgress(.upload) { track in
+            if track.total < 0 { track.total = track.completed }
         }
     }
 
     func transportDidReceiveBodyBytes(_ count: Int) {
-        updateProgress(.download) { $0.downloadCompleted += Int64(count) }
+        updateProgress(.download) { $0.completed += Int64(count) }
     }
 
     func transportDidComplete(body: Data, error: (any Error)?) {
