@@ -84,7 +84,14 @@ struct RequestCommand: AsyncParsableCommand {
             }
             print(command)
         }
+        // Updates and the final newline go through one serial queue, so the newline comes after the last redraw.
+        let barQueue = DispatchQueue(label: "bonnet.progress")
+        let uploadBar = sendsMultipart ? ProgressBar(label: "upload") : nil
+        if let uploadBar, let upload = request as? UploadRequest {
+            upload.uploadProgress(queue: barQueue) { uploadBar.update(completed: $0.completedUnitCount, total: $0.totalUnitCount) }
+        }
         let response = await request.serializingResponse().response
+        if let uploadBar { barQueue.sync { uploadBar.finish() } }
         if verbose, let sent = response.request {
             print(output.paint("\(sent.httpMethod ?? "GET") \(sent.url?.absoluteString ?? "")", "1"))
             for header in sent.headers.sorted() { print(output.paint(header.name, "36") + ": " + header.value) }
