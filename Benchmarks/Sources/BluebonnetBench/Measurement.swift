@@ -67,11 +67,16 @@ enum WorkloadRunner {
         }
         let elapsed = ContinuousClock.now - start
         let after = ResourceUsage.now()
-        let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let wall = elapsed.seconds
         return RunResult(
             client: kind.rawValue, workload: workload.rawValue, requests: count, inFlight: inFlight, bytes: bytes,
             wallSeconds: wall, cpuUserSeconds: after.userSeconds - before.userSeconds,
             cpuSystemSeconds: after.systemSeconds - before.systemSeconds, peakRSSKiB: after.maxRSSKiB
         )
     }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

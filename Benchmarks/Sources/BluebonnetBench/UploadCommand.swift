@@ -41,7 +41,7 @@ enum UploadWorkload {
         }
         return RunResult(
             client: "bluebonnet-\(mode.rawValue)", workload: "w5", requests: 1, inFlight: 1, bytes: drained.bytes,
-            wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            wallSeconds: elapsed.seconds,
             cpuUserSeconds: after.userSeconds - before.userSeconds, cpuSystemSeconds: after.systemSeconds - before.systemSeconds,
             peakRSSKiB: after.maxRSSKiB
         )

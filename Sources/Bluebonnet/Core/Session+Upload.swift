@@ -42,18 +42,11 @@ extension Session {
         }
     }
 
-    /// Makes a `URLRequestConvertible` from a URL, method and headers, for uploads.
-    struct UploadRequestConvertible: URLRequestConvertible {
-        let url: any URLConvertible
-        let method: HTTPMethod
-        let headers: HTTPHeaders?
-        let requestModifier: RequestModifier?
-
-        func asURLRequest() throws -> URLRequest {
-            var request = try URLRequest(url: url, method: method, headers: headers)
-            try requestModifier?(&request)
-            return request
-        }
+    /// An upload's `URLRequest`: the request convertible without parameters.
+    private static func uploadRequest(_ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
+                                      requestModifier: RequestModifier?) -> any URLRequestConvertible {
+        RequestConvertible(url: url, method: method, parameters: nil, encoding: URLEncoding.default, headers: headers,
+                           requestModifier: requestModifier)
     }
 
     // MARK: - Data
@@ -76,8 +69,7 @@ extension Session {
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(data, with: UploadRequestConvertible(url: convertible, method: method, headers: headers,
-                                                    requestModifier: requestModifier), fileManager: fileManager)
+        upload(data, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that sends `data` with the given `URLRequest`.
@@ -111,8 +103,7 @@ extension Session {
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(fileURL, with: UploadRequestConvertible(url: convertible, method: method, headers: headers,
-                                                       requestModifier: requestModifier), fileManager: fileManager)
+        upload(fileURL, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that streams the file at `fileURL` with the given `URLRequest`.
@@ -147,8 +138,7 @@ extension Session {
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(stream, with: UploadRequestConvertible(url: convertible, method: method, headers: headers,
-                                                      requestModifier: requestModifier), fileManager: fileManager)
+        upload(stream, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that sends what `stream` yields with the given `URLRequest`.
@@ -233,7 +223,7 @@ extension Session {
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        let request = UploadRequestConvertible(url: url, method: method, headers: headers, requestModifier: requestModifier)
+        let request = Self.uploadRequest(url, method: method, headers: headers, requestModifier: requestModifier)
         return upload(multipartFormData: multipartFormData, with: request, usingThreshold: encodingMemoryThreshold,
                       fileManager: fileManager)
     }

@@ -24,41 +24,12 @@ public struct URLEncoding: ParameterEncoding {
         }
     }
 
-    /// How array keys are written.
-    public enum ArrayEncoding: Sendable {
-        /// `key[]=value`.
-        case brackets
-        /// `key=value`.
-        case noBrackets
-        /// `key[0]=value`.
-        case indexInBrackets
-        /// The closure's key for each index.
-        case custom(@Sendable (_ key: String, _ index: Int) -> String)
+    /// How array keys are written: `.brackets`, `.noBrackets`, `.indexInBrackets` or `.custom`. The same type as
+    /// `URLEncodedFormEncoder`'s, so both encodings name array keys by one rule.
+    public typealias ArrayEncoding = URLEncodedFormEncoder.ArrayEncoding
 
-        func encode(key: String, atIndex index: Int) -> String {
-            switch self {
-            case .brackets: return "\(key)[]"
-            case .noBrackets: return key
-            case .indexInBrackets: return "\(key)[\(index)]"
-            case let .custom(encoding): return encoding(key, index)
-            }
-        }
-    }
-
-    /// How booleans are written.
-    public enum BoolEncoding: Sendable {
-        /// `1` and `0`.
-        case numeric
-        /// `true` and `false`.
-        case literal
-
-        func encode(value: Bool) -> String {
-            switch self {
-            case .numeric: return value ? "1" : "0"
-            case .literal: return value ? "true" : "false"
-            }
-        }
-    }
+    /// How booleans are written: `.numeric` or `.literal`, as `URLEncodedFormEncoder` writes them.
+    public typealias BoolEncoding = URLEncodedFormEncoder.BoolEncoding
 
     /// Method-dependent destination, brackets, numeric booleans.
     public static var `default`: URLEncoding { URLEncoding() }
@@ -123,13 +94,13 @@ public struct URLEncoding: ParameterEncoding {
             }
         case let array as [Any]:
             for (index, element) in array.enumerated() {
-                components += queryComponents(fromKey: arrayEncoding.encode(key: key, atIndex: index), value: element)
+                components += queryComponents(fromKey: arrayEncoding.encode(key, atIndex: index), value: element)
             }
         case let bool as Bool where type(of: value) == Bool.self:
-            components.append((escape(key), escape(boolEncoding.encode(value: bool))))
+            components.append((escape(key), escape(boolEncoding.encode(bool))))
         case let number as NSNumber:
             if number.isBoolean {
-                components.append((escape(key), escape(boolEncoding.encode(value: number.boolValue))))
+                components.append((escape(key), escape(boolEncoding.encode(number.boolValue))))
             } else {
                 components.append((escape(key), escape("\(number)")))
             }
