@@ -31,4 +31,35 @@ enum Zlib {
         output.count = Int(stream.total_out)
         return output
     }
+
+    /// The gzip of `block` repeated `count` times, compressed as a stream so the decoded bytes never exist at once:
+    /// how the fault server makes compression bombs of any decoded size.
+    static func gzip(repeating block: Data, count: Int) -> Data? {
+        var stream = z_stream()
+        guard deflateInit2_(&stream, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY,
+                            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        defer { deflateEnd(&stream) }
+        var output = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let chunkCount = chunk.count
+        for index in 0...count {
+            let flush = index == count ? Z_FINISH : Z_NO_FLUSH
+            let input = index == count ? Data() : block
+            var status = Z_OK
+            input.withUnsafeBytes { inBuffer in
+                stream.next_in = UnsafeMutablePointer(mutating: inBuffer.bindMemory(to: Bytef.self).baseAddress)
+                stream.avail_in = uInt(inBuffer.count)
+                repeat {
+                    chunk.withUnsafeMutableBytes { outBuffer in
+                        stream.next_out = outBuffer.bindMemory(to: Bytef.self).baseAddress
+                        stream.avail_out = uInt(chunkCount)
+                        status = deflate(&stream, flush)
+                        output.append(outBuffer.bindMemory(to: UInt8.self).baseAddress!, count: chunkCount - Int(stream.avail_out))
+                    }
+                } while stream.avail_out == 0 || (flush == Z_FINISH && status == Z_OK)
+            }
+            if status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR { return nil }
+        }
+        return output
+    }
 }

@@ -110,6 +110,12 @@ extension AFError {
         if case .urlRequestValidationFailed = self { return true }
         return false
     }
+
+    /// Returns whether the instance is `.responseLimitExceeded`.
+    public var isResponseLimitError: Bool {
+        if case .responseLimitExceeded = self { return true }
+        return false
+    }
 }
 
 // MARK: - Convenience values
@@ -125,7 +131,9 @@ extension AFError {
     public var url: URL? {
         switch self {
         case let .multipartEncodingFailed(reason): return reason.url
-        case let .redirectFailed(.unsupportedScheme(url)): return url
+        case let .redirectFailed(.unsupportedScheme(url)), let .redirectFailed(.invalidPort(url)),
+             let .redirectFailed(.invalidHost(url)):
+            return url
         default: return nil
         }
     }
@@ -148,7 +156,8 @@ extension AFError {
         case let .createURLRequestFailed(error): return error
         case let .downloadedFileMoveFailed(error, _, _): return error
         case let .sessionTaskFailed(error): return error
-        case .explicitlyCancelled, .invalidURL, .redirectFailed, .sessionDeinitialized, .urlRequestValidationFailed:
+        case let .responseLimitExceeded(.decompressionRatioExceeded(_, error)): return error
+        case .explicitlyCancelled, .responseLimitExceeded, .invalidURL, .redirectFailed, .sessionDeinitialized, .urlRequestValidationFailed:
             return nil
         }
     }

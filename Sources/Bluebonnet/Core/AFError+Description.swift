@@ -46,6 +46,8 @@ extension AFError: LocalizedError {
             return "Moving downloaded file from: \(source) to: \(destination) failed with error: \(error.localizedDescription)"
         case let .sessionTaskFailed(error):
             return "URLSessionTask failed with error: \(Self.transportDescription(error))"
+        case let .responseLimitExceeded(reason):
+            return reason.localizedDescription
         }
     }
 }
@@ -232,6 +234,8 @@ extension AFError.URLRequestValidationFailureReason {
             return "Invalid URLRequest: the value of header \(name.debugDescription) holds CR, LF or NUL."
         case let .unsupportedURLScheme(scheme):
             return "Invalid URLRequest: the URL scheme \((scheme ?? "(none)").debugDescription) is not http or https."
+        case let .invalidHTTPMethod(method):
+            return "Invalid URLRequest: the method \(method.debugDescription) is not an HTTP token."
         }
     }
 }
@@ -243,6 +247,27 @@ extension AFError.RedirectFailureReason {
             return "Redirect failed: the request was redirected more than \(limit) times."
         case let .unsupportedScheme(url):
             return "Redirect failed: refusing to follow a redirect to a URL that is not http or https: \(url)"
+        case let .invalidPort(url):
+            return "Redirect failed: the Location's port \(url.port.map(String.init) ?? "(none)") is outside 0...65535: \(url)"
+        case let .invalidHost(url):
+            return "Redirect failed: the Location names no valid host: \(url)"
+        }
+    }
+}
+
+extension AFError.ResponseLimitFailureReason {
+    var localizedDescription: String {
+        switch self {
+        case let .maximumResponseSizeExceeded(limit):
+            return """
+            The response body exceeded the limit of \(limit) bytes for bodies held in memory. Raise it with \
+            Session(maximumResponseSize:) or the request's maximumResponseSize(_:), or download to a file.
+            """
+        case let .decompressionRatioExceeded(ratio, _):
+            return """
+            The response body was refused: it inflated by more than \(ratio) bytes per compressed byte, \
+            the decompression limit that protects against compression bombs.
+            """
         }
     }
 }

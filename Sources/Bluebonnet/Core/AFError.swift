@@ -145,6 +145,9 @@ public enum AFError: Error, Sendable {
         case invalidHeaderValue(name: String)
         /// The URL's scheme is not one the transport can speak (only `http` and `https` are).
         case unsupportedURLScheme(String?)
+        /// The method is not an RFC 9110 token (empty, or holding a space, CR, LF or another delimiter), so it
+        /// could split the request line.
+        case invalidHTTPMethod(String)
     }
 
     /// The underlying reason a redirect was not followed.
@@ -153,6 +156,20 @@ public enum AFError: Error, Sendable {
         case tooManyRedirects(limit: Int)
         /// A `Location` pointed at a scheme other than `http` or `https`.
         case unsupportedScheme(url: URL)
+        /// A `Location` named a port outside `0...65535`.
+        case invalidPort(url: URL)
+        /// A `Location` named no host, or a host holding a byte no host name can (a control character or a space).
+        case invalidHost(url: URL)
+    }
+
+    /// The underlying reason a response was refused for its size.
+    public enum ResponseLimitFailureReason: Sendable {
+        /// A body held in memory grew past `limit` bytes: raise `Session(maximumResponseSize:)` or the request's
+        /// `maximumResponseSize(_:)`.
+        case maximumResponseSizeExceeded(limit: Int64)
+        /// A compressed body inflated by more than `ratio` bytes per compressed byte (a compression bomb); the
+        /// decompressor's error is attached.
+        case decompressionRatioExceeded(ratio: Int, error: any Error)
     }
 
     /// `UploadableConvertible` threw an error in `createUploadable()`.
@@ -191,6 +208,8 @@ public enum AFError: Error, Sendable {
     case sessionTaskFailed(error: any Error)
     /// `URLRequest` failed validation.
     case urlRequestValidationFailed(reason: URLRequestValidationFailureReason)
+    /// The response went past a limit set to protect memory (its size, or its compression ratio).
+    case responseLimitExceeded(reason: ResponseLimitFailureReason)
 }
 
 extension Error {

@@ -50,15 +50,16 @@ extension Request {
     /// - Returns: The instance.
     @discardableResult
     public func cURLDescription(on queue: DispatchQueue, calling handler: @escaping @Sendable (String) -> Void) -> Self {
-        let ready = mutableState.write { state -> Bool in
-            guard state.requests.isEmpty else { return true }
+        let (ready, create) = mutableState.write { state -> (Bool, Bool) in
+            guard state.requests.isEmpty else { return (true, false) }
             state.cURLHandlers.append((queue, handler))
-            return false
+            return (false, Self.needsCreationForHandler(state))
         }
         if ready {
             let description = cURLDescription()
             queue.async { handler(description) }
         }
+        if create { createURLRequestOnRequestQueue() }
         return self
     }
 

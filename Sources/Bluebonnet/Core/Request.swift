@@ -42,6 +42,8 @@ public class Request: @unchecked Sendable {
         var initialResponseTime: CFAbsoluteTime?
         var completedTime: CFAbsoluteTime?
         var deadline: Date?
+        /// The request's own limit on the body held in memory, overriding the session's when set.
+        var maximumResponseSize: Int64??
         var urlRequestHandlers: [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)] = []
         var cURLHandlers: [(queue: DispatchQueue, handler: @Sendable (String) -> Void)] = []
         var progress = ProgressTracking()
@@ -159,8 +161,8 @@ public class Request: @unchecked Sendable {
     var createsURLRequestOnResume: Bool { context.createsRequestsOnResume }
 
     /// Makes the `URLRequest` on `requestQueue`, unless the first resume already did.
-    func createURLRequestOnRequestQueue(_ queue: DispatchQueue) {
-        queue.async { [self] in
+    func createURLRequestOnRequestQueue() {
+        context.requestQueue.async { [self] in
             let claimed = mutableState.write { state -> Bool in
                 guard !state.creationClaimed, state.state != .cancelled else { return false }
                 state.creationClaimed = true
@@ -199,6 +201,19 @@ public class Request: @unchecked Sendable {
         return self
     }
 
+    /// Sets the largest response body this request holds in memory, overriding the session's
+    /// `maximumResponseSize`. A larger body fails the request with
+    /// `AFError.responseLimitExceeded(reason: .maximumResponseSizeExceeded(limit:))`. Applies to the hops sent after
+    /// the call: set it before the request starts.
+    ///
+    /// - Parameter bytes: The limit in decoded bytes; `nil` for no limit.
+    /// - Returns: The instance.
+    @discardableResult
+    public func maximumResponseSize(_ bytes: Int64?) -> Self {
+        mutableState.write { $0.maximumResponseSize = .some(bytes) }
+        return self
+    }
+
     /// Calls `handler` with each `URLRequest` this request makes (the first, then one per redirect).
     ///
     /// - Parameters:
@@ -207,12 +222,20 @@ public class Request: @unchecked Sendable {
     /// - Returns: The instance.
     @discardableResult
     public func onURLRequestCreation(on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (URLRequest) -> Void) -> Self {
-        let existing = mutableState.write { state -> URLRequest? in
+        let (existing, create) = mutableState.write { state -> (URLRequest?, Bool) in
             state.urlRequestHandlers.append((queue, handler))
-            return state.requests.last
+            return (state.requests.last, Self.needsCreationForHandler(state))
         }
         if let existing { queue.async { handler(existing) } }
+        if create { createURLRequestOnRequestQueue() }
         return self
+    }
+
+    /// Whether a handler waiting for the `URLRequest` must have it made now: with the default queues it is made by
+    /// the first `resume()`, which a request with no response handler may never get, so the handler would wait
+    /// forever. Alamofire makes it when the request is created, whatever follows.
+    static func needsCreationForHandler(_ state: MutableState) -> Bool {
+        state.requests.isEmpty && !state.creationClaimed && state.state != .cancelled
     }
 
     // MARK: - Creation and attempts
@@ -261,16 +284,21 @@ public class Request: @unchecked Sendable {
     /// Sends one hop. The caller has set `attemptInFlight`.
     private func startAttempt(_ urlRequest: URLRequest) {
         let now = Timeline.now()
-        let (deadline, hop) = mutableState.write { state -> (Date?, Int) in
+        let (deadline, hop, firstURL, ownLimit) = mutableState.write { state -> (Date?, Int, URL?, Int64??) in
             if state.startTime == nil {
                 state.startTime = now
                 if let resource = context.resourceTimeout { state.deadline = Date(timeIntervalSinceReferenceDate: now + resource) }
             }
-            return (state.deadline, state.requests.count - 1)
+            return (state.deadline, state.requests.count - 1, state.requests.first?.url, state.maximumResponseSize)
         }
         var prepared: TransportRequest
         do {
-            prepared = try context.transportRequest(for: urlRequest, deadline: deadline)
+            // The session's credentials were set for the origin the request starts on; a redirect elsewhere
+            // goes without them, as the redirect rules already stripped the request's own.
+            var sameOrigin = hop == 0
+            if !sameOrigin, let firstURL, let url = urlRequest.url { sameOrigin = RedirectRules.sameOrigin(firstURL, url) }
+            prepared = try context.transportRequest(for: urlRequest, deadline: deadline, sendsSessionCredentials: sameOrigin,
+                                                    maximumBodySize: ownLimit ?? context.maximumResponseSize)
             prepared.body = try uploadBody(for: urlRequest, hop: hop)
             if let body = prepared.body { didStartSendingBody(length: body.length) }
         } catch {

@@ -264,7 +264,7 @@ extension Session {
             delegate: self,
             fileManager: fileManager
         )
-        request.createURLRequestOnRequestQueue(requestQueue)
+        request.createURLRequestOnRequestQueue()
         return request
     }
 }

@@ -29,6 +29,11 @@ open class Session: @unchecked Sendable, RequestDelegate {
     public let redirectHandler: (any RedirectHandler)?
     /// The monitor told of every request's events, when any monitor was given.
     public let eventMonitor: CompositeEventMonitor?
+    /// The largest response body, in decoded bytes, a request holds in memory; `nil` for no limit.
+    public let maximumResponseSize: Int64?
+
+    /// The default `maximumResponseSize`: 100 MiB.
+    public static let defaultMaximumResponseSize: Int64 = 100 * 1024 * 1024
 
     let context: SessionContext
 
@@ -45,6 +50,9 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///   - serializationQueue:       The queue where responses are serialized. A queue targeting `rootQueue` by default.
     ///   - redirectHandler:          The `RedirectHandler` for every request. `nil` (follow, up to 16 hops) by default.
     ///   - eventMonitors:            Monitors told of every request's events. None by default.
+    ///   - maximumResponseSize:      The largest body, in decoded bytes, a request holds in memory; a larger one fails
+    ///                               with `AFError.responseLimitExceeded`. A request may set its own with
+    ///                               `maximumResponseSize(_:)`. 100 MiB by default; `nil` for no limit.
     public init(
         configuration: URLSessionConfiguration = URLSessionConfiguration.af.default,
         rootQueue: DispatchQueue = DispatchQueue(label: "org.bluebonnet.session.rootQueue"),
@@ -52,8 +60,10 @@ open class Session: @unchecked Sendable, RequestDelegate {
         requestQueue: DispatchQueue? = nil,
         serializationQueue: DispatchQueue? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
-        eventMonitors: [any EventMonitor] = []
+        eventMonitors: [any EventMonitor] = [],
+        maximumResponseSize: Int64? = Session.defaultMaximumResponseSize
     ) {
+        self.maximumResponseSize = maximumResponseSize
         self.rootQueue = rootQueue
         self.startRequestsImmediately = startRequestsImmediately
         self.requestQueue = requestQueue ?? DispatchQueue(label: "\(rootQueue.label).requestQueue", target: rootQueue)
@@ -74,7 +84,9 @@ open class Session: @unchecked Sendable, RequestDelegate {
             resourceTimeout: resourceTimeout,
             startRequestsImmediately: startRequestsImmediately,
             createsRequestsOnResume: startRequestsImmediately && requestQueue == nil,
-            redirectHandler: redirectHandler ?? Redirector.follow
+            redirectHandler: redirectHandler ?? Redirector.follow,
+            requestQueue: self.requestQueue,
+            maximumResponseSize: maximumResponseSize
         )
     }
 
@@ -181,6 +193,6 @@ open class Session: @unchecked Sendable, RequestDelegate {
     /// `requestQueue` or does not start requests immediately; otherwise the first `resume()` makes it inline.
     func perform(_ request: DataRequest) {
         guard !context.createsRequestsOnResume else { return }
-        request.createURLRequestOnRequestQueue(requestQueue)
+        request.createURLRequestOnRequestQueue()
     }
 }

@@ -19,31 +19,56 @@ struct SessionContext: Sendable {
     /// context switch to every request.
     let createsRequestsOnResume: Bool
     let redirectHandler: any RedirectHandler
+    /// `Session.requestQueue`, where a `URLRequest` is made when no `resume()` makes it inline.
+    let requestQueue: DispatchQueue
+
+    /// The largest body held in memory, in bytes; `nil` for no limit. A request may set its own.
+    let maximumResponseSize: Int64?
 
     /// The request as it goes on the wire, or the error that keeps it from being sent.
-    func transportRequest(for urlRequest: URLRequest, deadline: Date?) throws -> TransportRequest {
+    ///
+    /// - Parameters:
+    ///   - urlRequest:              The hop's request.
+    ///   - deadline:                When the whole request must end.
+    ///   - sendsSessionCredentials: Whether the session's `Authorization`, `Proxy-Authorization` and `Cookie`
+    ///                              headers go along: only while the hop stays on the origin of the first request.
+    ///   - maximumBodySize:         The limit on the body held in memory.
+    func transportRequest(
+        for urlRequest: URLRequest,
+        deadline: Date?,
+        sendsSessionCredentials: Bool,
+        maximumBodySize: Int64?
+    ) throws -> TransportRequest {
         guard let url = urlRequest.url else {
             throw AFError.parameterEncodingFailed(reason: .missingURL)
         }
-        let scheme = url.scheme?.lowercased()
-        guard scheme == "http" || scheme == "https" else {
-            guard scheme != nil, let host = url.host, !host.isEmpty else { throw AFError.invalidURL(url: url) }
+        switch RequestTarget.problem(with: url) {
+        case nil:
+            break
+        case .unsupportedScheme where url.scheme != nil && url.host?.isEmpty == false:
             throw AFError.urlRequestValidationFailed(reason: .unsupportedURLScheme(url.scheme))
+        case .unsupportedScheme, .invalidHost, .invalidPort:
+            throw AFError.invalidURL(url: url)
         }
-        guard let host = url.host, !host.isEmpty else { throw AFError.invalidURL(url: url) }
+        let method = urlRequest.httpMethod ?? "GET"
+        guard HeaderValidator.isValidName(method) else {
+            throw AFError.urlRequestValidationFailed(reason: .invalidHTTPMethod(method))
+        }
         // Merged into a plain list, not into the URLRequest: every URLRequest mutation copies an NSMutableURLRequest.
         let own = urlRequest.allHTTPHeaderFields ?? [:]
         var headers = own.map { (name: $0.key, value: $0.value) }
         if !additionalHeaders.isEmpty {
             headers.reserveCapacity(own.count + additionalHeaders.count)
             for header in additionalHeaders where !own.keys.contains(where: { $0.caseInsensitiveCompare(header.name) == .orderedSame }) {
+                if !sendsSessionCredentials, RedirectRules.isCredentialHeader(header.name) { continue }
                 headers.append((header.name, header.value))
             }
         }
         try HeaderValidator.validate(headers)
         // URLSession's rule: the request's own interval applies when it is tighter than the session's.
         let idle = urlRequest.timeoutInterval > 0 && urlRequest.timeoutInterval < requestTimeout ? urlRequest.timeoutInterval : nil
-        return TransportRequest(urlRequest: urlRequest, headers: headers, idleTimeout: idle, deadline: deadline)
+        return TransportRequest(urlRequest: urlRequest, headers: headers, idleTimeout: idle, deadline: deadline,
+                                maximumBodySize: maximumBodySize)
     }
 }
 

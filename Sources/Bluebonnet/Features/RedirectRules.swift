@@ -18,9 +18,11 @@ enum RedirectRules {
               let base = request.url ?? response.url,
               let target = URL(string: location, relativeTo: base)?.absoluteURL
         else { return nil }
-        let scheme = target.scheme?.lowercased()
-        guard scheme == "http" || scheme == "https", target.host?.isEmpty == false else {
-            return .failure(.redirectFailed(reason: .unsupportedScheme(url: target)))
+        switch RequestTarget.problem(with: target) {
+        case nil: break
+        case .unsupportedScheme: return .failure(.redirectFailed(reason: .unsupportedScheme(url: target)))
+        case .invalidHost: return .failure(.redirectFailed(reason: .invalidHost(url: target)))
+        case .invalidPort: return .failure(.redirectFailed(reason: .invalidPort(url: target)))
         }
         var next = request
         next.url = target
@@ -36,6 +38,11 @@ enum RedirectRules {
             for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
         }
         return .success(next)
+    }
+
+    /// Whether `name` is one of `credentialHeaders`, in any case.
+    static func isCredentialHeader(_ name: String) -> Bool {
+        credentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
     }
 
     static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {

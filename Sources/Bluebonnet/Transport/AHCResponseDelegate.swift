@@ -32,18 +32,33 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     private let idleTimeout: TimeAmount?
     /// Whether the request streams a body whose end the sink wants to hear of.
     private let hasUploadBody: Bool
+    /// The largest decoded body gathered in memory; a server that sends more fails the attempt.
+    private let maximumBodySize: Int64?
+    /// Whether the response can carry a body: not for `HEAD`, whose `Content-Length` describes a body never sent.
+    private let expectsBody: Bool
     private let state = Protected(State())
 
-    init(url: URL, sink: any TransportSink, idleTimeout: TimeInterval?, hasUploadBody: Bool) {
+    init(url: URL, sink: any TransportSink, idleTimeout: TimeInterval?, hasUploadBody: Bool, maximumBodySize: Int64?,
+         method: String) {
         self.url = url
         self.sink = sink
         self.hasUploadBody = hasUploadBody
+        self.maximumBodySize = maximumBodySize
+        expectsBody = method.caseInsensitiveCompare("HEAD") != .orderedSame
         self.idleTimeout = idleTimeout.map(AsyncHTTPClientTransport.timeAmount)
+    }
+
+    /// The error that ends a response whose body outgrows `limit`.
+    private static func bodyTooLarge(limit: Int64) -> AFError {
+        .responseLimitExceeded(reason: .maximumResponseSizeExceeded(limit: limit))
     }
 
     /// Arms the idle timer once the engine has accepted the request.
     func attach(_ task: HTTPClient.Task<Void>) {
         state.write { $0.task = task }
+        // AsyncHTTPClient fails some tasks without telling the delegate (a client already shut down, because its
+        // `Session` went away): the task's own result is the last word, so the sink always hears once.
+        task.futureResult.whenFailure { [self] error in fail(with: error) }
         guard let idleTimeout else { return }
         scheduleIdleCheck(on: task.eventLoop, after: idleTimeout)
     }
@@ -118,8 +133,8 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         for (name, value) in head.headers {
             if let existing = fields[name] { fields[name] = existing + ", " + value } else { fields[name] = value }
         }
-        let declared = head.headers.first(name: "content-length").flatMap(Int.init)
-        let reserve = declared.map { min($0, Self.maximumReservation) }
+        let declared = head.headers.first(name: "content-length").flatMap(Int64.init)
+        let reserve = declared.map { Int(min($0, Int64(Self.maximumReservation), maximumBodySize ?? .max)) }
         // A decoded body is longer than the `Content-Length` the server announced, so its length is unknown.
         let expected = head.headers.contains(name: "content-encoding") ? -1 : Int64(declared ?? -1)
         state.write { state in
@@ -134,42 +149,71 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             headerFields: fields
         )
         if let response { sink.transportDidReceiveResponse(response, expectedBodyLength: expected) }
+        // A declared length past the limit fails now rather than after the limit's worth of bytes; bodiless
+        // responses declare lengths they never send.
+        let status = head.status.code
+        if let declared, let maximumBodySize, declared > maximumBodySize, expectsBody, status != 204, status != 304 {
+            return task.eventLoop.makeFailedFuture(Self.bodyTooLarge(limit: maximumBodySize))
+        }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let wait = state.write { state -> EventLoopPromise<Void>? in
+        enum Next { case `continue`, wait(EventLoopPromise<Void>), tooLarge(limit: Int64) }
+        let next = state.write { state -> Next in
+            if let maximumBodySize, Int64(state.body.count) + Int64(buffer.readableBytes) > maximumBodySize {
+                // Dropped at once, not when the error arrives: the limit bounds memory, not only the result.
+                state.body = Data()
+                return .tooLarge(limit: maximumBodySize)
+            }
             buffer.withUnsafeReadableBytes { state.body.append(contentsOf: $0) }
             state.lastActivity = .now()
-            guard state.suspended else { return nil }
+            guard state.suspended else { return .continue }
             let promise = task.eventLoop.makePromise(of: Void.self)
             state.pendingRead = promise
-            return promise
+            return .wait(promise)
         }
-        sink.transportDidReceiveBodyBytes(buffer.readableBytes)
-        return wait?.futureResult ?? task.eventLoop.makeSucceededVoidFuture()
+        switch next {
+        case .continue:
+            sink.transportDidReceiveBodyBytes(buffer.readableBytes)
+            return task.eventLoop.makeSucceededVoidFuture()
+        case let .wait(promise):
+            sink.transportDidReceiveBodyBytes(buffer.readableBytes)
+            return promise.futureResult
+        case let .tooLarge(limit):
+            return task.eventLoop.makeFailedFuture(Self.bodyTooLarge(limit: limit))
+        }
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        let (body, upload) = state.write { state -> (Data, EventLoopPromise<Void>?) in
+        let finished = state.write { state -> (Data, EventLoopPromise<Void>?)? in
+            guard !state.completed else { return nil }
             state.completed = true
             state.idleTimer?.cancel()
             defer { state.body = Data(); state.pendingUpload = nil }
             return (state.body, state.pendingUpload)
         }
+        guard let (body, upload) = finished else { return }
         // The server answered before taking the whole body: the held chunk is never sent.
         upload?.fail(HTTPClientError.requestStreamCancelled)
         sink.transportDidComplete(body: body, error: nil)
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-        let (timedOut, pending, upload) = state.write { state -> (Bool, EventLoopPromise<Void>?, EventLoopPromise<Void>?) in
+        fail(with: error)
+    }
+
+    /// Ends the attempt with `error`, unless it already ended.
+    private func fail(with error: any Error) {
+        let failed = state.write { state -> (Bool, EventLoopPromise<Void>?, EventLoopPromise<Void>?)? in
+            guard !state.completed else { return nil }
             state.completed = true
             state.idleTimer?.cancel()
             state.body = Data()
             defer { state.pendingRead = nil; state.pendingUpload = nil }
             return (state.timedOut, state.pendingRead, state.pendingUpload)
         }
+        guard let (timedOut, pending, upload) = failed else { return }
         pending?.fail(error)
         upload?.fail(error)
         sink.transportDidComplete(body: Data(), error: timedOut ? HTTPClientError.readTimeout : error)

@@ -43,8 +43,10 @@ final class AsyncHTTPClientTransport: HTTPTransport {
             var headers = NIOHTTP1.HTTPHeaders()
             headers.reserveCapacity(request.headers.count)
             for (name, value) in request.headers { headers.add(name: name, value: value) }
-            let method = NIOHTTP1.HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
-            delegate = AHCResponseDelegate(url: url, sink: sink, idleTimeout: request.idleTimeout, hasUploadBody: request.body != nil)
+            let methodName = urlRequest.httpMethod ?? "GET"
+            let method = NIOHTTP1.HTTPMethod(rawValue: methodName)
+            delegate = AHCResponseDelegate(url: url, sink: sink, idleTimeout: request.idleTimeout, hasUploadBody: request.body != nil,
+                                           maximumBodySize: request.maximumBodySize, method: methodName)
             let body = request.body.map { AHCBodyStreamer.body(for: $0, eventLoopGroup: client.eventLoopGroup, gate: delegate) }
                 ?? urlRequest.httpBody.map { .bytes($0) }
             ahcRequest = try HTTPClient.Request(url: url, method: method, headers: headers, body: body)

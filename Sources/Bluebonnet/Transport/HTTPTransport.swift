@@ -13,6 +13,8 @@ struct TransportRequest: Sendable {
     var idleTimeout: TimeInterval?
     /// Absolute time by which the whole request (every hop) must end.
     var deadline: Date?
+    /// The largest response body, in decoded bytes, the engine may gather in memory; `nil` for no limit.
+    var maximumBodySize: Int64?
     /// The body to stream instead of `urlRequest.httpBody`, for uploads.
     var body: UploadBody?
 }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 import NIOPosix
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -13,6 +14,10 @@ enum TransportErrorMapper {
     static func afError(from error: any Error) -> AFError {
         if let afError = error as? AFError { return afError }
         if error is URLError { return .sessionTaskFailed(error: error) }
+        if let decompression = error as? NIOHTTPDecompression.DecompressionError, decompression == .limit {
+            return .responseLimitExceeded(reason: .decompressionRatioExceeded(
+                ratio: AsyncHTTPClientTransport.decompressionRatioLimit, error: error))
+        }
         return .sessionTaskFailed(error: URLError(code(for: error), userInfo: [NSUnderlyingErrorKey: error]))
     }
 
@@ -43,6 +48,9 @@ enum TransportErrorMapper {
             case ENETUNREACH, EHOSTUNREACH: return .cannotConnectToHost
             default: return .unknown
             }
+        }
+        if error is NIOHTTPDecompression.DecompressionError || error is NIOHTTPDecompression.ExtraDecompressionError {
+            return .cannotDecodeContentData
         }
         if let parserError = error as? HTTPParserError {
             // The peer closed before the declared end of the body: a download cut short, not a bad response.

@@ -170,6 +170,35 @@ final class RequestLifecycleTests: ServerTestCase {
         XCTAssertTrue(command.contains("-d '{\"a\":\"b\"}'"))
     }
 
+    func testCURLDescriptionCallbackFiresWithoutAResponseHandlerOrResume() async {
+        // `bonnet --curl` asks for the command before adding any handler: it used to wait forever.
+        let request = session.request(url("/get"), headers: ["X-A": "1"])
+        let command: String = await withCheckedContinuation { continuation in
+            request.cURLDescription { continuation.resume(returning: $0) }
+        }
+        XCTAssertTrue(command.contains("-H 'X-A: 1'"))
+        XCTAssertTrue(request.isInitialized, "asking for the command does not start the request")
+        let response = await request.serializingData().response
+        XCTAssertEqual(response.response?.statusCode, 200)
+        XCTAssertEqual(request.requests.count, 1, "the URLRequest was made once")
+    }
+
+    func testOnURLRequestCreationFiresWithoutAResponseHandler() async {
+        let request = session.request(url("/get"))
+        let made: URLRequest = await withCheckedContinuation { continuation in
+            request.onURLRequestCreation(on: queue) { continuation.resume(returning: $0) }
+        }
+        XCTAssertEqual(made.url?.absoluteString, url("/get"))
+    }
+
+    func testCURLDescriptionOfAResumedRequestFiresBeforeAnyHandler() async {
+        let request = session.request(url("/get")).resume()
+        let command: String = await withCheckedContinuation { continuation in
+            request.cURLDescription { continuation.resume(returning: $0) }
+        }
+        XCTAssertTrue(command.hasSuffix("'\(url("/get"))'"))
+    }
+
     func testOnURLRequestCreationSeesEveryHop() async {
         let seen = Recorder<String>()
         let request = session.request(url("/redirect/2")).onURLRequestCreation(on: queue) { seen.append($0.url?.path ?? "") }

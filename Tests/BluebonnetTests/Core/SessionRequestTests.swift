@@ -171,4 +171,10 @@ final class SessionLifetimeTests: ServerTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 2)
         XCTAssertEqual(response.error?.isSessionDeinitializedError, true, "\(String(describing: response.error))")
     }
+
+    func testARequestOfASessionReleasedAtOnceFailsInsteadOfHanging() async {
+        // The engine refuses work once its session is gone, without telling the request: it used to wait forever.
+        let response = await Session().request(url("/get")).serializingData().response
+        XCTAssertEqual(response.error?.isSessionDeinitializedError, true, "\(String(describing: response.error))")
+    }
 }

@@ -119,3 +119,103 @@ final class RedirectTests: ServerTestCase {
         }
     }
 }
+
+/// Credentials set for the whole session stay with the origin the request started on, whatever hop follows.
+final class SessionCredentialRedirectTests: ServerTestCase {
+    /// Kept for the test's length: a released session ends its requests.
+    var credentialed: Session?
+
+    func credentialedSession() -> Session {
+        if let credentialed { return credentialed }
+        credentialed = session {
+            $0.headers.add(.authorization(bearerToken: "session-secret"))
+            $0.headers.add(name: "Cookie", value: "session=1")
+            $0.headers.add(name: "Proxy-Authorization", value: "Basic cHJveHk6c2VjcmV0")
+            $0.headers.add(name: "X-Trace", value: "kept")
+        }
+        return credentialed!
+    }
+
+    func redirect(to target: String, status: Int = 302) -> String {
+        url("/redirect-to?url=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&status_code=\(status)")
+    }
+
+    func echoedHeaders(_ request: DataRequest) async throws -> [String: String] {
+        let data = try await request.serializingData().value
+        return try XCTUnwrap(try json(data)["headers"] as? [String: String])
+    }
+
+    func testSessionCredentialsDoNotFollowARedirectToAnotherOrigin() async throws {
+        for status in [301, 302, 303, 307, 308] {
+            let headers = try await echoedHeaders(credentialedSession().request(redirect(to: "http://localhost:\(server.port)/headers", status: status)))
+            XCTAssertEqual(headers["Host"], "localhost:\(server.port)", "\(status)")
+            XCTAssertNil(headers["Authorization"], "\(status)")
+            XCTAssertNil(headers["Cookie"], "\(status)")
+            XCTAssertNil(headers["Proxy-Authorization"], "\(status)")
+            XCTAssertEqual(headers["X-Trace"], "kept", "other session headers still go, \(status)")
+        }
+    }
+
+    func testSessionCredentialsStayOnASameOriginRedirect() async throws {
+        let headers = try await echoedHeaders(credentialedSession().request(redirect(to: "/headers")))
+        XCTAssertEqual(headers["Authorization"], "Bearer session-secret")
+        XCTAssertEqual(headers["Cookie"], "session=1")
+    }
+
+    func testSessionCredentialsReachTheFirstOriginWhateverItsName() async throws {
+        let headers = try await echoedHeaders(credentialedSession().request("http://localhost:\(server.port)/headers"))
+        XCTAssertEqual(headers["Authorization"], "Bearer session-secret")
+    }
+
+    func testRequestAndSessionCredentialsAreBothDroppedAcrossOrigins() async throws {
+        let request = credentialedSession().request(redirect(to: "http://localhost:\(server.port)/headers"),
+                                                    headers: [.authorization(username: "user", password: "pass"), HTTPHeader(name: "cookie", value: "own=1")])
+        let headers = try await echoedHeaders(request)
+        XCTAssertNil(headers["Authorization"])
+        XCTAssertNil(headers["Cookie"])
+    }
+
+    func testACrossOriginChainDropsCredentialsOnEveryForeignHop() async throws {
+        // 127.0.0.1 → localhost → localhost: two hops away from the first origin.
+        let second = "http://localhost:\(server.port)/redirect-to?url=%2Fheaders"
+        let headers = try await echoedHeaders(credentialedSession().request(redirect(to: second)))
+        XCTAssertEqual(headers["Host"], "localhost:\(server.port)")
+        XCTAssertNil(headers["Authorization"])
+        XCTAssertNil(headers["Cookie"])
+    }
+
+    func testARedirectHandlerMayDeliberatelyAddCredentialsForTheNewOrigin() async throws {
+        let modifier = Redirector.modify { _, request, _ in
+            var request = request
+            request.setValue("Bearer chosen-for-target", forHTTPHeaderField: "Authorization")
+            return request
+        }
+        let request = credentialedSession().request(redirect(to: "http://localhost:\(server.port)/headers")).redirect(using: modifier)
+        let headers = try await echoedHeaders(request)
+        XCTAssertEqual(headers["Authorization"], "Bearer chosen-for-target")
+        XCTAssertNil(headers["Cookie"])
+    }
+
+    func testRedirectsToOutOfRangePortsFailWithTheReason() async {
+        for target in ["http://127.0.0.1:99999/x", "http://localhost:65536/"] {
+            let response = await session.request(redirect(to: target)).serializingData().response
+            guard case let .redirectFailed(.invalidPort(url))? = response.error else {
+                XCTFail("\(target): \(String(describing: response.error))")
+                continue
+            }
+            XCTAssertEqual(url.absoluteString, target)
+            XCTAssertTrue(response.error?.localizedDescription.contains("outside 0...65535") == true)
+            XCTAssertEqual(response.error?.url?.absoluteString, target)
+        }
+    }
+
+    func testARedirectHandlerThatPicksABadPortFailsBeforeSending() async {
+        let modifier = Redirector.modify { _, request, _ in
+            var request = request
+            request.url = URL(string: "http://127.0.0.1:70000/")
+            return request
+        }
+        let response = await session.request(redirect(to: "/get")).redirect(using: modifier).serializingData().response
+        XCTAssertEqual(response.error?.isInvalidURLError, true, "\(String(describing: response.error))")
+    }
+}
