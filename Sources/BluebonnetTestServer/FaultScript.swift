@@ -41,12 +41,11 @@ struct FaultScript {
     func run(on writer: FaultWriter) {
         switch path {
         case "/head-then-close":
-            writer.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n").whenComplete { _ in writer.close() }
+            writer.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n", then: .close)
         case "/close-mid-body":
-            writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 400))
-                .whenComplete { _ in writer.close() }
+            writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 400), then: .close)
         case "/chunked-truncated":
-            writer.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n").whenComplete { _ in writer.close() }
+            writer.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n", then: .close)
         case "/chunked-malformed":
             writer.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n")
         case "/reset":
@@ -79,35 +78,33 @@ struct FaultScript {
             let megabytes = int("mib", default: 256, in: 1...4096)
             let body = GzipBombs.body(kind: query["kind"]?.first ?? "zeros", mebibytes: megabytes)
             writer.write("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n")
-            writer.write(body).whenComplete { _ in writer.close() }
+            writer.write(body, then: .close)
         case "/status-line":
             let line = query["line"]?.first ?? "HTTP/1.1 abc OK"
-            writer.write(line + "\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok").whenComplete { _ in writer.close() }
+            writer.write(line + "\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", then: .close)
         case "/content-length":
             let lines = (query["value"] ?? ["-1"]).map { "Content-Length: \($0)\r\n" }.joined()
-            writer.write("HTTP/1.1 200 OK\r\n" + lines + "Connection: close\r\n\r\nhello").whenComplete { _ in writer.close() }
+            writer.write("HTTP/1.1 200 OK\r\n" + lines + "Connection: close\r\n\r\nhello", then: .close)
         case "/redirect":
             let status = int("status", default: 302, in: 300...399)
             let location = query["location"]?.first ?? "/"
-            writer.write("HTTP/1.1 \(status) Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-                .whenComplete { _ in writer.close() }
+            writer.write("HTTP/1.1 \(status) Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", then: .close)
         case "/informational":
             let count = int("count", default: 1000, in: 0...1_000_000)
             let heads = String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: count)
             let final = query["final"]?.first == "1" ? "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok" : ""
             writer.write(heads + final)
         default:
-            writer.write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").whenComplete { _ in writer.close() }
+            writer.write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", then: .close)
         }
     }
 
     private func reset(phase: String, writer: FaultWriter) {
         switch phase {
         case "after-head":
-            writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n").whenComplete { _ in writer.reset() }
+            writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", then: .reset)
         case "mid-body":
-            writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 300))
-                .whenComplete { _ in writer.reset() }
+            writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 300), then: .reset)
         default:
             writer.reset()
         }

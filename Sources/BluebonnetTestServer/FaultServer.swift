@@ -132,6 +132,29 @@ struct FaultWriter: Sendable {
         write(Array(text.utf8))
     }
 
+    /// How a connection ends after a write.
+    enum Ending {
+        /// A clean close (FIN).
+        case close
+        /// A reset (RST).
+        case reset
+    }
+
+    /// Writes `bytes`, then ends the connection.
+    func write(_ bytes: [UInt8], then ending: Ending) {
+        write(bytes).whenComplete { _ in
+            switch ending {
+            case .close: close()
+            case .reset: reset()
+            }
+        }
+    }
+
+    /// Writes `text` as UTF-8, then ends the connection.
+    func write(_ text: String, then ending: Ending) {
+        write(Array(text.utf8), then: ending)
+    }
+
     /// Closes the connection cleanly (FIN).
     func close() {
         channel.close(promise: nil)

@@ -8,23 +8,7 @@ import FoundationNetworking
 
 /// What is checked before a byte is sent: the URL's port and host, and the method on the request line. A raw-socket
 /// `FaultServer` is the witness that nothing reached the network.
-final class RequestTargetTests: XCTestCase {
-    var faults: FaultServer!
-    var session: Session!
-
-    override func setUp() async throws {
-        try await super.setUp()
-        faults = try await FaultServer.start()
-        session = Session()
-    }
-
-    override func tearDown() async throws {
-        session = nil
-        await faults?.stop()
-        faults = nil
-        try await super.tearDown()
-    }
-
+final class RequestTargetTests: FaultServerTestCase {
     func testPortsOutsideTheValidRangeFailWithInvalidURLInsteadOfCrashing() async {
         for string in ["http://127.0.0.1:65536/", "http://127.0.0.1:99999/x", "http://localhost:99999/",
                        "http://localhost:65536/", "https://[::1]:70000/", "http://127.0.0.1:4294967297/"] {

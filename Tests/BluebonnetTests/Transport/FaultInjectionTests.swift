@@ -9,29 +9,17 @@ import FoundationNetworking
 /// Every fault a hostile server can commit, from the raw-socket `FaultServer`: each ends in its exact `AFError`,
 /// within its timeout, with every handler run exactly once, and with memory bounded where the server sends without
 /// end.
-final class FaultInjectionTests: XCTestCase {
-    var faults: FaultServer!
-    var session: Session!
-
+final class FaultInjectionTests: FaultServerTestCase {
     /// Idle time allowed between reads in these tests.
     static let idleTimeout: TimeInterval = 1
     /// The whole request's allowance.
     static let resourceTimeout: TimeInterval = 3
 
-    override func setUp() async throws {
-        try await super.setUp()
-        faults = try await FaultServer.start()
+    override func makeSession() -> Session {
         let configuration = URLSessionConfiguration.af.default
         configuration.timeoutIntervalForRequest = Self.idleTimeout
         configuration.timeoutIntervalForResource = Self.resourceTimeout
-        session = Session(configuration: configuration)
-    }
-
-    override func tearDown() async throws {
-        session = nil
-        await faults?.stop()
-        faults = nil
-        try await super.tearDown()
+        return Session(configuration: configuration)
     }
 
     struct Outcome {

@@ -1,0 +1,121 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import Bluebonnet
+@testable import BluebonnetTestServer
+
+/// One parser under fuzzing. Each must never crash, and each checks a property its parser promises: a violated
+/// `precondition` is a crash libFuzzer keeps as an artifact.
+enum FuzzTarget: String, CaseIterable {
+    /// `Content-Type` charsets and byte order marks.
+    case contentType = "content-type"
+    /// MIME types and ranges: parsing and matching.
+    case mimeMatching = "mime-matching"
+    /// `URLEncodedFormEncoder` and `URLEncoding` of arbitrary keys and values, decoded back to what went in.
+    case formRoundTrip = "form-round-trip"
+    /// The image header reader on arbitrary bytes.
+    case imageHeader = "image-header"
+    /// The test server's multipart parser on arbitrary bodies.
+    case multipartParts = "multipart-parts"
+    /// A `Location` header turned into the next request.
+    case redirectLocation = "redirect-location"
+
+    /// The target named by `BLUEBONNET_FUZZ_TARGET`, read once.
+    static let selected: FuzzTarget = {
+        let name = ProcessInfo.processInfo.environment["BLUEBONNET_FUZZ_TARGET"] ?? ""
+        guard let target = FuzzTarget(rawValue: name) else {
+            fatalError("Set BLUEBONNET_FUZZ_TARGET to one of: \(allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return target
+    }()
+
+    func run(_ data: Data) {
+        switch self {
+        case .contentType: Self.contentType(data)
+        case .mimeMatching: Self.mimeMatching(data)
+        case .formRoundTrip: Self.formRoundTrip(data)
+        case .imageHeader: Self.imageHeader(data)
+        case .multipartParts: Self.multipartParts(data)
+        case .redirectLocation: Self.redirectLocation(data)
+        }
+    }
+
+    private static func contentType(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        if let encoding = CharsetResolver.encoding(forContentType: text) {
+            precondition(CharsetResolver.encodings.values.contains(encoding))
+        }
+        _ = CharsetResolver.encoding(forByteOrderMarkOf: data)
+        let serializer = StringResponseSerializer()
+        _ = try? serializer.serialize(request: nil, response: nil, data: data, error: nil)
+    }
+
+    private static func mimeMatching(_ data: Data) {
+        let halves = String(decoding: data, as: UTF8.self).split(separator: "\n", maxSplits: 1).map(String.init)
+        guard let first = halves.first, let range = MIMEType(first) else { return }
+        // A type always matches itself, and the full wildcard matches everything.
+        precondition(range.matches(range))
+        precondition(MIMEType("*/*")!.matches(range))
+        if halves.count == 2, let other = MIMEType(halves[1]) {
+            _ = range.matches(other)
+        }
+    }
+
+    private static func formRoundTrip(_ data: Data) {
+        // NUL-separated key, value, key, value...
+        let fields = String(decoding: data, as: UTF8.self).split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+        var parameters: [String: String] = [:]
+        for index in stride(from: 0, to: fields.count - 1, by: 2) { parameters[fields[index]] = fields[index + 1] }
+        guard let query: String = try? URLEncodedFormEncoder().encode(parameters) else {
+            preconditionFailure("a [String: String] always encodes")
+        }
+        precondition(decodeQuery(query) == parameters, "form encoder round trip: \(parameters) -> \(query)")
+        var request = URLRequest(url: URL(string: "http://example.com/")!)
+        request.httpMethod = "POST"
+        guard let encoded = try? URLEncoding.httpBody.encode(request, with: parameters), let body = encoded.httpBody else {
+            preconditionFailure("URLEncoding always encodes a [String: String]")
+        }
+        precondition(decodeQuery(String(decoding: body, as: UTF8.self)) == parameters, "URLEncoding round trip: \(parameters)")
+    }
+
+    private static func decodeQuery(_ query: String) -> [String: String] {
+        var decoded: [String: String] = [:]
+        guard !query.isEmpty else { return decoded }
+        for pair in query.split(separator: "&", omittingEmptySubsequences: false) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let key = parts[0].removingPercentEncoding ?? "\u{FFFD}invalid"
+            decoded[key] = parts.count > 1 ? parts[1].removingPercentEncoding ?? "\u{FFFD}invalid" : ""
+        }
+        return decoded
+    }
+
+    private static func imageHeader(_ data: Data) {
+        guard let header = try? ImageHeaderReader.read(data) else { return }
+        precondition(header.width > 0 && header.height > 0 && header.frameCount > 0)
+    }
+
+    private static func multipartParts(_ data: Data) {
+        let parts = MultipartParser.parse(data, boundary: "fuzz-boundary")
+        precondition(parts.allSatisfy { $0.body.count <= data.count })
+        _ = MultipartParser.boundary(from: String(decoding: data.prefix(256), as: UTF8.self))
+    }
+
+    private static func redirectLocation(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        let statuses = [301, 302, 303, 307, 308]
+        let status = statuses[Int(data.first ?? 0) % statuses.count]
+        var request = URLRequest(url: URL(string: "http://example.com:8080/a/b?c=d")!)
+        request.httpMethod = data.count % 2 == 0 ? "POST" : "GET"
+        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+        guard let response = HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1",
+                                             headerFields: ["Location": text]) else { return }
+        guard case let .success(next)? = RedirectRules.redirectedRequest(from: request, response: response) else { return }
+        // Whatever the server wrote, the next hop is one the engine may connect to, and credentials stay home.
+        guard let url = next.url else { preconditionFailure("a followed redirect has a URL") }
+        precondition(RequestTarget.problem(with: url) == nil, "followed an invalid target: \(url)")
+        if !RedirectRules.sameOrigin(request.url!, url) {
+            precondition(next.value(forHTTPHeaderField: "Authorization") == nil, "credential crossed origins to \(url)")
+        }
+    }
+}
