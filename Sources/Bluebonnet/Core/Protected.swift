@@ -1,5 +1,10 @@
+#if BLUEBONNET_SANITIZER_LOCK
+import Foundation
+#else
 import Synchronization
+#endif
 
+#if !BLUEBONNET_SANITIZER_LOCK
 /// The one lock type of Bluebonnet: a value guarded by a `Mutex`, in a class so it can be shared by reference.
 final class Protected<Value: ~Copyable>: Sendable {
     private let mutex: Mutex<Value>
@@ -14,11 +19,39 @@ final class Protected<Value: ~Copyable>: Sendable {
         try mutex.withLock(body)
     }
 }
+#else
+/// `Protected` for sanitizer builds (`scripts/sanitize.sh` sets `BLUEBONNET_SANITIZER_LOCK`): the same contract on a
+/// pthread mutex. `Mutex` takes a contended lock inside the uninstrumented standard library on Linux, so
+/// ThreadSanitizer never sees the acquisition and reports every contended access as a race; it intercepts pthreads.
+final class Protected<Value: ~Copyable>: @unchecked Sendable {
+    // Every access to `value` happens between `pthread_mutex_lock` and `pthread_mutex_unlock` of `mutex`.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    init(_ value: consuming sending Value) {
+        self.value = value
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value.
+    func write<Result: ~Copyable, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
+#endif
 
 extension Protected where Value: Copyable {
     /// A copy of the current value.
     func read() -> Value {
-        mutex.withLock { value -> sending Value in
+        write { value -> sending Value in
             let copy = value
             return copy
         }

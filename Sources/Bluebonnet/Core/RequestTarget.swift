@@ -27,7 +27,10 @@ enum RequestTarget {
     /// A host holds no control character, space or NUL, in whatever form Foundation hands it over.
     private static func isValidHost(_ host: String) -> Bool {
         guard !host.isEmpty else { return false }
+        if host.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) { return false }
+        // Decoding allocates, so only a host that holds an escape pays for it.
+        guard host.utf8.contains(UInt8(ascii: "%")) else { return true }
         let decoded = host.removingPercentEncoding ?? host
-        return !decoded.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F }
+        return !decoded.utf8.contains { $0 <= 0x20 || $0 == 0x7F }
     }
 }
