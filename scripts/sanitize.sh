@@ -16,6 +16,7 @@ thread | address) ;;
 esac
 
 scratch="$PWD/.build-$kind-sanitizer"
+export BLUEBONNET_SANITIZER="$kind"   # tests that bound resident memory allow for the sanitizer's own (ResidentMemorySampler)
 # Protected takes a pthread mutex in these builds, which the sanitizers see (see Protected.swift).
 flags=(-Xswiftc -DBLUEBONNET_SANITIZER_LOCK)
 swift build --build-tests --sanitize="$kind" --scratch-path "$scratch" "${flags[@]}" >&2
