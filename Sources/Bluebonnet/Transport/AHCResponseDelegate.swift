@@ -56,11 +56,14 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     /// Arms the idle timer once the engine has accepted the request.
     func attach(_ task: HTTPClient.Task<Void>) {
         state.write { $0.task = task }
-        // AsyncHTTPClient fails some tasks without telling the delegate (a client already shut down, because its
-        // `Session` went away): the task's own result is the last word, so the sink always hears once.
-        task.futureResult.whenFailure { [self] error in fail(with: error) }
         guard let idleTimeout else { return }
         scheduleIdleCheck(on: task.eventLoop, after: idleTimeout)
+    }
+
+    /// Ends the attempt with the task's own failure if AsyncHTTPClient never tells the delegate: it fails a request
+    /// made on a client that is shutting down (its `Session` went away) without calling it.
+    func reportFailureOfTaskWithoutDelegate(_ task: HTTPClient.Task<Void>) {
+        task.futureResult.whenFailure { [self] error in fail(with: error) }
     }
 
     private func scheduleIdleCheck(on eventLoop: any EventLoop, after delay: TimeAmount) {

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -13,6 +14,8 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     static let decompressionRatioLimit = 200
 
     let client: HTTPClient
+    /// Set before the client is shut down, so a request that raced the shutdown knows to watch its task.
+    private let isShuttingDown = Atomic<Bool>(false)
 
     init(configuration: TransportConfiguration) {
         var config = HTTPClient.Configuration(
@@ -59,10 +62,14 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         // throughput, because the pool must then open and balance connections per loop.
         let task = client.execute(request: ahcRequest, delegate: delegate, eventLoop: .indifferent, deadline: deadline, logger: nil)
         delegate.attach(task)
+        // Checked after `execute`: a client that refused the request was shutting down, and the flag was set
+        // before that began. Only then is the task's own result watched, so a live session pays nothing for it.
+        if isShuttingDown.load(ordering: .sequentiallyConsistent) { delegate.reportFailureOfTaskWithoutDelegate(task) }
         return AHCTransportTask(task: task, delegate: delegate)
     }
 
     func shutdown() {
+        isShuttingDown.store(true, ordering: .sequentiallyConsistent)
         client.shutdown { _ in }
     }
 }
