@@ -137,7 +137,11 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             if let existing = fields[name] { fields[name] = existing + ", " + value } else { fields[name] = value }
         }
         let declared = head.headers.first(name: "content-length").flatMap(Int64.init)
-        let reserve = declared.map { Int(min($0, Int64(Self.maximumReservation), maximumBodySize ?? .max)) }
+        // A declared length past the limit fails at the head rather than after the limit's worth of bytes;
+        // bodiless responses declare lengths they never send.
+        let status = head.status.code
+        let tooLarge = expectsBody && status != 204 && status != 304 && (declared ?? 0) > (maximumBodySize ?? .max)
+        let reserve = tooLarge ? nil : declared.map { Int(min($0, Int64(Self.maximumReservation), maximumBodySize ?? .max)) }
         // A decoded body is longer than the `Content-Length` the server announced, so its length is unknown.
         let expected = head.headers.contains(name: "content-encoding") ? -1 : Int64(declared ?? -1)
         state.write { state in
@@ -152,10 +156,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             headerFields: fields
         )
         if let response { sink.transportDidReceiveResponse(response, expectedBodyLength: expected) }
-        // A declared length past the limit fails now rather than after the limit's worth of bytes; bodiless
-        // responses declare lengths they never send.
-        let status = head.status.code
-        if let declared, let maximumBodySize, declared > maximumBodySize, expectsBody, status != 204, status != 304 {
+        if tooLarge, let maximumBodySize {
             return task.eventLoop.makeFailedFuture(Self.bodyTooLarge(limit: maximumBodySize))
         }
         return task.eventLoop.makeSucceededVoidFuture()
