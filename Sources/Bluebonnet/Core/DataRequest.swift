@@ -10,7 +10,7 @@ public class DataRequest: Request, @unchecked Sendable {
 
     private let body = Protected<Data?>(nil)
 
-    /// The response body, once the request completed.
+    /// The response body, once the request completed; `nil` when no byte of it arrived.
     public var data: Data? { body.read() }
 
     init(
@@ -27,7 +27,8 @@ public class DataRequest: Request, @unchecked Sendable {
                    makeURLRequest: { try convertible.asURLRequest() })
     }
 
+    // As in Alamofire, `data` stays `nil` until a byte arrives: an empty body (a redirect not followed, a 204) is `nil`.
     override func didReceiveBody(_ data: Data?) {
-        body.write { $0 = data }
+        body.write { $0 = data?.isEmpty == false ? data : nil }
     }
 }

@@ -102,7 +102,7 @@ public struct URLEncoding: ParameterEncoding {
             if number.isBoolean {
                 components.append((escape(key), escape(boolEncoding.encode(number.boolValue))))
             } else {
-                components.append((escape(key), escape("\(number)")))
+                components.append((escape(key), escape(number.queryDescription)))
             }
         case is NSNull:
             components.append((escape(key), ""))
@@ -130,6 +130,19 @@ public struct URLEncoding: ParameterEncoding {
 }
 
 extension NSNumber {
+    /// The number as Alamofire writes it: NSNumber's description on Darwin (`%0.16g`), where a whole double has no
+    /// fractional part; corelibs' description writes `1.0`.
+    var queryDescription: String {
+        let code = UInt8(bitPattern: objCType.pointee)
+        guard code == UInt8(ascii: "d") || code == UInt8(ascii: "f") else { return "\(self)" }
+        let value = doubleValue
+        // Below 1e16, %0.16g writes every whole double as an integer; above, in exponent form, as Swift does.
+        if value == value.rounded(), abs(value) < 1e16 {
+            return value == 0 && value.sign == .minus ? "-0" : String(Int64(value))
+        }
+        return code == UInt8(ascii: "f") ? "\(floatValue)" : "\(value)"
+    }
+
     /// Whether the number was made from a Bool: Foundation makes those as its private CFBoolean subclass (on Linux
     /// too), while a plain `NSNumber(value: 1)` is an integer.
     var isBoolean: Bool {

@@ -15,6 +15,19 @@ final class ParameterEncodingTests: XCTestCase {
         XCTAssertEqual(request.url?.query, "existing=1&a%5Bb%5D%5B%5D=1&a%5Bb%5D%5B%5D=2&a%5Bc%5D=1&b=x%20y%26z&t=1")
     }
 
+    func testURLEncodingWritesDoublesAsAlamofireDoes() throws {
+        // NSNumber's description on Darwin, which Alamofire's output follows: a whole double has no ".0".
+        let cases: [(any Sendable, String)] = [
+            (1.0, "1"), (1.1, "1.1"), (-2.0, "-2"), (0.5, "0.5"), (1.0 / 3.0, "0.3333333333333333"),
+            (123_456_789_012_345.0, "123456789012345"), (1e20, "1e%2B20"), (Float(2), "2"), (Float(0.25), "0.25"),
+            (NSNumber(value: 3.0), "3"), (7, "7"), (Int64.max, "9223372036854775807"),
+        ]
+        for (value, expected) in cases {
+            let request = try URLEncoding.queryString.encode(URLRequest(url: URL(string: "https://e.com/")!), with: ["n": value])
+            XCTAssertEqual(request.url?.query, "n=\(expected)", "\(value)")
+        }
+    }
+
     func testURLEncodingOptions() throws {
         let parameters: Parameters = ["a": [1, 2], "t": false]
         let request = try URLEncoding(destination: .queryString, arrayEncoding: .indexInBrackets, boolEncoding: .literal)

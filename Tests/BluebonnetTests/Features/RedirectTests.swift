@@ -68,6 +68,17 @@ final class RedirectTests: ServerTestCase {
         XCTAssertEqual(response.response?.value(forHTTPHeaderField: "Location"), "/get")
     }
 
+    func testARedirectNotFollowedHasNoDataAsInAlamofire() async {
+        for session in [session!, Session(redirectHandler: Redirector.doNotFollow)] {
+            let request = session.request(url("/redirect-to?url=%2Fget")).redirect(using: .doNotFollow)
+            let response = await request.serializingResponse().response
+            XCTAssertEqual(response.response?.statusCode, 302)
+            XCTAssertNil(response.data)
+            XCTAssertNil(response.error)
+            XCTAssertNil(request.data)
+        }
+    }
+
     func testSessionWideRedirectHandlerApplies() async {
         let session = Session(redirectHandler: Redirector.doNotFollow)
         let response = await session.request(url("/redirect/1")).serializingResponse().response
