@@ -44,9 +44,11 @@ public final class DecodableResponseSerializer<T: Decodable>: ResponseSerializer
         self.acceptableStatusCodes = acceptableStatusCodes
     }
 
-    /// Decodes the body into `T`.
+    /// Decodes the body into `T`. With a `JSONDecoder`, a body of a single space is empty, as for
+    /// `JSONResponseSerializer`.
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> T {
-        guard let data = try preparedData(request: request, response: response, data: data, error: error) else {
+        guard let data = try preparedData(request: request, response: response, data: data, error: error,
+                                          blankIsEmpty: decoder is JSONDecoder) else {
             guard let emptyResponseType = T.self as? any EmptyResponse.Type, let emptyValue = emptyResponseType.emptyValue() as? T else {
                 throw AFError.responseSerializationFailed(reason: .invalidEmptyResponse(type: "\(T.self)"))
             }

@@ -12,6 +12,36 @@ import FoundationNetworking
 final class SerializerUnitTests: XCTestCase {
     let ok = Fixtures.response(contentType: "application/json")
 
+    // MARK: A single space
+
+    struct Named: Decodable, Equatable { let name: String }
+
+    func testASingleSpaceIsEmptyForDecodableWithAJSONDecoder() throws {
+        let blank = Data(" ".utf8)
+        let empty = try DecodableResponseSerializer<Empty>(emptyResponseCodes: [200])
+            .serialize(request: Fixtures.request(), response: ok, data: blank, error: nil)
+        XCTAssertEqual(empty, Empty.value)
+        XCTAssertThrowsError(try DecodableResponseSerializer<Named>().serialize(request: Fixtures.request(), response: ok, data: blank, error: nil)) {
+            guard case .responseSerializationFailed(.inputDataNilOrZeroLength)? = $0.asAFError else { return XCTFail("\($0)") }
+        }
+        let noContent = try DecodableResponseSerializer<Empty>().serialize(request: Fixtures.request(), response: Fixtures.response(status: 204),
+                                                                           data: blank, error: nil)
+        XCTAssertEqual(noContent, Empty.value)
+    }
+
+    func testASingleSpaceIsABodyForOtherDecoders() {
+        // Only JSON reads a lone space as nothing; a decoder of another format is handed the byte.
+        struct SpaceDecoder: DataDecoder {
+            func decode<D: Decodable>(_ type: D.Type, from data: Data) throws -> D {
+                guard data == Data(" ".utf8), let value = Named(name: "space") as? D else { throw CocoaError(.coderInvalidValue) }
+                return value
+            }
+        }
+        let value = try? DecodableResponseSerializer<Named>(decoder: SpaceDecoder())
+            .serialize(request: Fixtures.request(), response: ok, data: Data(" ".utf8), error: nil)
+        XCTAssertEqual(value, Named(name: "space"))
+    }
+
     // MARK: Strings
 
     func testStringEncodingsWithAndWithoutByteOrderMarks() throws {
