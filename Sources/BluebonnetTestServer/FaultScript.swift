@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 
 /// One misbehaviour of the fault server, chosen by the request's path; parameters come from the query.
 ///
@@ -76,9 +77,15 @@ struct FaultScript {
             endless(writer: writer, chunked: false)
         case "/gzip":
             let megabytes = int("mib", default: 256, in: 1...4096)
-            let body = GzipBombs.body(kind: query["kind"]?.first ?? "zeros", mebibytes: megabytes)
-            writer.write("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n")
-            writer.write(body, then: .close)
+            let kind = query["kind"]?.first ?? "zeros"
+            // Compressing takes seconds: on NIO's thread pool, so the event loop (shared with the client under test)
+            // only writes.
+            NIOThreadPool.singleton.runIfActive(eventLoop: writer.eventLoop) {
+                GzipBombs.body(kind: kind, mebibytes: megabytes)
+            }.whenSuccess { body in
+                writer.write("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n")
+                writer.write(body, then: .close)
+            }
         case "/status-line":
             let line = query["line"]?.first ?? "HTTP/1.1 abc OK"
             writer.write(line + "\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", then: .close)
