@@ -18,12 +18,13 @@ public class DataRequest: Request, @unchecked Sendable {
         underlyingQueue: DispatchQueue,
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
+        interceptor: (any RequestInterceptor)? = nil,
         context: SessionContext,
         delegate: any RequestDelegate
     ) {
         self.convertible = convertible
         super.init(underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
-                   eventMonitor: eventMonitor, context: context, delegate: delegate,
+                   eventMonitor: eventMonitor, interceptor: interceptor, context: context, delegate: delegate,
                    makeURLRequest: { try convertible.asURLRequest() })
     }
 

@@ -53,7 +53,7 @@ extension Request {
         let (ready, create) = mutableState.write { state -> (Bool, Bool) in
             guard state.requests.isEmpty else { return (true, false) }
             state.cURLHandlers.append((queue, handler))
-            return (false, Self.needsCreationForHandler(state))
+            return (false, state.machine.awaitsCreation)
         }
         if ready {
             let description = cURLDescription()

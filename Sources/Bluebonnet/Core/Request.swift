@@ -5,37 +5,42 @@ import FoundationNetworking
 
 /// The base of every request: its lifecycle, the `URLRequest`s it sent, the response, the error and the ordered list
 /// of response handlers waiting for completion.
+///
+/// The lifecycle lives in one `RequestStateMachine` behind the request's lock; every public control and every engine
+/// callback is an event of that machine, and the action it returns runs after the lock is released.
 public class Request: @unchecked Sendable {
+    // @unchecked: every mutable field is in `mutableState`, behind its lock; the rest is immutable.
+
     /// The unique identifier of the request, for `Hashable` and `Equatable`.
     public let id: UUID
-    /// The serial queue where the request's `URLRequest` is created.
+    /// The serial queue where the request's own work runs: redirect handlers, adapters, retriers, validators of a
+    /// retried request, progress updates. Never a NIO event loop.
     public let underlyingQueue: DispatchQueue
     /// The queue where response handlers serialize.
     public let serializationQueue: DispatchQueue
     /// The monitor told of this request's events.
     public let eventMonitor: (any EventMonitor)?
+    /// The request's own interceptor, used with the session's (the request's first).
+    public let interceptor: (any RequestInterceptor)?
 
     let context: SessionContext
     weak var delegate: (any RequestDelegate)?
     /// Makes the request's `URLRequest` (the convertible's `asURLRequest()`).
     let makeURLRequest: @Sendable () throws -> URLRequest
-    let mutableState = Protected(MutableState())
+    /// The request's and the session's adapters together, in Alamofire's order.
+    let adapter: (any RequestAdapter)?
+    /// The request's and the session's retriers together, in Alamofire's order.
+    let retrier: (any RequestRetrier)?
+    let mutableState: Protected<MutableState>
 
     struct MutableState {
-        var state: State = .initialized
+        var machine = RequestStateMachine()
         var requests: [URLRequest] = []
         var response: HTTPURLResponse?
         var error: AFError?
-        var transportTask: (any TransportTask)?
-        var attemptInFlight = false
-        var transportCompleted = false
-        var responseSerializers: [ResponseHandler] = []
-        var isProcessingResponseSerializers = false
         var validators: [@Sendable () -> Void] = []
         /// Whether every validator is one of Bluebonnet's cheap, non-blocking checks.
         var validatorsAreLightweight = true
-        /// Whether making the `URLRequest` has begun (on `requestQueue`, or inline on the first resume).
-        var creationClaimed = false
         var redirectHandler: (any RedirectHandler)?
         var redirectCount = 0
         var startTime: CFAbsoluteTime?
@@ -47,6 +52,8 @@ public class Request: @unchecked Sendable {
         var urlRequestHandlers: [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)] = []
         var cURLHandlers: [(queue: DispatchQueue, handler: @Sendable (String) -> Void)] = []
         var progress = ProgressTracking()
+
+        var state: State { machine.state }
     }
 
     init(
@@ -54,6 +61,7 @@ public class Request: @unchecked Sendable {
         underlyingQueue: DispatchQueue,
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
+        interceptor: (any RequestInterceptor)? = nil,
         context: SessionContext,
         delegate: any RequestDelegate,
         makeURLRequest: @escaping @Sendable () throws -> URLRequest
@@ -63,9 +71,30 @@ public class Request: @unchecked Sendable {
         self.underlyingQueue = underlyingQueue
         self.serializationQueue = serializationQueue
         self.eventMonitor = eventMonitor
+        self.interceptor = interceptor
         self.context = context
         self.delegate = delegate
+        switch (interceptor, context.interceptor) {
+        case let (own?, session?):
+            adapter = Interceptor(adapters: [own, session])
+            retrier = Interceptor(retriers: [own, session])
+        case let (own?, nil):
+            adapter = own
+            retrier = own
+        case let (nil, session?):
+            adapter = session
+            retrier = session
+        case (nil, nil):
+            adapter = nil
+            retrier = nil
+        }
+        var machine = RequestStateMachine()
+        machine.adapts = adapter != nil
+        mutableState = Protected(MutableState(machine: machine))
     }
+
+    /// The `Session` that made the request, while it lives.
+    var session: Session? { delegate as? Session }
 
     // MARK: - State
 
@@ -73,7 +102,7 @@ public class Request: @unchecked Sendable {
     // retained and released on each read.
 
     /// The current state.
-    public var state: State { mutableState.write { $0.state } }
+    public var state: State { mutableState.write { $0.machine.state } }
     /// Whether the request has not been resumed yet.
     public var isInitialized: Bool { state == .initialized }
     /// Whether the request is running.
@@ -84,8 +113,11 @@ public class Request: @unchecked Sendable {
     public var isCancelled: Bool { state == .cancelled }
     /// Whether the request finished and every response handler has run.
     public var isFinished: Bool { state == .finished }
+    /// How many times the request has been retried.
+    public var retryCount: Int { mutableState.write { $0.machine.retryCount } }
 
-    /// Every `URLRequest` sent, one per redirect hop, in order.
+    /// Every `URLRequest` made, in order: the initial one, the adapted one, one per redirect hop and, for each
+    /// retry, the initial and adapted ones again.
     public var requests: [URLRequest] { mutableState.write { $0.requests } }
     /// The first `URLRequest` made.
     public var firstRequest: URLRequest? { requests.first }
@@ -108,16 +140,25 @@ public class Request: @unchecked Sendable {
     /// - Returns: The instance.
     @discardableResult
     public func cancel() -> Self {
-        let (didCancel, task, finishNow) = mutableState.write { state -> (Bool, (any TransportTask)?, Bool) in
-            guard !state.transportCompleted, state.state.canTransitionTo(.cancelled) else { return (false, nil, false) }
-            state.state = .cancelled
+        let action = mutableState.write { state -> RequestStateMachine.CancelAction in
+            let action = state.machine.cancel()
+            if case .ignore = action { return action }
             state.error = .explicitlyCancelled
-            return (true, state.transportTask, state.transportTask == nil && !state.attemptInFlight)
+            return action
         }
-        guard didCancel else { return self }
-        eventMonitor?.requestDidCancel(self)
-        task?.cancel()
-        if finishNow { finish(body: nil, error: .explicitlyCancelled) }
+        switch action {
+        case .ignore:
+            return self
+        case let .cancelTask(task):
+            eventMonitor?.requestDidCancel(self)
+            task.cancel()
+        case .cancelledAwaitingTask:
+            eventMonitor?.requestDidCancel(self)
+        case .complete:
+            eventMonitor?.requestDidCancel(self)
+            didReceiveBody(nil)
+            finish(error: .explicitlyCancelled)
+        }
         return self
     }
 
@@ -127,13 +168,12 @@ public class Request: @unchecked Sendable {
     /// - Returns: The instance.
     @discardableResult
     public func suspend() -> Self {
-        let (didSuspend, task) = mutableState.write { state -> (Bool, (any TransportTask)?) in
-            guard !state.transportCompleted, state.state.canTransitionTo(.suspended) else { return (false, nil) }
-            state.state = .suspended
-            return (true, state.transportTask)
+        let action = mutableState.write { $0.machine.suspend() }
+        switch action {
+        case .ignore: return self
+        case .suspended: break
+        case let .suspendTask(task): task.suspend()
         }
-        guard didSuspend else { return self }
-        task?.suspend()
         eventMonitor?.requestDidSuspend(self)
         return self
     }
@@ -143,53 +183,30 @@ public class Request: @unchecked Sendable {
     /// - Returns: The instance.
     @discardableResult
     public func resume() -> Self {
-        let (didResume, task, start, create) = mutableState.write { state -> (Bool, (any TransportTask)?, URLRequest?, Bool) in
-            guard state.state.canTransitionTo(.resumed) else { return (false, nil, nil, false) }
-            state.state = .resumed
-            let create = createsURLRequestOnResume && !state.creationClaimed
-            if create { state.creationClaimed = true }
-            return (true, state.transportTask, create ? nil : Self.claimStart(&state), create)
+        let createsInline = createsURLRequestOnResume
+        let (action, urlRequest) = mutableState.write { state in
+            (state.machine.resume(createsInline: createsInline), state.requests.last)
         }
-        guard didResume else { return self }
-        task?.resume()
-        eventMonitor?.requestDidResume(self)
-        if create { createURLRequest() } else if let start { startAttempt(start) }
+        switch action {
+        case .ignore:
+            return self
+        case .resumed:
+            eventMonitor?.requestDidResume(self)
+        case .createURLRequest:
+            eventMonitor?.requestDidResume(self)
+            createURLRequest()
+        case let .start(start):
+            eventMonitor?.requestDidResume(self)
+            if let urlRequest { beginAttempt(start, with: urlRequest) }
+        case let .resumeTask(task):
+            task.resume()
+            eventMonitor?.requestDidResume(self)
+        }
         return self
     }
 
     /// Whether the first `resume()` makes the `URLRequest` inline rather than leaving it to `requestQueue`.
     var createsURLRequestOnResume: Bool { context.createsRequestsOnResume }
-
-    /// Makes the `URLRequest` on `requestQueue`, unless the first resume already did.
-    func createURLRequestOnRequestQueue() {
-        context.requestQueue.async { [self] in
-            let claimed = mutableState.write { state -> Bool in
-                guard !state.creationClaimed, state.state != .cancelled else { return false }
-                state.creationClaimed = true
-                return true
-            }
-            if claimed { createURLRequest() }
-        }
-    }
-
-    /// Makes the `URLRequest` from the request's convertible, then starts it if it is resumed.
-    private func createURLRequest() {
-        do {
-            let urlRequest = try makeURLRequest()
-            try urlRequest.validate()
-            didCreateInitialURLRequest(urlRequest)
-        } catch {
-            didFailToCreateURLRequest(with: error.asAFError(or: .createURLRequestFailed(error: error)))
-        }
-    }
-
-    /// Returns the `URLRequest` to start when the request is resumed, its request is made, and nothing runs yet.
-    private static func claimStart(_ state: inout MutableState) -> URLRequest? {
-        guard state.state == .resumed, !state.attemptInFlight, !state.transportCompleted,
-              let request = state.requests.last else { return nil }
-        state.attemptInFlight = true
-        return request
-    }
 
     /// Sets the redirect handler for this request, overriding the session's.
     ///
@@ -224,169 +241,92 @@ public class Request: @unchecked Sendable {
     public func onURLRequestCreation(on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (URLRequest) -> Void) -> Self {
         let (existing, create) = mutableState.write { state -> (URLRequest?, Bool) in
             state.urlRequestHandlers.append((queue, handler))
-            return (state.requests.last, Self.needsCreationForHandler(state))
+            return (state.requests.last, state.machine.awaitsCreation)
         }
         if let existing { queue.async { handler(existing) } }
         if create { createURLRequestOnRequestQueue() }
         return self
     }
 
-    /// Whether a handler waiting for the `URLRequest` must have it made now: with the default queues it is made by
-    /// the first `resume()`, which a request with no response handler may never get, so the handler would wait
-    /// forever. Alamofire makes it when the request is created, whatever follows.
-    static func needsCreationForHandler(_ state: MutableState) -> Bool {
-        state.requests.isEmpty && !state.creationClaimed && state.state != .cancelled
-    }
+    // MARK: - Creation
 
-    // MARK: - Creation and attempts
-
-    /// Called on `underlyingQueue` once the `URLRequest` is made.
+    /// Called once the `URLRequest` is made (first attempt and each retry); uploads make their body first.
     func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
-        let (start, urlHandlers, curlHandlers) = mutableState.write { state -> (URLRequest?, [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)], [(queue: DispatchQueue, handler: @Sendable (String) -> Void)]) in
-            guard state.state != .cancelled else { return (nil, [], []) }
+        typealias Handlers = ([(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)], [(queue: DispatchQueue, handler: @Sendable (String) -> Void)])
+        let (action, handlers) = mutableState.write { state -> (RequestStateMachine.CreatedAction, Handlers) in
+            let action = state.machine.didCreateURLRequest()
+            if case .ignore = action { return (action, ([], [])) }
             state.requests.append(urlRequest)
             let curl = state.cURLHandlers
             state.cURLHandlers = []
-            return (Self.claimStart(&state), state.urlRequestHandlers, curl)
+            return (action, (state.urlRequestHandlers, curl))
         }
+        if case .ignore = action { return }
         eventMonitor?.request(self, didCreateInitialURLRequest: urlRequest)
-        notify(urlRequest, urlHandlers: urlHandlers, cURLHandlers: curlHandlers)
-        if let start { startAttempt(start) }
-    }
-
-    /// Called on `underlyingQueue` when the `URLRequest` could not be made.
-    func didFailToCreateURLRequest(with error: AFError) {
-        eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
-        failBeforeStarting(with: error)
-    }
-
-    /// Ends a request that never reached the network, unless it was cancelled (which ended it already).
-    func failBeforeStarting(with error: AFError) {
-        let shouldFinish = mutableState.write { state -> Bool in
-            guard state.state != .cancelled else { return false }
-            state.attemptInFlight = true
-            return true
-        }
-        if shouldFinish { finish(body: nil, error: error) }
-    }
-
-    private func notify(
-        _ urlRequest: URLRequest,
-        urlHandlers: [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)],
-        cURLHandlers: [(queue: DispatchQueue, handler: @Sendable (String) -> Void)]
-    ) {
-        for (queue, handler) in urlHandlers { queue.async { handler(urlRequest) } }
-        guard !cURLHandlers.isEmpty else { return }
-        let curl = cURLDescription()
-        for (queue, handler) in cURLHandlers { queue.async { handler(curl) } }
-    }
-
-    /// Sends one hop. The caller has set `attemptInFlight`.
-    private func startAttempt(_ urlRequest: URLRequest) {
-        let now = Timeline.now()
-        let (deadline, hop, firstURL, ownLimit) = mutableState.write { state -> (Date?, Int, URL?, Int64??) in
-            if state.startTime == nil {
-                state.startTime = now
-                if let resource = context.resourceTimeout { state.deadline = Date(timeIntervalSinceReferenceDate: now + resource) }
-            }
-            return (state.deadline, state.requests.count - 1, state.requests.first?.url, state.maximumResponseSize)
-        }
-        var prepared: TransportRequest
-        do {
-            // The session's credentials were set for the origin the request starts on; a redirect elsewhere
-            // goes without them, as the redirect rules already stripped the request's own.
-            var sameOrigin = hop == 0
-            if !sameOrigin, let firstURL, let url = urlRequest.url { sameOrigin = RedirectRules.sameOrigin(firstURL, url) }
-            prepared = try context.transportRequest(for: urlRequest, deadline: deadline, sendsSessionCredentials: sameOrigin,
-                                                    maximumBodySize: ownLimit ?? context.maximumResponseSize)
-            prepared.body = try uploadBody(for: urlRequest, hop: hop)
-            if let body = prepared.body { didStartSendingBody(length: body.length) }
-        } catch {
-            finish(body: nil, error: error.asAFError(or: .createURLRequestFailed(error: error)))
-            return
-        }
-        let task = context.transport.execute(prepared, sink: self)
-        let (cancelNow, suspendNow) = mutableState.write { state -> (Bool, Bool) in
-            state.transportTask = task
-            return (state.state == .cancelled, state.state == .suspended)
-        }
-        if cancelNow { task.cancel() } else if suspendNow { task.suspend() }
+        notify(urlRequest, urlHandlers: handlers.0, cURLHandlers: handlers.1)
+        if case let .start(start) = action { beginAttempt(start, with: urlRequest) }
     }
 
     // MARK: - Completion
 
-    /// Hook for subclasses: the body of the final response.
+    /// Hook for subclasses: the body of the final response (`nil` when the request failed or was cancelled).
     func didReceiveBody(_ body: Data?) {}
 
     /// Hook for uploads: the body to stream for one hop (0 for the first request, then one per redirect).
     func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? { nil }
 
-    /// Hook for subclasses: releases what the request holds on disk once it has completed, however it ended.
+    /// Hook for subclasses: releases what the request holds on disk once it has completed, however it ended. Runs
+    /// before the validators, on `serializationQueue` when `cleanupBlocks`.
     func cleanup() {}
 
-    /// A queued response handler. `inlineSafe` handlers are cheap and never block (they snapshot the request for
-    /// an awaiting task, or hand an unparsed body to the caller's queue), so they may run on the thread that
-    /// finished the request, sparing a hop to `serializationQueue`.
-    struct ResponseHandler: Sendable {
-        let inlineSafe: Bool
-        let run: @Sendable () -> Void
-    }
+    /// Hook for subclasses: whether `cleanup()` does file I/O, so it must not run on the thread that completed the
+    /// request.
+    var cleanupBlocks: Bool { false }
 
-    /// Ends the request: stamps the time, then validators and response handlers run, on `serializationQueue` unless
-    /// everything queued is cheap and non-blocking.
-    func finish(body: Data?, error: AFError?) {
+    /// Ends the request: stamps the time, then validators (unless this attempt's already ran) and response handlers
+    /// run, on `serializationQueue` unless everything queued is cheap and non-blocking.
+    ///
+    /// - Parameters:
+    ///   - error:     The error that ended it, if any.
+    ///   - validated: Whether the validators already ran for this outcome (a request with a retrier).
+    func finish(error: AFError?, validated: Bool = false) {
         let now = Timeline.now()
-        didReceiveBody(body)
-        cleanup()
+        let cleanupBlocks = self.cleanupBlocks
         let (inline, downloadObserved) = mutableState.write { state -> (Bool, Bool) in
             // Complete, the download's total is what arrived, so a watched download ends at exactly 1.0.
             let completesDownload = error == nil && state.progress.download.total != state.progress.download.completed
             if completesDownload { state.progress.download.total = state.progress.download.completed }
-            state.transportTask = nil
-            state.attemptInFlight = false
-            state.transportCompleted = true
             state.completedTime = now
             if let error { state.error = error }
-            state.isProcessingResponseSerializers = true
-            return (state.validatorsAreLightweight && state.responseSerializers.allSatisfy(\.inlineSafe),
+            return (!cleanupBlocks && (validated || state.validatorsAreLightweight) && state.machine.handlersAreInlineSafe,
                     completesDownload && state.progress.download.progress != nil)
         }
         if downloadObserved { updateProgress(.download) { _ in } }
         guard inline else {
-            serializationQueue.async { [self] in
-                runValidatorsAndNotify()
-                processResponseSerializers(inline: false)
-            }
+            serializationQueue.async { [self] in runFinish(validated: validated, inline: false) }
             return
         }
-        runValidatorsAndNotify()
-        processResponseSerializers(inline: true)
+        runFinish(validated: validated, inline: true)
     }
 
-    private func runValidatorsAndNotify() {
+    private func runFinish(validated: Bool, inline: Bool) {
+        cleanup()
+        if !validated { runValidators() }
+        eventMonitor?.requestDidFinish(self)
+        mutableState.write { $0.machine.beginHandlers() }
+        processResponseSerializers(inline: inline)
+    }
+
+    func runValidators() {
         let validators = mutableState.write { $0.validators }
         for validator in validators { validator() }
-        eventMonitor?.requestDidFinish(self)
     }
 
     /// Runs queued handlers in order until none is left. Inline (off `serializationQueue`), it stops at the first
     /// handler that is not inline-safe and lets `serializationQueue` run the rest, still in order.
     private func processResponseSerializers(inline: Bool) {
         while true {
-            enum Step { case run(@Sendable () -> Void), hop, done }
-            let step = mutableState.write { state -> Step in
-                guard let first = state.responseSerializers.first else {
-                    state.isProcessingResponseSerializers = false
-                    return .done
-                }
-                if inline && !first.inlineSafe { return .hop }
-                state.responseSerializers.removeFirst()
-                // Finished before the last handler hands out its result, so whoever receives it sees
-                // `isFinished`; a handler added meanwhile moves the request back to `.resumed`.
-                if state.responseSerializers.isEmpty, state.state.canTransitionTo(.finished) { state.state = .finished }
-                return .run(first.run)
-            }
-            switch step {
+            switch mutableState.write({ $0.machine.nextHandler(inline: inline) }) {
             case let .run(handler): handler()
             case .hop: serializationQueue.async { self.processResponseSerializers(inline: false) }; return
             case .done: return
@@ -394,21 +334,16 @@ public class Request: @unchecked Sendable {
         }
     }
 
-    /// Queues a response handler: it runs after completion, in order; at once if the request already completed.
+    /// Queues a response handler: it runs after completion, in order; at once if the request already finished.
     ///
     /// - Parameters:
     ///   - inlineSafe: Whether the handler is cheap and never blocks, so it may run on any thread.
     ///   - closure:    The handler.
     func appendResponseSerializer(inlineSafe: Bool = false, _ closure: @escaping @Sendable () -> Void) {
-        let (processNow, resumeNow) = mutableState.write { state -> (Bool, Bool) in
-            state.responseSerializers.append(ResponseHandler(inlineSafe: inlineSafe, run: closure))
-            if state.state == .finished { state.state = .resumed }
-            let resume = state.state == .initialized && context.startRequestsImmediately
-            guard state.transportCompleted, !state.isProcessingResponseSerializers else { return (false, resume) }
-            state.isProcessingResponseSerializers = true
-            return (true, resume)
-        }
-        if processNow {
+        let handler = RequestStateMachine.ResponseHandler(inlineSafe: inlineSafe, run: closure)
+        let startsImmediately = context.startRequestsImmediately
+        let (action, resumeNow) = mutableState.write { $0.machine.appendHandler(handler, startsImmediately: startsImmediately) }
+        if case .process = action {
             if inlineSafe { processResponseSerializers(inline: true) } else { serializationQueue.async { self.processResponseSerializers(inline: false) } }
         }
         if resumeNow { resume() }
@@ -443,88 +378,6 @@ public class Request: @unchecked Sendable {
             requestCompletedTime: completed,
             serializationCompletedTime: end
         )
-    }
-}
-
-// MARK: - Transport events
-
-extension Request: TransportSink {
-    func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength expected: Int64) {
-        let now = Timeline.now()
-        mutableState.write { state in
-            state.response = response
-            state.initialResponseTime = now
-            state.progress.download.completed = 0
-            state.progress.download.total = expected
-        }
-    }
-
-    func transportDidSendBodyBytes(_ count: Int) {
-        updateProgress(.upload) { $0.completed += Int64(count) }
-    }
-
-    func transportDidSendBody() {
-        updateProgress(.upload) { track in
-            if track.total < 0 { track.total = track.completed }
-        }
-    }
-
-    func transportDidReceiveBodyBytes(_ count: Int) {
-        updateProgress(.download) { $0.completed += Int64(count) }
-    }
-
-    func transportDidComplete(body: Data, error: (any Error)?) {
-        let (cancelled, lastRequest, response) = mutableState.write { state -> (Bool, URLRequest?, HTTPURLResponse?) in
-            state.transportTask = nil
-            return (state.state == .cancelled, state.requests.last, state.response)
-        }
-        if cancelled {
-            finish(body: nil, error: .explicitlyCancelled)
-            return
-        }
-        if let error {
-            let sessionGone = delegate == nil
-            finish(body: nil, error: sessionGone ? .sessionDeinitialized : TransportErrorMapper.afError(from: error))
-            return
-        }
-        guard let lastRequest, let response,
-              let redirected = RedirectRules.redirectedRequest(from: lastRequest, response: response) else {
-            finish(body: body, error: nil)
-            return
-        }
-        followRedirect(redirected, response: response, body: body)
-    }
-
-    private func followRedirect(_ redirected: Result<URLRequest, AFError>, response: HTTPURLResponse, body: Data) {
-        let newRequest: URLRequest
-        switch redirected {
-        case let .failure(error):
-            finish(body: nil, error: error)
-            return
-        case let .success(request):
-            newRequest = request
-        }
-        let (handler, count) = mutableState.write { state in
-            (state.redirectHandler ?? context.redirectHandler, state.redirectCount)
-        }
-        guard count < handler.maximumRedirects else {
-            finish(body: nil, error: .redirectFailed(reason: .tooManyRedirects(limit: handler.maximumRedirects)))
-            return
-        }
-        handler.request(self, willBeRedirectedTo: newRequest, for: response) { [self] decision in
-            guard let next = decision else {
-                finish(body: body, error: nil)
-                return
-            }
-            let (start, urlHandlers) = mutableState.write { state -> (Bool, [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)]) in
-                state.redirectCount += 1
-                state.requests.append(next)
-                state.response = nil
-                return (state.state != .cancelled, state.urlRequestHandlers)
-            }
-            notify(next, urlHandlers: urlHandlers, cURLHandlers: [])
-            if start { startAttempt(next) } else { finish(body: nil, error: .explicitlyCancelled) }
-        }
     }
 }
 

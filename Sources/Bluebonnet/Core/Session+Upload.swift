@@ -58,6 +58,7 @@ extension Session {
     ///   - convertible:     The `URLConvertible` to send it to.
     ///   - method:          The `HTTPMethod`. `.post` by default.
     ///   - headers:         `HTTPHeaders` for the request. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - fileManager:     The `FileManager` for the request. `.default` by default.
     ///   - requestModifier: `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
     /// - Returns: The created `UploadRequest`.
@@ -66,10 +67,11 @@ extension Session {
         to convertible: any URLConvertible,
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(data, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), fileManager: fileManager)
+        upload(data, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), interceptor: interceptor, fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that sends `data` with the given `URLRequest`.
@@ -79,8 +81,9 @@ extension Session {
     ///   - convertible: The `URLRequestConvertible`.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.
     /// - Returns: The created `UploadRequest`.
-    public func upload(_ data: Data, with convertible: any URLRequestConvertible, fileManager: FileManager = .default) -> UploadRequest {
-        upload(Upload(request: convertible, uploadable: UploadRequest.Uploadable.data(data)), fileManager: fileManager)
+    public func upload(_ data: Data, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+                       fileManager: FileManager = .default) -> UploadRequest {
+        upload(Upload(request: convertible, uploadable: UploadRequest.Uploadable.data(data)), interceptor: interceptor, fileManager: fileManager)
     }
 
     // MARK: - File
@@ -92,6 +95,7 @@ extension Session {
     ///   - convertible:     The `URLConvertible` to send it to.
     ///   - method:          The `HTTPMethod`. `.post` by default.
     ///   - headers:         `HTTPHeaders` for the request. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - fileManager:     The `FileManager` used to measure the file. `.default` by default.
     ///   - requestModifier: `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
     /// - Returns: The created `UploadRequest`.
@@ -100,10 +104,11 @@ extension Session {
         to convertible: any URLConvertible,
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(fileURL, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), fileManager: fileManager)
+        upload(fileURL, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), interceptor: interceptor, fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that streams the file at `fileURL` with the given `URLRequest`.
@@ -113,9 +118,10 @@ extension Session {
     ///   - convertible: The `URLRequestConvertible`.
     ///   - fileManager: The `FileManager` used to measure the file. `.default` by default.
     /// - Returns: The created `UploadRequest`.
-    public func upload(_ fileURL: URL, with convertible: any URLRequestConvertible, fileManager: FileManager = .default) -> UploadRequest {
+    public func upload(_ fileURL: URL, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+                       fileManager: FileManager = .default) -> UploadRequest {
         upload(Upload(request: convertible, uploadable: UploadRequest.Uploadable.file(fileURL, shouldRemove: false)),
-               fileManager: fileManager)
+               interceptor: interceptor, fileManager: fileManager)
     }
 
     // MARK: - InputStream
@@ -127,6 +133,7 @@ extension Session {
     ///   - convertible:     The `URLConvertible` to send it to.
     ///   - method:          The `HTTPMethod`. `.post` by default.
     ///   - headers:         `HTTPHeaders` for the request. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - fileManager:     The `FileManager` for the request. `.default` by default.
     ///   - requestModifier: `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
     /// - Returns: The created `UploadRequest`.
@@ -135,10 +142,11 @@ extension Session {
         to convertible: any URLConvertible,
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(stream, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), fileManager: fileManager)
+        upload(stream, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), interceptor: interceptor, fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that sends what `stream` yields with the given `URLRequest`.
@@ -148,8 +156,9 @@ extension Session {
     ///   - convertible: The `URLRequestConvertible`.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.
     /// - Returns: The created `UploadRequest`.
-    public func upload(_ stream: InputStream, with convertible: any URLRequestConvertible, fileManager: FileManager = .default) -> UploadRequest {
-        upload(Upload(request: convertible, uploadable: UploadRequest.Uploadable.stream(stream)), fileManager: fileManager)
+    public func upload(_ stream: InputStream, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+                       fileManager: FileManager = .default) -> UploadRequest {
+        upload(Upload(request: convertible, uploadable: UploadRequest.Uploadable.stream(stream)), interceptor: interceptor, fileManager: fileManager)
     }
 
     // MARK: - Multipart
@@ -165,6 +174,7 @@ extension Session {
     ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
     ///   - method:                  The `HTTPMethod`. `.post` by default.
     ///   - headers:                 `HTTPHeaders` for the request. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - fileManager:             The `FileManager` for the form and its temporary file. `.default` by default.
     ///   - requestModifier:         `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
     /// - Returns: The created `UploadRequest`.
@@ -174,13 +184,14 @@ extension Session {
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         let form = MultipartFormData(fileManager: fileManager)
         multipartFormData(form)
         return upload(multipartFormData: form, to: url, usingThreshold: encodingMemoryThreshold, method: method,
-                      headers: headers, fileManager: fileManager, requestModifier: requestModifier)
+                      headers: headers, interceptor: interceptor, fileManager: fileManager, requestModifier: requestModifier)
     }
 
     /// Creates an `UploadRequest` that sends the multipart form `multipartFormData` builds, with the given
@@ -196,11 +207,13 @@ extension Session {
         multipartFormData: (MultipartFormData) -> Void,
         with request: any URLRequestConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+        interceptor: (any RequestInterceptor)? = nil,
         fileManager: FileManager = .default
     ) -> UploadRequest {
         let form = MultipartFormData(fileManager: fileManager)
         multipartFormData(form)
-        return upload(multipartFormData: form, with: request, usingThreshold: encodingMemoryThreshold, fileManager: fileManager)
+        return upload(multipartFormData: form, with: request, usingThreshold: encodingMemoryThreshold, interceptor: interceptor,
+                      fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that sends a `MultipartFormData`.
@@ -211,6 +224,7 @@ extension Session {
     ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
     ///   - method:                  The `HTTPMethod`. `.post` by default.
     ///   - headers:                 `HTTPHeaders` for the request. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - fileManager:             The `FileManager` for the temporary file. `.default` by default.
     ///   - requestModifier:         `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
     /// - Returns: The created `UploadRequest`.
@@ -220,12 +234,13 @@ extension Session {
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         let request = Self.uploadRequest(url, method: method, headers: headers, requestModifier: requestModifier)
         return upload(multipartFormData: multipartFormData, with: request, usingThreshold: encodingMemoryThreshold,
-                      fileManager: fileManager)
+                      interceptor: interceptor, fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that sends a `MultipartFormData` with the given `URLRequest`.
@@ -240,10 +255,11 @@ extension Session {
         multipartFormData: MultipartFormData,
         with request: any URLRequestConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+        interceptor: (any RequestInterceptor)? = nil,
         fileManager: FileManager = .default
     ) -> UploadRequest {
         upload(MultipartUpload(multipartFormData: multipartFormData, encodingMemoryThreshold: encodingMemoryThreshold,
-                               request: request, fileManager: fileManager), fileManager: fileManager)
+                               request: request, fileManager: fileManager), interceptor: interceptor, fileManager: fileManager)
     }
 
     // MARK: - Common
@@ -254,12 +270,14 @@ extension Session {
     ///   - convertible: The `UploadConvertible`.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.
     /// - Returns: The created `UploadRequest`.
-    public func upload(_ convertible: any UploadConvertible, fileManager: FileManager = .default) -> UploadRequest {
+    public func upload(_ convertible: any UploadConvertible, interceptor: (any RequestInterceptor)? = nil,
+                       fileManager: FileManager = .default) -> UploadRequest {
         let request = UploadRequest(
             convertible: convertible,
             underlyingQueue: rootQueue,
             serializationQueue: serializationQueue,
             eventMonitor: eventMonitor,
+            interceptor: interceptor,
             context: context,
             delegate: self,
             fileManager: fileManager

@@ -25,6 +25,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
     public let requestQueue: DispatchQueue
     /// The queue where responses are serialized.
     public let serializationQueue: DispatchQueue
+    /// The session-wide interceptor: adapts every request and decides about retrying failed ones.
+    public let interceptor: (any RequestInterceptor)?
     /// The session-wide redirect handler; `nil` means follow redirects.
     public let redirectHandler: (any RedirectHandler)?
     /// The monitor told of every request's events, when any monitor was given.
@@ -48,6 +50,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///   - requestQueue:             The queue where `URLRequest`s are made. By default, a session that starts requests
     ///                               immediately makes each on the first resume, saving a thread hop.
     ///   - serializationQueue:       The queue where responses are serialized. A queue targeting `rootQueue` by default.
+    ///   - interceptor:              The `RequestInterceptor` for every request, after each request's own. `nil` by default.
     ///   - redirectHandler:          The `RedirectHandler` for every request. `nil` (follow, up to 16 hops) by default.
     ///   - eventMonitors:            Monitors told of every request's events. None by default.
     ///   - maximumResponseSize:      The largest body, in decoded bytes, a request holds in memory; a larger one fails
@@ -59,6 +62,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
         startRequestsImmediately: Bool = true,
         requestQueue: DispatchQueue? = nil,
         serializationQueue: DispatchQueue? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
         maximumResponseSize: Int64? = Session.defaultMaximumResponseSize
@@ -68,6 +72,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
         self.startRequestsImmediately = startRequestsImmediately
         self.requestQueue = requestQueue ?? DispatchQueue(label: "\(rootQueue.label).requestQueue", target: rootQueue)
         self.serializationQueue = serializationQueue ?? DispatchQueue(label: "\(rootQueue.label).serializationQueue", target: rootQueue)
+        self.interceptor = interceptor
         self.redirectHandler = redirectHandler
         eventMonitor = eventMonitors.isEmpty ? nil : CompositeEventMonitor(monitors: eventMonitors)
         let requestTimeout = configuration.timeoutIntervalForRequest > 0 ? configuration.timeoutIntervalForRequest : 60
@@ -85,6 +90,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
             startRequestsImmediately: startRequestsImmediately,
             createsRequestsOnResume: startRequestsImmediately && requestQueue == nil,
             redirectHandler: redirectHandler ?? Redirector.follow,
+            interceptor: interceptor,
             requestQueue: self.requestQueue,
             maximumResponseSize: maximumResponseSize
         )
@@ -120,6 +126,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///   - parameters:      `Parameters` (a.k.a. `[String: any Any & Sendable]`) value to be encoded. `nil` by default.
     ///   - encoding:        `ParameterEncoding` to be used to encode the `parameters`. `URLEncoding.default` by default.
     ///   - headers:         `HTTPHeaders` value to be added to the `URLRequest`. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - requestModifier: `RequestModifier` applied to the `URLRequest` before encoding. `nil` by default.
     /// - Returns: The created `DataRequest`.
     open func request(
@@ -128,10 +135,11 @@ open class Session: @unchecked Sendable, RequestDelegate {
         parameters: Parameters? = nil,
         encoding: any ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataRequest {
         request(RequestConvertible(url: convertible, method: method, parameters: parameters, encoding: encoding,
-                                   headers: headers, requestModifier: requestModifier))
+                                   headers: headers, requestModifier: requestModifier), interceptor: interceptor)
     }
 
     /// Makes a `URLRequestConvertible` from a URL, method, `Encodable` parameters and encoder.
@@ -158,6 +166,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///   - parameters:      `Encodable` value to be encoded into the `URLRequest`. `nil` by default.
     ///   - encoder:         `ParameterEncoder` to be used to encode the `parameters`. `URLEncodedFormParameterEncoder.default` by default.
     ///   - headers:         `HTTPHeaders` value to be added to the `URLRequest`. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - requestModifier: `RequestModifier` applied to the `URLRequest` before encoding. `nil` by default.
     /// - Returns: The created `DataRequest`.
     open func request<Parameters: Encodable & Sendable>(
@@ -166,22 +175,26 @@ open class Session: @unchecked Sendable, RequestDelegate {
         parameters: Parameters? = nil,
         encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
         headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataRequest {
         request(RequestEncodableConvertible(url: convertible, method: method, parameters: parameters, encoder: encoder,
-                                            headers: headers, requestModifier: requestModifier))
+                                            headers: headers, requestModifier: requestModifier), interceptor: interceptor)
     }
 
     /// Creates a `DataRequest` from a `URLRequestConvertible` value.
     ///
-    /// - Parameter convertible: `URLRequestConvertible` value to be used to create the `URLRequest`.
+    /// - Parameters:
+    ///   - convertible: `URLRequestConvertible` value to be used to create the `URLRequest`.
+    ///   - interceptor: `RequestInterceptor` for this request, used before the session's. `nil` by default.
     /// - Returns: The created `DataRequest`.
-    open func request(_ convertible: any URLRequestConvertible) -> DataRequest {
+    open func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
         let request = DataRequest(
             convertible: convertible,
             underlyingQueue: rootQueue,
             serializationQueue: serializationQueue,
             eventMonitor: eventMonitor,
+            interceptor: interceptor,
             context: context,
             delegate: self
         )

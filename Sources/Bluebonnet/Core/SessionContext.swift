@@ -19,6 +19,8 @@ struct SessionContext: Sendable {
     /// context switch to every request.
     let createsRequestsOnResume: Bool
     let redirectHandler: any RedirectHandler
+    /// The session's interceptor, composed with each request's own.
+    let interceptor: (any RequestInterceptor)?
     /// `Session.requestQueue`, where a `URLRequest` is made when no `resume()` makes it inline.
     let requestQueue: DispatchQueue
 

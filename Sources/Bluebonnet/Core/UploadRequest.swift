@@ -38,6 +38,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         var uploadable: Uploadable?
         var body: UploadBody?
         var cleanedUp = false
+        /// How many hops have been handed the body (redirects and retries included).
+        var sends = 0
     }
 
     private let uploadState = Protected(UploadState())
@@ -50,6 +52,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         underlyingQueue: DispatchQueue,
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
+        interceptor: (any RequestInterceptor)?,
         context: SessionContext,
         delegate: any RequestDelegate,
         fileManager: FileManager
@@ -57,7 +60,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         upload = convertible
         self.fileManager = fileManager
         super.init(convertible: convertible, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
-                   eventMonitor: eventMonitor, context: context, delegate: delegate)
+                   eventMonitor: eventMonitor, interceptor: interceptor, context: context, delegate: delegate)
     }
 
     /// Encoding a multipart form can take a while, so an upload's body is always made on `requestQueue`, never
@@ -65,6 +68,12 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     override var createsURLRequestOnResume: Bool { false }
 
     override func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
+        // A retry makes the `URLRequest` again but sends the body made the first time: a form is not encoded twice,
+        // and a file it was written to is not left behind.
+        if uploadState.read().body != nil {
+            super.didCreateInitialURLRequest(urlRequest)
+            return
+        }
         let uploadable: Uploadable
         let body: UploadBody
         do {
@@ -73,7 +82,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         } catch {
             let failure = error.asAFError(or: .createUploadableFailed(error: error))
             eventMonitor?.request(self, didFailToCreateUploadableWithError: failure)
-            failBeforeStarting(with: failure)
+            failBeforeExecuting(with: failure)
             return
         }
         // Cancelled while the form was being encoded: `cleanup()` has run already, so the file goes now.
@@ -104,12 +113,19 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     }
 
     override func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? {
-        guard let body = uploadState.read().body else { return nil }
-        guard hop > 0 else { return body }
-        // A redirect that turned the request into a GET dropped the body; 307 and 308 keep method and body.
-        let firstMethod = firstRequest?.httpMethod?.uppercased() ?? "GET"
-        guard urlRequest.httpMethod?.uppercased() ?? "GET" == firstMethod, firstMethod != "GET" else { return nil }
-        guard body.isReplayable else {
+        let (body, sends) = uploadState.write { state -> (UploadBody?, Int) in
+            state.sends += 1
+            return (state.body, state.sends)
+        }
+        guard let body else { return nil }
+        if hop > 0 {
+            // A redirect that turned the request into a GET dropped the body; 307 and 308 keep method and body.
+            let firstMethod = firstRequest?.httpMethod?.uppercased() ?? "GET"
+            guard urlRequest.httpMethod?.uppercased() ?? "GET" == firstMethod, firstMethod != "GET" else { return nil }
+        }
+        // A stream can be read once: a redirect or a retry that needs it again fails clearly rather than sending an
+        // empty body.
+        guard sends == 1 || body.isReplayable else {
             throw AFError.sessionTaskFailed(error: URLError(.requestBodyStreamExhausted))
         }
         return body
@@ -126,6 +142,12 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     private func removeTemporaryFile(of uploadable: Uploadable) {
         guard case let .file(url, shouldRemove: true) = uploadable else { return }
         try? fileManager.removeItem(at: url)
+    }
+
+    /// A file to remove is file I/O, which never runs on the event loop that may complete the request.
+    override var cleanupBlocks: Bool {
+        if case .file(_, shouldRemove: true)? = uploadState.read().uploadable { return true }
+        return false
     }
 }
 

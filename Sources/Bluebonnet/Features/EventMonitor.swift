@@ -13,6 +13,14 @@ public protocol EventMonitor: Sendable {
     func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest)
     /// Making the `URLRequest` failed.
     func request(_ request: Request, didFailToCreateURLRequestWithError error: AFError)
+    /// The interceptor adapted the initial `URLRequest`.
+    func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest)
+    /// The interceptor failed to adapt the `URLRequest`.
+    func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError)
+    /// The `URLRequest` of a hop is about to be sent (after adaptation; one per redirect).
+    func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest)
+    /// The retrier decided to retry; a new attempt begins.
+    func requestIsRetrying(_ request: Request)
     /// `resume()` was called.
     func requestDidResume(_ request: Request)
     /// `suspend()` was called.
@@ -40,6 +48,14 @@ extension EventMonitor {
     public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {}
     /// Does nothing.
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: AFError) {}
+    /// Does nothing.
+    public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {}
+    /// Does nothing.
+    public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) {}
+    /// Does nothing.
+    public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {}
+    /// Does nothing.
+    public func requestIsRetrying(_ request: Request) {}
     /// Does nothing.
     public func requestDidResume(_ request: Request) {}
     /// Does nothing.
@@ -90,6 +106,23 @@ public final class CompositeEventMonitor: EventMonitor {
         performEvent { $0.request(request, didFailToCreateURLRequestWithError: error) }
     }
 
+    /// Forwards.
+    public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {
+        performEvent { $0.request(request, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
+    }
+
+    /// Forwards.
+    public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) {
+        performEvent { $0.request(request, didFailToAdaptURLRequest: initialRequest, withError: error) }
+    }
+
+    /// Forwards.
+    public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
+        performEvent { $0.request(request, didCreateURLRequest: urlRequest) }
+    }
+
+    /// Forwards.
+    public func requestIsRetrying(_ request: Request) { performEvent { $0.requestIsRetrying(request) } }
     /// Forwards.
     public func requestDidResume(_ request: Request) { performEvent { $0.requestDidResume(request) } }
     /// Forwards.
@@ -142,6 +175,11 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidFinish: (@Sendable (Request) -> Void)?
         var requestDidCreateInitialURLRequest: (@Sendable (Request, URLRequest) -> Void)?
         var requestDidFailToCreateURLRequestWithError: (@Sendable (Request, AFError) -> Void)?
+        var requestDidAdaptInitialRequestToAdaptedRequest: (@Sendable (Request, URLRequest, URLRequest) -> Void)?
+        var requestDidFailToAdaptURLRequestWithError: (@Sendable (Request, URLRequest, AFError) -> Void)?
+        var requestDidCreateURLRequest: (@Sendable (Request, URLRequest) -> Void)?
+        var requestIsRetrying: (@Sendable (Request) -> Void)?
+        var requestDidValidateRequestResponseDataWithResult: (@Sendable (DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)?
         var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<Data?, AFError>) -> Void)?
         var uploadRequestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)?
         var uploadRequestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, AFError) -> Void)?
@@ -179,6 +217,31 @@ public final class ClosureEventMonitor: EventMonitor {
     public var requestDidFailToCreateURLRequestWithError: (@Sendable (Request, AFError) -> Void)? {
         get { closures.read().requestDidFailToCreateURLRequestWithError }
         set { closures.write { $0.requestDidFailToCreateURLRequestWithError = newValue } }
+    }
+    /// Called for `request(_:didAdaptInitialRequest:to:)`.
+    public var requestDidAdaptInitialRequestToAdaptedRequest: (@Sendable (Request, URLRequest, URLRequest) -> Void)? {
+        get { closures.read().requestDidAdaptInitialRequestToAdaptedRequest }
+        set { closures.write { $0.requestDidAdaptInitialRequestToAdaptedRequest = newValue } }
+    }
+    /// Called for `request(_:didFailToAdaptURLRequest:withError:)`.
+    public var requestDidFailToAdaptURLRequestWithError: (@Sendable (Request, URLRequest, AFError) -> Void)? {
+        get { closures.read().requestDidFailToAdaptURLRequestWithError }
+        set { closures.write { $0.requestDidFailToAdaptURLRequestWithError = newValue } }
+    }
+    /// Called for `request(_:didCreateURLRequest:)`.
+    public var requestDidCreateURLRequest: (@Sendable (Request, URLRequest) -> Void)? {
+        get { closures.read().requestDidCreateURLRequest }
+        set { closures.write { $0.requestDidCreateURLRequest = newValue } }
+    }
+    /// Called for `requestIsRetrying(_:)`.
+    public var requestIsRetrying: (@Sendable (Request) -> Void)? {
+        get { closures.read().requestIsRetrying }
+        set { closures.write { $0.requestIsRetrying = newValue } }
+    }
+    /// Called for `request(_:didValidateRequest:response:data:withResult:)`.
+    public var requestDidValidateRequestResponseDataWithResult: (@Sendable (DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)? {
+        get { closures.read().requestDidValidateRequestResponseDataWithResult }
+        set { closures.write { $0.requestDidValidateRequestResponseDataWithResult = newValue } }
     }
     /// Called for the unserialized `request(_:didParseResponse:)`.
     public var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<Data?, AFError>) -> Void)? {
@@ -221,6 +284,24 @@ public final class ClosureEventMonitor: EventMonitor {
     /// Calls the closure.
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: AFError) {
         requestDidFailToCreateURLRequestWithError?(request, error)
+    }
+    /// Calls the closure.
+    public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {
+        requestDidAdaptInitialRequestToAdaptedRequest?(request, initialRequest, adaptedRequest)
+    }
+    /// Calls the closure.
+    public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) {
+        requestDidFailToAdaptURLRequestWithError?(request, initialRequest, error)
+    }
+    /// Calls the closure.
+    public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
+        requestDidCreateURLRequest?(request, urlRequest)
+    }
+    /// Calls the closure.
+    public func requestIsRetrying(_ request: Request) { requestIsRetrying?(request) }
+    /// Calls the closure.
+    public func request(_ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?, withResult result: Request.ValidationResult) {
+        requestDidValidateRequestResponseDataWithResult?(request, urlRequest, response, data, result)
     }
     /// Calls the closure.
     public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {

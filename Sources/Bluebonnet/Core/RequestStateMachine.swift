@@ -1,0 +1,467 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The whole lifecycle of one `Request` as a value: where it is (`Phase`), what the user asked for (`Control`),
+/// and the queue of response handlers. Each event is a `mutating func` that returns what the request must do
+/// next; the request does it after leaving its lock, so no user code and no engine call ever runs under the lock.
+///
+/// Phases, in the order a request moves through them:
+///
+///     initialized ─▶ creatingURLRequest ─▶ (ready) ─▶ (adapting) ─▶ executing ─▶ awaitingRedirectDecision ─▶ executing
+///                          ▲                                           │ ├─▶ validating ─┐
+///                          │                                           │ └───────────────┴─▶ awaitingRetryDecision
+///                          └────── (retry, now or after waitingRetryDelay) ◀─────────────────────────────┘
+///     any phase before completed ─▶ completed ─▶ runningHandlers ◀─▶ finished
+///
+/// `Control` is orthogonal: a request is resumed, suspended or cancelled in any phase before `completed`. A cancel
+/// that finds no transport task running completes the request at once; late results of the adapter, redirect
+/// handler, retrier or retry timer then find the phase moved on and are dropped.
+struct RequestStateMachine {
+    /// Where the request is in its lifecycle.
+    enum Phase {
+        /// Nothing has begun.
+        case initialized
+        /// The `URLRequest` is being made from the convertible (the first time, or again for a retry).
+        case creatingURLRequest
+        /// The `URLRequest` is made; the request waits for `resume()`.
+        case ready
+        /// The interceptor adapts the attempt's `URLRequest`.
+        case adapting
+        /// A hop is on the wire. The task is `nil` until the engine has returned it.
+        case executing(task: (any TransportTask)?)
+        /// The redirect handler decides about a redirect response.
+        case awaitingRedirectDecision
+        /// Validators check a successful hop before the retrier may be asked about their verdict.
+        case validating
+        /// The retrier decides about a failed attempt.
+        case awaitingRetryDecision(error: AFError)
+        /// A retry waits out its delay.
+        case waitingRetryDelay
+        /// The outcome is settled; validators and the finish event are due, then the handlers.
+        case completed
+        /// Response handlers run, one at a time, in order.
+        case runningHandlers
+        /// Every handler has run. A handler added later runs at once.
+        case finished
+    }
+
+    /// What the user asked for.
+    enum Control {
+        case initialized, resumed, suspended, cancelled
+    }
+
+    private(set) var phase: Phase = .initialized
+    private(set) var control: Control = .initialized
+    private(set) var handlers: [ResponseHandler] = []
+    /// How many retries have begun.
+    private(set) var retryCount = 0
+    /// Whether a loop is running the handlers (the last one may be running while the phase is `finished`).
+    private(set) var processingHandlers = false
+
+    /// Whether the session or the request has an interceptor that adapts; fixed before the first resume.
+    var adapts = false
+
+    /// A queued response handler. `inlineSafe` handlers are cheap and never block (they snapshot the request for an
+    /// awaiting task, or hand an unparsed body to the caller's queue), so they may run on the thread that completed
+    /// the request.
+    struct ResponseHandler: Sendable {
+        let inlineSafe: Bool
+        let run: @Sendable () -> Void
+    }
+
+    // MARK: - Projections
+
+    /// The public state: what the user asked for, `.finished` once every handler has run (unless cancelled).
+    var state: Request.State {
+        switch control {
+        case .cancelled: .cancelled
+        case .initialized: isFinished ? .finished : .initialized
+        case .resumed: isFinished ? .finished : .resumed
+        case .suspended: isFinished ? .finished : .suspended
+        }
+    }
+
+    private var isFinished: Bool {
+        if case .finished = phase { return true }
+        return false
+    }
+
+    /// Whether the outcome is settled (completed, handlers running or done).
+    var isComplete: Bool {
+        switch phase {
+        case .completed, .runningHandlers, .finished: true
+        default: false
+        }
+    }
+
+    /// The running transport task, if a hop is on the wire.
+    var transportTask: (any TransportTask)? {
+        if case let .executing(task) = phase { return task }
+        return nil
+    }
+
+    // MARK: - Controls
+
+    enum ResumeAction {
+        /// Nothing changes (already resumed, cancelled or finished).
+        case ignore
+        /// Resumed; tell the monitor.
+        case resumed
+        /// Resumed; make the `URLRequest` inline now.
+        case createURLRequest
+        /// Resumed; start the first attempt with this `URLRequest`.
+        case start(AttemptStart)
+        /// Resumed; the running task reads again.
+        case resumeTask(any TransportTask)
+    }
+
+    /// How an attempt begins: through the adapter, or straight to the engine.
+    enum AttemptStart {
+        case adapt
+        case execute
+    }
+
+    /// `resume()`.
+    ///
+    /// - Parameter createsInline: Whether the first resume makes the `URLRequest` itself (default queues).
+    mutating func resume(createsInline: Bool) -> ResumeAction {
+        switch control {
+        case .initialized, .suspended: break
+        case .resumed, .cancelled: return .ignore
+        }
+        if isFinished { return .ignore }
+        control = .resumed
+        switch phase {
+        case .initialized where createsInline:
+            phase = .creatingURLRequest
+            return .createURLRequest
+        case .ready:
+            return .start(beginAttempt())
+        case let .executing(task?):
+            return .resumeTask(task)
+        default:
+            return .resumed
+        }
+    }
+
+    enum SuspendAction {
+        case ignore
+        case suspended
+        case suspendTask(any TransportTask)
+    }
+
+    /// `suspend()`: allowed until the outcome is settled.
+    mutating func suspend() -> SuspendAction {
+        switch control {
+        case .initialized, .resumed: break
+        case .suspended, .cancelled: return .ignore
+        }
+        if isComplete { return .ignore }
+        control = .suspended
+        if case let .executing(task?) = phase { return .suspendTask(task) }
+        return .suspended
+    }
+
+    enum CancelAction {
+        case ignore
+        /// Cancelled while a task runs: it is stopped, and its completion ends the request.
+        case cancelTask(any TransportTask)
+        /// Cancelled while the engine is being handed the hop: the task is stopped when it arrives.
+        case cancelledAwaitingTask
+        /// Cancelled with nothing on the wire: the request completes now with `explicitlyCancelled`.
+        case complete
+    }
+
+    /// `cancel()`: allowed until the outcome is settled.
+    mutating func cancel() -> CancelAction {
+        guard control != .cancelled, !isComplete else { return .ignore }
+        control = .cancelled
+        switch phase {
+        case let .executing(task?):
+            return .cancelTask(task)
+        case .executing(nil):
+            return .cancelledAwaitingTask
+        default:
+            phase = .completed
+            return .complete
+        }
+    }
+
+    // MARK: - Making the URLRequest
+
+    /// Claims the making of the first `URLRequest` (for `requestQueue`); `false` when it has begun or cannot.
+    mutating func claimCreation() -> Bool {
+        guard case .initialized = phase, control != .cancelled else { return false }
+        phase = .creatingURLRequest
+        return true
+    }
+
+    /// Whether nothing has begun making the `URLRequest` yet.
+    var awaitsCreation: Bool {
+        if case .initialized = phase { return control != .cancelled }
+        return false
+    }
+
+    enum CreatedAction {
+        /// The request moved on (cancelled): drop the `URLRequest`.
+        case ignore
+        /// Made; the request waits for `resume()`.
+        case wait
+        /// Made; start the attempt.
+        case start(AttemptStart)
+    }
+
+    /// The `URLRequest` was made.
+    mutating func didCreateURLRequest() -> CreatedAction {
+        guard case .creatingURLRequest = phase else { return .ignore }
+        guard control == .resumed else {
+            phase = .ready
+            return .wait
+        }
+        return .start(beginAttempt())
+    }
+
+    private mutating func beginAttempt() -> AttemptStart {
+        if adapts {
+            phase = .adapting
+            return .adapt
+        }
+        phase = .executing(task: nil)
+        return .execute
+    }
+
+    enum FailureAction {
+        /// The request moved on: drop the error.
+        case ignore
+        /// Ask the retrier about `error`.
+        case askRetrier
+        /// Complete with the error.
+        case complete
+    }
+
+    /// Making the `URLRequest` failed, or the adapter failed: the retrier decides, when there is one.
+    mutating func didFailBeforeExecuting(with error: AFError, hasRetrier: Bool) -> FailureAction {
+        switch phase {
+        case .creatingURLRequest, .adapting: break
+        default: return .ignore
+        }
+        return settleFailure(error, hasRetrier: hasRetrier)
+    }
+
+    private mutating func settleFailure(_ error: AFError, hasRetrier: Bool) -> FailureAction {
+        if hasRetrier, control != .cancelled {
+            phase = .awaitingRetryDecision(error: error)
+            return .askRetrier
+        }
+        phase = .completed
+        return .complete
+    }
+
+    /// The adapter returned the `URLRequest` to send; `false` when the request moved on meanwhile.
+    mutating func didAdapt() -> Bool {
+        guard case .adapting = phase else { return false }
+        phase = .executing(task: nil)
+        return true
+    }
+
+    // MARK: - Transport
+
+    enum TaskAction {
+        case none
+        case cancel(any TransportTask)
+        case suspend(any TransportTask)
+    }
+
+    /// The engine returned the hop's task. An engine that completes at once has moved the phase on already.
+    mutating func didCreateTask(_ task: any TransportTask) -> TaskAction {
+        guard case .executing(nil) = phase else { return .none }
+        phase = .executing(task: task)
+        switch control {
+        case .cancelled: return .cancel(task)
+        case .suspended: return .suspend(task)
+        case .initialized, .resumed: return .none
+        }
+    }
+
+    /// What the request makes of a finished hop, before the machine weighs cancellation.
+    enum HopOutcome {
+        case success
+        case redirect
+        case failure(AFError)
+    }
+
+    enum HopAction {
+        /// Complete with the hop's body (success) or `explicitlyCancelled` (`wasCancelled`).
+        case complete(wasCancelled: Bool)
+        case decideRedirect
+        /// Validate (when there are validators), then ask the retrier if that failed.
+        case validateThenMaybeRetry
+        case askRetrier
+        case fail
+    }
+
+    /// The hop ended.
+    ///
+    /// - Parameters:
+    ///   - outcome:    What the hop produced.
+    ///   - hasRetrier: Whether a retrier will be asked about failures.
+    mutating func hopDidComplete(_ outcome: HopOutcome, hasRetrier: Bool) -> HopAction {
+        guard case .executing = phase else {
+            preconditionFailure("A transport completed a hop the request was not running: \(phase)")
+        }
+        if control == .cancelled {
+            phase = .completed
+            return .complete(wasCancelled: true)
+        }
+        switch outcome {
+        case .redirect:
+            phase = .awaitingRedirectDecision
+            return .decideRedirect
+        case .success where hasRetrier:
+            // Validation may fail and the retrier then decides, so the outcome is not settled yet.
+            phase = .validating
+            return .validateThenMaybeRetry
+        case .success:
+            phase = .completed
+            return .complete(wasCancelled: false)
+        case let .failure(error):
+            switch settleFailure(error, hasRetrier: hasRetrier) {
+            case .askRetrier: return .askRetrier
+            default: return .fail
+            }
+        }
+    }
+
+    enum DecisionAction {
+        case ignore
+        case follow
+        case complete
+    }
+
+    /// The redirect handler decided: follow (`true`) or deliver the redirect response.
+    mutating func didDecideRedirect(follow: Bool) -> DecisionAction {
+        guard case .awaitingRedirectDecision = phase else { return .ignore }
+        if follow {
+            phase = .executing(task: nil)
+            return .follow
+        }
+        phase = .completed
+        return .complete
+    }
+
+    /// Validation after a successful hop ended; with `error`, the retrier decides.
+    mutating func didValidate(error: AFError?) -> FailureAction {
+        guard case .validating = phase else { return .ignore }
+        guard let error else {
+            phase = .completed
+            return .complete
+        }
+        phase = .awaitingRetryDecision(error: error)
+        return .askRetrier
+    }
+
+    enum RetryAction {
+        case ignore
+        /// Make the `URLRequest` again now.
+        case retryNow
+        /// Wait, then retry.
+        case retryAfter(TimeInterval)
+        /// Complete with this error.
+        case complete(AFError)
+    }
+
+    /// The retrier decided.
+    mutating func didDecideRetry(_ result: RetryResult) -> RetryAction {
+        guard case let .awaitingRetryDecision(original) = phase else { return .ignore }
+        switch result {
+        case .retry:
+            retryCount += 1
+            phase = .creatingURLRequest
+            return .retryNow
+        case let .retryWithDelay(delay):
+            retryCount += 1
+            phase = .waitingRetryDelay
+            return .retryAfter(delay)
+        case .doNotRetry:
+            phase = .completed
+            return .complete(original)
+        case let .doNotRetryWithError(error):
+            phase = .completed
+            return .complete(.requestRetryFailed(retryError: error, originalError: original))
+        }
+    }
+
+    /// The retry delay elapsed; `false` when the request moved on (cancelled meanwhile).
+    mutating func retryDelayDidElapse() -> Bool {
+        guard case .waitingRetryDelay = phase else { return false }
+        phase = .creatingURLRequest
+        return true
+    }
+
+    // MARK: - Response handlers
+
+    /// The finish work is done (validators, monitor): the handlers run, starting with the caller's loop.
+    mutating func beginHandlers() {
+        guard case .completed = phase else {
+            preconditionFailure("Handlers began before the request completed: \(phase)")
+        }
+        phase = handlers.isEmpty ? .finished : .runningHandlers
+        processingHandlers = true
+    }
+
+    /// Whether every queued handler may run on the thread that completes the request.
+    var handlersAreInlineSafe: Bool { handlers.allSatisfy(\.inlineSafe) }
+
+    enum HandlerStep {
+        case run(@Sendable () -> Void)
+        /// The next handler must run on `serializationQueue`.
+        case hop
+        case done
+    }
+
+    /// Takes the next handler for the one loop that runs them. The phase turns `finished` as the last one is taken,
+    /// so whoever receives its result sees the request finished; a handler added meanwhile reopens it and joins the
+    /// same loop.
+    mutating func nextHandler(inline: Bool) -> HandlerStep {
+        precondition(processingHandlers, "A handler was taken with no handler loop running: \(phase)")
+        guard let first = handlers.first else {
+            processingHandlers = false
+            phase = .finished
+            return .done
+        }
+        if inline && !first.inlineSafe { return .hop }
+        handlers.removeFirst()
+        phase = handlers.isEmpty ? .finished : .runningHandlers
+        return .run(first.run)
+    }
+
+    enum AppendAction {
+        /// Queued behind a request still running, or behind handlers already running.
+        case queued
+        /// The request is finished: run the handlers now.
+        case process
+    }
+
+    /// A response handler was added.
+    ///
+    /// - Returns: What to do, and whether the request should be resumed (it was never resumed and the session starts
+    ///   requests immediately).
+    mutating func appendHandler(_ handler: ResponseHandler, startsImmediately: Bool) -> (AppendAction, resume: Bool) {
+        handlers.append(handler)
+        switch phase {
+        case .finished:
+            // Alamofire moves a finished request back to running while the new handler runs.
+            phase = .runningHandlers
+            if control == .initialized { control = .resumed }
+            if processingHandlers { return (.queued, false) }
+            processingHandlers = true
+            return (.process, false)
+        case .runningHandlers, .completed:
+            return (.queued, false)
+        default:
+            return (.queued, control == .initialized && startsImmediately)
+        }
+    }
+}
