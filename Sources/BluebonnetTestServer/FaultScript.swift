@@ -23,6 +23,7 @@ import NIOPosix
 /// | `/content-length?value=V[&value=W]` | `Content-Length: V` (twice when two values) and 5 bytes of body |
 /// | `/redirect?location=L&status=S` | status `S` (302) with the raw `Location: L` |
 /// | `/informational?count=N&final=1` | N `100 Continue` heads, then a final 200 when `final=1` |
+/// | `/flaky?key=K&failures=N&fail=close\|reset\|S&retry_after=V` | the first N requests with key K fail (closed or reset mid-body, or status S with `Retry-After: V` when given), later ones get 200 `{"attempt":n}` |
 struct FaultScript {
     let path: String
     let query: [String: [String]]
@@ -96,6 +97,8 @@ struct FaultScript {
             let status = int("status", default: 302, in: 300...399)
             let location = query["location"]?.first ?? "/"
             writer.write("HTTP/1.1 \(status) Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", then: .close)
+        case "/flaky":
+            flaky(writer: writer)
         case "/informational":
             let count = int("count", default: 1000, in: 0...1_000_000)
             let heads = String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: count)
@@ -104,6 +107,29 @@ struct FaultScript {
         default:
             writer.write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", then: .close)
         }
+    }
+
+    /// Fails the first `failures` requests of a key, then succeeds: the retry tests' peer. Each request counts once.
+    private func flaky(writer: FaultWriter) {
+        let key = query["key"]?.first ?? ""
+        let failures = int("failures", default: 1, in: 0...1_000)
+        let attempt = writer.stats.attempt(key: key)
+        guard attempt > failures else {
+            switch query["fail"]?.first ?? "close" {
+            case "close":
+                writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 300), then: .close)
+            case "reset":
+                writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 300), then: .reset)
+            case let status:
+                let code = Int(status).map { min(max($0, 400), 599) } ?? 503
+                let retryAfter = query["retry_after"]?.first.map { "Retry-After: \($0)\r\n" } ?? ""
+                writer.write("HTTP/1.1 \(code) Failing\r\n\(retryAfter)Content-Length: 4\r\nConnection: close\r\n\r\nfail", then: .close)
+            }
+            return
+        }
+        let body = "{\"attempt\":\(attempt)}"
+        writer.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body,
+                     then: .close)
     }
 
     private func reset(phase: String, writer: FaultWriter) {

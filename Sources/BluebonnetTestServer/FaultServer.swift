@@ -56,6 +56,11 @@ public final class FaultServer: Sendable {
     public var connectionCount: Int { stats.snapshot.connections }
     /// Every request head received, as text, in arrival order.
     public var receivedHeads: [String] { stats.snapshot.heads }
+    /// How many requests `/flaky` has seen for `key`.
+    ///
+    /// - Parameter key: The `key` query value.
+    /// - Returns: The count.
+    public func attempts(forKey key: String) -> Int { stats.snapshot.attempts[key] ?? 0 }
     /// Response bytes written to sockets (accepted by the kernel), over every connection.
     public var bytesSent: Int64 { stats.snapshot.bytesSent }
 }
@@ -66,6 +71,7 @@ final class FaultServerStats: Sendable {
         var connections = 0
         var heads: [String] = []
         var bytesSent: Int64 = 0
+        var attempts: [String: Int] = [:]
     }
 
     private let state = NIOLockedValueBox(Snapshot())
@@ -74,6 +80,13 @@ final class FaultServerStats: Sendable {
     func connectionOpened() { state.withLockedValue { $0.connections += 1 } }
     func received(head: String) { state.withLockedValue { $0.heads.append(head) } }
     func sent(_ count: Int) { state.withLockedValue { $0.bytesSent += Int64(count) } }
+    /// Counts a request for `key`; returns how many there have been, this one included.
+    func attempt(key: String) -> Int {
+        state.withLockedValue { state in
+            state.attempts[key, default: 0] += 1
+            return state.attempts[key] ?? 0
+        }
+    }
 }
 
 /// Reads the request head of one connection, then hands the channel to the script its path names.

@@ -78,7 +78,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
         let requestTimeout = configuration.timeoutIntervalForRequest > 0 ? configuration.timeoutIntervalForRequest : 60
         let resourceTimeout = configuration.timeoutIntervalForResource > 0 ? configuration.timeoutIntervalForResource : nil
         let maximumConnections = configuration.httpMaximumConnectionsPerHost > 0 ? configuration.httpMaximumConnectionsPerHost : 8
-        let transport = AsyncHTTPClientTransport(configuration: TransportConfiguration(
+        let transport = Self.injectedTransport ?? AsyncHTTPClientTransport(configuration: TransportConfiguration(
             requestTimeout: requestTimeout,
             maximumConnectionsPerHost: maximumConnections
         ))
@@ -98,6 +98,21 @@ open class Session: @unchecked Sendable, RequestDelegate {
 
     deinit {
         context.transport.shutdown()
+    }
+
+    /// The engine a `Session` made inside `withTransport(_:make:)` uses instead of AsyncHTTPClient: a test double that
+    /// orders events exactly (the lifecycle race tests' scripted transport). A task-local, so a public initializer
+    /// keeps Alamofire's signature and nothing else can reach it.
+    @TaskLocal static var injectedTransport: (any HTTPTransport)?
+
+    /// Makes a `Session` on `transport` instead of AsyncHTTPClient.
+    ///
+    /// - Parameters:
+    ///   - transport: The engine.
+    ///   - make:      Makes the session with any of the public initializers.
+    /// - Returns: The session.
+    static func withTransport(_ transport: any HTTPTransport, make: () -> Session) -> Session {
+        $injectedTransport.withValue(transport) { make() }
     }
 
     // MARK: - DataRequest

@@ -1,0 +1,223 @@
+@testable import Bluebonnet
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Lifecycle races with every event in an order the test names, on the scripted engine.
+final class ScriptedLifecycleTests: XCTestCase {
+    let url = "http://scripted.invalid/resource"
+    let queue = DispatchQueue(label: "scripted.lifecycle")
+
+    /// A decision the test hands over when it chooses.
+    final class Held<Decision: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var completion: (@Sendable (Decision) -> Void)?
+        let asked = XCTestExpectation(description: "decision asked")
+
+        func hold(_ completion: @escaping @Sendable (Decision) -> Void) {
+            lock.lock(); self.completion = completion; lock.unlock()
+            asked.fulfill()
+        }
+
+        func release(_ decision: Decision) {
+            lock.lock(); let completion = self.completion; lock.unlock()
+            completion?(decision)
+        }
+    }
+
+    struct HeldRedirect: RedirectHandler {
+        let held: Held<URLRequest?>
+        func request(_ request: Request, willBeRedirectedTo newRequest: URLRequest, for response: HTTPURLResponse,
+                     completion: @escaping @Sendable (URLRequest?) -> Void) {
+            held.hold(completion)
+        }
+    }
+
+    struct HeldRetrier: RequestInterceptor {
+        let held: Held<RetryResult>
+        func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
+            held.hold(completion)
+        }
+    }
+
+    // MARK: - Cancel racing completion
+
+    func testCompletionBeforeCancelKeepsTheResult() async {
+        let transport = ScriptedTransport()
+        let session = transport.session()
+        let request = session.request(url)
+        let response = request.serializingString()
+        let attempt = await transport.attempt(1)
+        attempt.succeed(body: "done")
+        let result = await response.response
+        request.cancel()
+        XCTAssertEqual(result.value, "done")
+        XCTAssertEqual(request.state, .finished)
+        XCTAssertEqual(attempt.taskCalls, [])
+    }
+
+    func testCancelBeforeCompletionWinsEvenWhenTheBodyArrivesAfter() async {
+        let transport = ScriptedTransport()
+        let session = transport.session()
+        let request = session.request(url)
+        let response = request.serializingString()
+        let attempt = await transport.attempt(1)
+        attempt.respond()
+        request.cancel()
+        attempt.complete(body: Data("late".utf8))
+        let result = await response.response
+        XCTAssertEqual(result.error?.isExplicitlyCancelledError, true)
+        XCTAssertEqual(attempt.taskCalls, ["cancel"])
+        XCTAssertEqual(request.state, .cancelled)
+    }
+
+    // MARK: - Cancel during decisions
+
+    func testCancelDuringARedirectDecisionEndsTheRequestAndTheLateDecisionIsDropped() async {
+        let transport = ScriptedTransport()
+        let held = Held<URLRequest?>()
+        let session = transport.session(redirectHandler: HeldRedirect(held: held))
+        let request = session.request(url)
+        let response = request.serializingData()
+        let attempt = await transport.attempt(1)
+        attempt.respond(status: 302, headers: ["Location": "/elsewhere"])
+        attempt.complete()
+        await fulfillment(of: [held.asked], timeout: 5)
+        request.cancel()
+        let result = await response.response
+        XCTAssertEqual(result.error?.isExplicitlyCancelledError, true)
+        held.release(URLRequest(url: URL(string: "http://scripted.invalid/elsewhere")!))
+        try? await Task.sleep(nanoseconds: 100_000_000)
+        XCTAssertEqual(transport.attemptCount, 1, "a decision after the cancel sends nothing")
+        XCTAssertEqual(request.state, .cancelled)
+    }
+
+    func testCancelDuringARetryDecisionEndsTheRequestAndTheLateRetryIsDropped() async {
+        let transport = ScriptedTransport()
+        let held = Held<RetryResult>()
+        let session = transport.session(interceptor: HeldRetrier(held: held))
+        let request = session.request(url)
+        let response = request.serializingData()
+        let attempt = await transport.attempt(1)
+        attempt.complete(error: URLError(.networkConnectionLost))
+        await fulfillment(of: [held.asked], timeout: 5)
+        request.cancel()
+        let result = await response.response
+        XCTAssertEqual(result.error?.isExplicitlyCancelledError, true)
+        held.release(.retry)
+        try? await Task.sleep(nanoseconds: 100_000_000)
+        XCTAssertEqual(transport.attemptCount, 1)
+        XCTAssertEqual(request.retryCount, 0)
+    }
+
+    func testCancelDuringARetryDelayEndsTheRequestAtOnce() async {
+        let transport = ScriptedTransport()
+        let session = transport.session(interceptor: Retrier { _, _, _, completion in completion(.retryWithDelay(30)) })
+        let request = session.request(url)
+        let response = request.serializingData()
+        await transport.attempt(1).complete(error: URLError(.timedOut))
+        // The retry is decided and its delay begins on `underlyingQueue`.
+        while request.retryCount == 0 { try? await Task.sleep(nanoseconds: 5_000_000) }
+        let start = Date()
+        request.cancel()
+        let result = await response.response
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2, "the 30 s delay is a timer, not a wait")
+        XCTAssertEqual(result.error?.isExplicitlyCancelledError, true)
+        XCTAssertEqual(transport.attemptCount, 1)
+    }
+
+    // MARK: - Suspend and resume
+
+    func testSuspendBeforeTheRequestIsMadeStartsNothingUntilResume() async throws {
+        let transport = ScriptedTransport()
+        let session = transport.session(startRequestsImmediately: false)
+        let request = session.request(url)
+        request.suspend()
+        let response = request.serializingData()
+        try await Task.sleep(nanoseconds: 100_000_000)
+        XCTAssertEqual(transport.attemptCount, 0)
+        XCTAssertEqual(request.state, .suspended)
+        request.resume()
+        let attempt = await transport.attempt(1)
+        request.suspend()
+        request.resume()
+        attempt.succeed(body: "ok")
+        let data = await response.response.data
+        XCTAssertEqual(data, Data("ok".utf8))
+        XCTAssertEqual(attempt.taskCalls, ["suspend", "resume"])
+    }
+
+    // MARK: - Handlers
+
+    func testHandlersAddedBeforeDuringAndAfterCompletionEachRunOnceInOrder() async {
+        let transport = ScriptedTransport()
+        let session = transport.session()
+        let request = session.request(url)
+        let order = Recorder<Int>()
+        let all = expectation(description: "all handlers")
+        all.expectedFulfillmentCount = 4
+        request.response(queue: queue) { _ in order.append(1); all.fulfill() }
+        request.responseString(queue: queue) { _ in order.append(2); all.fulfill() }
+        let attempt = await transport.attempt(1)
+        attempt.respond()
+        request.responseData(queue: queue) { _ in order.append(3); all.fulfill() }
+        attempt.complete(body: Data("x".utf8))
+        request.response(queue: queue) { _ in order.append(4); all.fulfill() }
+        await fulfillment(of: [all], timeout: 5)
+        try? await Task.sleep(nanoseconds: 100_000_000)
+        XCTAssertEqual(order.values, [1, 2, 3, 4])
+        XCTAssertEqual(request.state, .finished)
+    }
+
+    func testARequestResumedWithoutHandlersFinishes() async throws {
+        let transport = ScriptedTransport()
+        let session = transport.session()
+        let request = session.request(url).resume()
+        await transport.attempt(1).succeed()
+        for _ in 0..<100 where request.state != .finished { try await Task.sleep(nanoseconds: 10_000_000) }
+        XCTAssertEqual(request.state, .finished)
+    }
+
+    // MARK: - Retries on the scripted engine
+
+    func testARetryMakesTheURLRequestAgainAndRunsTheAdapterAgain() async {
+        let transport = ScriptedTransport()
+        let adapted = Recorder<Int>()
+        let interceptor = Interceptor(adaptHandler: { request, _, completion in
+            var request = request
+            adapted.append(adapted.values.count + 1)
+            request.headers.add(name: "X-Attempt", value: "\(adapted.values.count)")
+            completion(.success(request))
+        }, retryHandler: { request, _, _, completion in
+            completion(request.retryCount < 2 ? .retry : .doNotRetry)
+        })
+        let session = transport.session(interceptor: interceptor)
+        let request = session.request(url)
+        let response = request.serializingData()
+        await transport.attempt(1).complete(error: URLError(.networkConnectionLost))
+        await transport.attempt(2).complete(error: URLError(.networkConnectionLost))
+        let third = await transport.attempt(3)
+        third.succeed(body: "third")
+        let result = await response.response
+        XCTAssertEqual(result.data, Data("third".utf8))
+        XCTAssertEqual(request.retryCount, 2)
+        XCTAssertEqual(third.request.urlRequest.value(forHTTPHeaderField: "X-Attempt"), "3")
+        XCTAssertEqual(request.requests.count, 6, "each attempt records its initial and its adapted URLRequest")
+    }
+
+    func testAStreamBodyCannotBeReplayedOnRetry() async {
+        let transport = ScriptedTransport()
+        let session = transport.session(interceptor: Retrier { request, _, _, completion in
+            completion(request.retryCount < 1 ? .retry : .doNotRetry)
+        })
+        let stream = InputStream(data: Data("once".utf8))
+        let request = session.upload(stream, to: url)
+        let response = request.serializingData()
+        await transport.attempt(1).complete(error: URLError(.networkConnectionLost))
+        let result = await response.response
+        XCTAssertEqual(result.error?.urlErrorCode, .requestBodyStreamExhausted)
+        XCTAssertEqual(transport.attemptCount, 1, "the second attempt fails before it reaches the engine")
+    }
+}
