@@ -1,0 +1,278 @@
+@testable import Bluebonnet
+import BluebonnetTestServer
+import Foundation
+import NIOCore
+import NIOPosix
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Adapters, retriers and retry policies against the fault server's `/flaky` route over real sockets.
+final class InterceptorTests: FaultServerTestCase {
+    struct Refused: Error {}
+
+    func flaky(_ key: String, failures: Int, fail: String = "close", retryAfter: String? = nil) -> String {
+        var path = "/flaky?key=\(key)&failures=\(failures)&fail=\(fail)"
+        if let retryAfter { path += "&retry_after=\(retryAfter)" }
+        return faults.url(path).absoluteString
+    }
+
+    // MARK: - Adapters
+
+    func testTheAdapterChangesEveryRequestAndRequestAndSessionAdaptersRunRequestFirst() async throws {
+        let order = Recorder<String>()
+        let sessionAdapter = Adapter { request, _, completion in
+            order.append("session")
+            var request = request
+            request.headers.add(name: "X-Session", value: "1")
+            completion(.success(request))
+        }
+        let requestAdapter = Adapter { request, _, completion in
+            order.append("request")
+            var request = request
+            request.headers.add(name: "X-Request", value: "1")
+            completion(.success(request))
+        }
+        let session = Session(interceptor: sessionAdapter)
+        let request = session.request(flaky("adapt", failures: 0), interceptor: requestAdapter)
+        _ = await request.serializingData().response
+        XCTAssertEqual(order.values, ["request", "session"])
+        let head = try XCTUnwrap(faults.receivedHeads.last)
+        XCTAssertTrue(head.contains("X-Session: 1") && head.contains("X-Request: 1"), head)
+        XCTAssertEqual(request.requests.count, 2, "the initial and the adapted URLRequest")
+    }
+
+    func testAnAdapterErrorFailsTheRequestWithRequestAdaptationFailedAndSendsNothing() async {
+        let session = Session(interceptor: Adapter { _, _, completion in completion(.failure(Refused())) })
+        let response = await session.request(flaky("refused", failures: 0)).serializingData().response
+        guard case let .requestAdaptationFailed(error)? = response.error else { return XCTFail("\(String(describing: response.error))") }
+        XCTAssertTrue(error is Refused)
+        XCTAssertEqual(faults.connectionCount, 0)
+    }
+
+    func testAnAdapterErrorIsRetriedWhenTheRetrierSaysSo() async {
+        let calls = Recorder<Int>()
+        let adapter = Adapter { request, _, completion in
+            calls.append(1)
+            completion(calls.values.count == 1 ? .failure(Refused()) : .success(request))
+        }
+        let retrier = Retrier { _, _, error, completion in
+            completion((error as? AFError)?.isRequestAdaptationError == true ? .retry : .doNotRetry)
+        }
+        let session = Session(interceptor: Interceptor(adapter: adapter, retrier: retrier))
+        let request = session.request(flaky("adapt-retry", failures: 0))
+        let response = await request.serializingData().response
+        XCTAssertNil(response.error)
+        XCTAssertEqual(calls.values.count, 2)
+        XCTAssertEqual(request.retryCount, 1)
+    }
+
+    // MARK: - Retriers
+
+    func testARetrierRetriesATransportFailureUntilTheServerSucceeds() async throws {
+        let session = Session(interceptor: Retrier { request, _, _, completion in
+            completion(request.retryCount < 3 ? .retry : .doNotRetry)
+        })
+        let request = session.request(flaky("lost", failures: 2))
+        let value = try await request.serializingDecodable([String: Int].self).value
+        XCTAssertEqual(value, ["attempt": 3])
+        XCTAssertEqual(request.retryCount, 2)
+        XCTAssertEqual(faults.attempts(forKey: "lost"), 3)
+    }
+
+    func testRetriesStopWhenTheRetrierSaysSoAndTheLastErrorIsDelivered() async {
+        let session = Session(interceptor: Retrier { request, _, _, completion in
+            completion(request.retryCount < 1 ? .retry : .doNotRetry)
+        })
+        let request = session.request(flaky("gives-up", failures: 5, fail: "reset"))
+        let response = await request.serializingData().response
+        XCTAssertEqual(response.error?.urlErrorCode, .networkConnectionLost)
+        XCTAssertEqual(faults.attempts(forKey: "gives-up"), 2)
+    }
+
+    func testARetrierErrorGivesRequestRetryFailedWithBothErrors() async {
+        let session = Session(interceptor: Retrier { _, _, _, completion in completion(.doNotRetryWithError(Refused())) })
+        let response = await session.request(flaky("retry-error", failures: 1)).serializingData().response
+        guard case let .requestRetryFailed(retryError, originalError)? = response.error else { return XCTFail("\(String(describing: response.error))") }
+        XCTAssertTrue(retryError is Refused)
+        XCTAssertEqual((originalError as? AFError)?.urlErrorCode, .networkConnectionLost)
+    }
+
+    func testAValidationFailureIsRetriedAndTheValidatorsRunOnEveryAttempt() async throws {
+        let validations = Recorder<Int>()
+        let session = Session(interceptor: Retrier { request, _, _, completion in
+            completion(request.retryCount < 2 ? .retry : .doNotRetry)
+        })
+        let request = session.request(flaky("validate", failures: 2, fail: "500"))
+            .validate { _, response, _ in
+                validations.append(response.statusCode)
+                return .success(())
+            }
+            .validate()
+        let value = try await request.serializingDecodable([String: Int].self).value
+        XCTAssertEqual(value, ["attempt": 3])
+        XCTAssertEqual(validations.values, [500, 500, 200])
+    }
+
+    func testRequestAndSessionRetriersAreAskedRequestFirst() async {
+        let order = Recorder<String>()
+        let sessionRetrier = Retrier { _, _, _, completion in order.append("session"); completion(.doNotRetry) }
+        let requestRetrier = Retrier { _, _, _, completion in order.append("request"); completion(.doNotRetry) }
+        let session = Session(interceptor: sessionRetrier)
+        _ = await session.request(flaky("order", failures: 1), interceptor: requestRetrier).serializingData().response
+        XCTAssertEqual(order.values, ["request", "session"])
+    }
+
+    func testUploadsReplayTheirBodyOnRetry() async throws {
+        let session = Session(interceptor: Retrier { request, _, _, completion in
+            completion(request.retryCount < 1 ? .retry : .doNotRetry)
+        })
+        let body = Data(repeating: 7, count: 100_000)
+        let request = session.upload(body, to: flaky("upload", failures: 1))
+        _ = try await request.serializingData().value
+        XCTAssertEqual(faults.attempts(forKey: "upload"), 2)
+    }
+
+    // MARK: - Retry policies
+
+    func testRetryPolicyRetriesConnectionLossForIdempotentMethodsWithBackoff() async throws {
+        let session = Session(interceptor: RetryPolicy(exponentialBackoffScale: 0.05))
+        let start = Date()
+        let request = session.request(flaky("policy", failures: 2))
+        let value = try await request.serializingDecodable([String: Int].self).value
+        XCTAssertEqual(value, ["attempt": 3])
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.15, "0.05 s then 0.1 s of backoff")
+    }
+
+    func testRetryPolicyDoesNotRetryPOST() async {
+        let session = Session(interceptor: .retryPolicy)
+        let response = await session.request(flaky("post", failures: 1), method: .post).serializingData().response
+        XCTAssertEqual(response.error?.urlErrorCode, .networkConnectionLost)
+        XCTAssertEqual(faults.attempts(forKey: "post"), 1)
+    }
+
+    func testRetryPolicyStopsAtItsLimit() async {
+        let session = Session(interceptor: RetryPolicy(retryLimit: 2, exponentialBackoffScale: 0.01))
+        let request = session.request(flaky("limit", failures: 10))
+        let response = await request.serializingData().response
+        XCTAssertEqual(response.error?.urlErrorCode, .networkConnectionLost)
+        XCTAssertEqual(request.retryCount, 2)
+        XCTAssertEqual(faults.attempts(forKey: "limit"), 3)
+    }
+
+    func testRetryPolicyRetriesA503OnlyOnceValidated() async {
+        let session = Session(interceptor: RetryPolicy(exponentialBackoffScale: 0.01))
+        let unvalidated = await session.request(flaky("unvalidated", failures: 1, fail: "503")).serializingData().response
+        XCTAssertEqual(unvalidated.response?.statusCode, 503)
+        XCTAssertEqual(faults.attempts(forKey: "unvalidated"), 1)
+        let validated = await session.request(flaky("validated", failures: 1, fail: "503")).validate().serializingData().response
+        XCTAssertEqual(validated.response?.statusCode, 200)
+        XCTAssertEqual(faults.attempts(forKey: "validated"), 2)
+    }
+
+    func testRetryAfterInSecondsSetsTheDelayOfA429() async throws {
+        let policy = RetryPolicy(exponentialBackoffScale: 0.01, retryableHTTPStatusCodes: [429])
+        let session = Session(interceptor: policy)
+        let start = Date()
+        let response = await session.request(flaky("429", failures: 1, fail: "429", retryAfter: "1")).validate().serializingData().response
+        XCTAssertNil(response.error)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.95)
+    }
+
+    func testRetryAfterAsAnHTTPDateIsHonoured() async throws {
+        let when = DateFormatter.httpDateForTests.string(from: Date().addingTimeInterval(2))
+        let session = Session(interceptor: RetryPolicy(exponentialBackoffScale: 0.01))
+        let start = Date()
+        let key = "date"
+        let encoded = when.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? when
+        let response = await session.request(flaky(key, failures: 1, fail: "503", retryAfter: encoded)).validate().serializingData().response
+        XCTAssertNil(response.error)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.9, "a whole-second date lands 1-2 s away")
+    }
+
+    func testRetryAfterBeyondTheMaximumIsNotRetried() async {
+        let session = Session(interceptor: RetryPolicy(exponentialBackoffScale: 0.01, maximumRetryAfter: 5))
+        let start = Date()
+        let response = await session.request(flaky("too-long", failures: 1, fail: "503", retryAfter: "99999999999999")).validate().serializingData().response
+        XCTAssertEqual(response.response?.statusCode, 503)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+        XCTAssertEqual(faults.attempts(forKey: "too-long"), 1)
+    }
+
+    func testRetryAfterParsing() {
+        func response(_ value: String?) -> HTTPURLResponse {
+            HTTPURLResponse(url: URL(string: "http://x.invalid")!, statusCode: 503, httpVersion: nil,
+                            headerFields: value.map { ["Retry-After": $0] } ?? [:])!
+        }
+        let now = Date(timeIntervalSince1970: 784_111_777) // Sun, 06 Nov 1994 08:49:37 GMT
+        XCTAssertEqual(RetryPolicy.retryAfter(in: response("120"), now: now), 120)
+        XCTAssertEqual(RetryPolicy.retryAfter(in: response("Sun, 06 Nov 1994 08:51:37 GMT"), now: now), 120)
+        XCTAssertEqual(RetryPolicy.retryAfter(in: response("Sunday, 06-Nov-94 08:51:37 GMT"), now: now), 120)
+        XCTAssertEqual(RetryPolicy.retryAfter(in: response("Sun Nov  6 08:51:37 1994"), now: now), 120)
+        XCTAssertEqual(RetryPolicy.retryAfter(in: response("Sun, 06 Nov 1994 08:00:00 GMT"), now: now), 0, "a past date is now")
+        XCTAssertEqual(RetryPolicy.retryAfter(in: response("9999999999999999999999"), now: now), .infinity)
+        XCTAssertNil(RetryPolicy.retryAfter(in: response("soon"), now: now))
+        XCTAssertNil(RetryPolicy.retryAfter(in: response("-5"), now: now))
+        XCTAssertNil(RetryPolicy.retryAfter(in: response(nil), now: now))
+    }
+
+    func testConnectionLostRetryPolicyRetriesOnlyConnectionLoss() async throws {
+        let session = Session(interceptor: ConnectionLostRetryPolicy(exponentialBackoffScale: 0.01))
+        let recovered = try await session.request(flaky("lost-policy", failures: 1, fail: "reset")).serializingDecodable([String: Int].self).value
+        XCTAssertEqual(recovered, ["attempt": 2])
+        let status = await session.request(flaky("status-policy", failures: 1, fail: "503")).validate().serializingData().response
+        XCTAssertEqual(status.response?.statusCode, 503)
+        XCTAssertEqual(faults.attempts(forKey: "status-policy"), 1)
+    }
+
+    // MARK: - Event loops
+
+    func testNoUserClosureRunsOnAnEventLoop() async throws {
+        let onLoop = Recorder<String>()
+        @Sendable func check(_ name: String) {
+            if MultiThreadedEventLoopGroup.currentEventLoop != nil { onLoop.append(name) }
+        }
+        struct Redirect: RedirectHandler {
+            let check: @Sendable (String) -> Void
+            func request(_ request: Request, willBeRedirectedTo newRequest: URLRequest, for response: HTTPURLResponse,
+                         completion: @escaping @Sendable (URLRequest?) -> Void) {
+                check("redirect handler")
+                completion(newRequest)
+            }
+        }
+        let monitor = ClosureEventMonitor(queue: DispatchQueue(label: "monitor"))
+        monitor.requestDidFinish = { _ in check("event monitor") }
+        let interceptor = Interceptor(adaptHandler: { request, _, completion in
+            check("adapter")
+            completion(.success(request))
+        }, retryHandler: { request, _, _, completion in
+            check("retrier")
+            completion(request.retryCount < 1 ? .retry : .doNotRetry)
+        })
+        let session = Session(interceptor: interceptor, redirectHandler: Redirect(check: check), eventMonitors: [monitor])
+        let progressed = Recorder<Int>()
+        let redirect = faults.url("/redirect?location=" + (flaky("loops", failures: 1).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+        let request = session.request(redirect)
+            .validate { _, _, _ in check("validator"); return .success(()) }
+            .downloadProgress(queue: .global()) { _ in check("progress"); progressed.append(1) }
+        _ = try await request.serializingData().value
+        try await Task.sleep(nanoseconds: 200_000_000)
+        XCTAssertEqual(request.retryCount, 1)
+        XCTAssertEqual(request.redirectCount, 1, "counted again from zero by the retry, which followed the redirect again")
+        XCTAssertFalse(progressed.values.isEmpty)
+        // The probe shows the check would see an event loop.
+        try await MultiThreadedEventLoopGroup.singleton.any().submit { check("probe") }.get()
+        XCTAssertEqual(onLoop.values, ["probe"])
+    }
+}
+
+extension DateFormatter {
+    static var httpDateForTests: DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter
+    }
+}
