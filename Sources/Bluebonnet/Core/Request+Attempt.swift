@@ -294,10 +294,10 @@ extension Request: TransportSink {
         updateProgress(.download) { $0.completed += Int64(count) }
     }
 
-    func transportDidComplete(body: Data, error: (any Error)?) {
+    func transportDidComplete(body: Data, error: AFError?) {
         if let error {
             let sessionGone = delegate == nil
-            hopDidComplete(.failure(sessionGone ? .sessionDeinitialized : TransportErrorMapper.afError(from: error)), body: nil)
+            hopDidComplete(.failure(sessionGone ? .sessionDeinitialized : error), body: nil)
             return
         }
         let (lastRequest, response, handler, count) = mutableState.write { state in

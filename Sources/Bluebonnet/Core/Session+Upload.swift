@@ -79,6 +79,7 @@ extension Session {
     /// - Parameters:
     ///   - data:        The body.
     ///   - convertible: The `URLRequestConvertible`.
+    ///   - interceptor: `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.
     /// - Returns: The created `UploadRequest`.
     public func upload(_ data: Data, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
@@ -116,6 +117,7 @@ extension Session {
     /// - Parameters:
     ///   - fileURL:     The `file:` URL of the body.
     ///   - convertible: The `URLRequestConvertible`.
+    ///   - interceptor: `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - fileManager: The `FileManager` used to measure the file. `.default` by default.
     /// - Returns: The created `UploadRequest`.
     public func upload(_ fileURL: URL, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
@@ -154,6 +156,7 @@ extension Session {
     /// - Parameters:
     ///   - stream:      The `InputStream`; it is read once, off the caller's thread.
     ///   - convertible: The `URLRequestConvertible`.
+    ///   - interceptor: `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.
     /// - Returns: The created `UploadRequest`.
     public func upload(_ stream: InputStream, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
@@ -174,7 +177,7 @@ extension Session {
     ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
     ///   - method:                  The `HTTPMethod`. `.post` by default.
     ///   - headers:                 `HTTPHeaders` for the request. `nil` by default.
-    ///   - interceptor:     `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - interceptor:             `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - fileManager:             The `FileManager` for the form and its temporary file. `.default` by default.
     ///   - requestModifier:         `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
     /// - Returns: The created `UploadRequest`.
@@ -201,6 +204,7 @@ extension Session {
     ///   - multipartFormData:       The closure that appends the form's parts; it runs at once.
     ///   - request:                 The `URLRequestConvertible`.
     ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
+    ///   - interceptor:             `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - fileManager:             The `FileManager` for the form and its temporary file. `.default` by default.
     /// - Returns: The created `UploadRequest`.
     public func upload(
@@ -224,7 +228,7 @@ extension Session {
     ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
     ///   - method:                  The `HTTPMethod`. `.post` by default.
     ///   - headers:                 `HTTPHeaders` for the request. `nil` by default.
-    ///   - interceptor:     `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - interceptor:             `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - fileManager:             The `FileManager` for the temporary file. `.default` by default.
     ///   - requestModifier:         `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
     /// - Returns: The created `UploadRequest`.
@@ -249,6 +253,7 @@ extension Session {
     ///   - multipartFormData:       The form.
     ///   - request:                 The `URLRequestConvertible`.
     ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
+    ///   - interceptor:             `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - fileManager:             The `FileManager` for the temporary file. `.default` by default.
     /// - Returns: The created `UploadRequest`.
     public func upload(
@@ -268,6 +273,7 @@ extension Session {
     ///
     /// - Parameters:
     ///   - convertible: The `UploadConvertible`.
+    ///   - interceptor: `RequestInterceptor` for this request, used before the session's. `nil` by default.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.
     /// - Returns: The created `UploadRequest`.
     public func upload(_ convertible: any UploadConvertible, interceptor: (any RequestInterceptor)? = nil,

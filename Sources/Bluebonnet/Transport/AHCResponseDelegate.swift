@@ -220,6 +220,6 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         guard let (timedOut, pending, upload) = failed else { return }
         pending?.fail(error)
         upload?.fail(error)
-        sink.transportDidComplete(body: Data(), error: timedOut ? HTTPClientError.readTimeout : error)
+        sink.transportDidComplete(body: Data(), error: TransportErrorMapper.afError(from: timedOut ? HTTPClientError.readTimeout : error))
     }
 }

@@ -54,7 +54,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
                 ?? urlRequest.httpBody.map { .bytes($0) }
             ahcRequest = try HTTPClient.Request(url: url, method: method, headers: headers, body: body)
         } catch {
-            sink.transportDidComplete(body: Data(), error: error)
+            sink.transportDidComplete(body: Data(), error: TransportErrorMapper.afError(from: error))
             return CompletedTransportTask()
         }
         let deadline = request.deadline.map { NIODeadline.now() + Self.timeAmount($0.timeIntervalSinceNow) }

@@ -19,7 +19,14 @@ struct TransportRequest: Sendable {
     var body: UploadBody?
 }
 
-/// Receives the events of one attempt. Calls for one attempt are serial; they may come from any thread.
+/// Receives the events of one attempt. Calls for one attempt are serial; they may come from any thread, and with
+/// AsyncHTTPClient they come from a NIO event loop.
+///
+/// The rule for everything behind a sink: an event loop does bookkeeping only. A sink updates in-memory state under
+/// its lock and returns; anything that runs user code (redirect handlers, adapters, retriers, validators awaiting a
+/// retry decision, event monitors, progress handlers) or touches the file system hops to the request's
+/// `underlyingQueue`, `serializationQueue`, the monitor's or handler's own queue, or NIO's thread pool.
+/// `InterceptorTests.testNoUserClosureRunsOnAnEventLoop` checks it for each kind of user closure.
 protocol TransportSink: AnyObject, Sendable {
     /// The head of the response arrived.
     /// `expectedBodyLength` is the body's decoded length when known, else -1.
@@ -30,8 +37,9 @@ protocol TransportSink: AnyObject, Sendable {
     func transportDidSendBody()
     /// Bytes of the response body arrived (after decoding).
     func transportDidReceiveBodyBytes(_ count: Int)
-    /// The attempt ended: the whole body, or the error that stopped it.
-    func transportDidComplete(body: Data, error: (any Error)?)
+    /// The attempt ended: the whole body, or the error that stopped it, already an `AFError` (the engine maps its
+    /// own errors, so nothing above `Transport/` knows them).
+    func transportDidComplete(body: Data, error: AFError?)
 }
 
 /// A running attempt.

@@ -94,9 +94,9 @@ final class ScriptedAttempt: TransportTask, @unchecked Sendable {
         sink.transportDidReceiveResponse(response, expectedBodyLength: -1)
     }
 
-    /// Ends the attempt with `body`, or with `error`.
+    /// Ends the attempt with `body`, or with `error` (as `.sessionTaskFailed` unless it is an `AFError`).
     func complete(body: Data = Data(), error: (any Error)? = nil) {
-        sink.transportDidComplete(body: body, error: error)
+        sink.transportDidComplete(body: body, error: error.map { $0 as? AFError ?? .sessionTaskFailed(error: $0) })
     }
 
     /// A head, then the whole body: a successful exchange.
