@@ -48,7 +48,8 @@ extension Request {
         switch action {
         case .ignore: return
         case .complete: didReceiveBody(nil); finish(error: error)
-        case .askRetrier: askRetrier(about: error)
+        // An adapter may call back from any thread, an event loop included, so the retrier is reached by a hop.
+        case .askRetrier: underlyingQueue.async { [self] in askRetrier(about: error) }
         }
     }
 

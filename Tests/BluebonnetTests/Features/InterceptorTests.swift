@@ -228,6 +228,22 @@ final class InterceptorTests: FaultServerTestCase {
 
     // MARK: - Event loops
 
+    func testTheRetrierRunsOffTheEventLoopAnAdapterFailedOn() async {
+        let onLoop = Recorder<Bool>()
+        let adapter = Adapter { _, _, completion in
+            // An adapter that fetched something with NIO and answers from the event loop that delivered it.
+            MultiThreadedEventLoopGroup.singleton.any().execute { completion(.failure(Refused())) }
+        }
+        let retrier = Retrier { _, _, _, completion in
+            onLoop.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
+            completion(.doNotRetry)
+        }
+        let session = Session(interceptor: Interceptor(adapter: adapter, retrier: retrier))
+        let response = await session.request(flaky("adapter-on-loop", failures: 0)).serializingData().response
+        XCTAssertEqual(response.error?.isRequestAdaptationError, true)
+        XCTAssertEqual(onLoop.values, [false])
+    }
+
     func testNoUserClosureRunsOnAnEventLoop() async throws {
         let onLoop = Recorder<String>()
         @Sendable func check(_ name: String) {
