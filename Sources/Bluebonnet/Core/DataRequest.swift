@@ -19,12 +19,14 @@ public class DataRequest: Request, @unchecked Sendable {
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         context: SessionContext,
         delegate: any RequestDelegate
     ) {
         self.convertible = convertible
         super.init(underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
-                   eventMonitor: eventMonitor, interceptor: interceptor, context: context, delegate: delegate,
+                   eventMonitor: eventMonitor, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
+                   context: context, delegate: delegate,
                    makeURLRequest: { try convertible.asURLRequest() })
     }
 

@@ -18,6 +18,8 @@ public struct DataResponse<Success, Failure: Error> {
     public let response: HTTPURLResponse?
     /// The data returned by the server.
     public let data: Data?
+    /// What was measured of the request's last attempt.
+    public let metrics: RequestTaskMetrics?
     /// The time taken to serialize the response.
     public let serializationDuration: TimeInterval
     /// The result of response serialization.
@@ -43,6 +45,34 @@ public struct DataResponse<Success, Failure: Error> {
     ///   - request:               The `URLRequest` sent to the server.
     ///   - response:              The `HTTPURLResponse` from the server.
     ///   - data:                  The `Data` returned by the server.
+    ///   - metrics:               What was measured of the request's last attempt.
+    ///   - serializationDuration: The duration taken by serialization.
+    ///   - result:                The `Result` of response serialization.
+    ///   - timeline:              The times of the request's life. `Timeline()` by default.
+    public init(
+        request: URLRequest?,
+        response: HTTPURLResponse?,
+        data: Data?,
+        metrics: RequestTaskMetrics?,
+        serializationDuration: TimeInterval,
+        result: Result<Success, Failure>,
+        timeline: Timeline = Timeline()
+    ) {
+        self.request = request
+        self.response = response
+        self.data = data
+        self.metrics = metrics
+        self.serializationDuration = serializationDuration
+        self.result = result
+        self.timeline = timeline
+    }
+
+    /// Creates a `DataResponse` without metrics.
+    ///
+    /// - Parameters:
+    ///   - request:               The `URLRequest` sent to the server.
+    ///   - response:              The `HTTPURLResponse` from the server.
+    ///   - data:                  The `Data` returned by the server.
     ///   - serializationDuration: The duration taken by serialization.
     ///   - result:                The `Result` of response serialization.
     ///   - timeline:              The times of the request's life. `Timeline()` by default.
@@ -54,12 +84,8 @@ public struct DataResponse<Success, Failure: Error> {
         result: Result<Success, Failure>,
         timeline: Timeline = Timeline()
     ) {
-        self.request = request
-        self.response = response
-        self.data = data
-        self.serializationDuration = serializationDuration
-        self.result = result
-        self.timeline = timeline
+        self.init(request: request, response: response, data: data, metrics: nil, serializationDuration: serializationDuration,
+                  result: result, timeline: timeline)
     }
 }
 
@@ -72,7 +98,7 @@ extension DataResponse {
     /// - Parameter transform: A closure that takes the success value of the `result` instance.
     /// - Returns: A `DataResponse` instance wrapping the result of the transform.
     public func map<NewSuccess>(_ transform: (Success) -> NewSuccess) -> DataResponse<NewSuccess, Failure> {
-        DataResponse<NewSuccess, Failure>(request: request, response: response, data: data,
+        DataResponse<NewSuccess, Failure>(request: request, response: response, data: data, metrics: metrics,
                                           serializationDuration: serializationDuration, result: result.map(transform),
                                           timeline: timeline)
     }
@@ -90,7 +116,7 @@ extension DataResponse {
         case let .failure(error):
             mapped = .failure(error)
         }
-        return DataResponse<NewSuccess, any Error>(request: request, response: response, data: data,
+        return DataResponse<NewSuccess, any Error>(request: request, response: response, data: data, metrics: metrics,
                                                    serializationDuration: serializationDuration, result: mapped,
                                                    timeline: timeline)
     }
@@ -100,7 +126,7 @@ extension DataResponse {
     /// - Parameter transform: A closure that takes the success value and returns a new `Result`.
     /// - Returns: A `DataResponse` with the returned `Result`.
     public func flatMap<NewSuccess>(_ transform: (Success) -> Result<NewSuccess, Failure>) -> DataResponse<NewSuccess, Failure> {
-        DataResponse<NewSuccess, Failure>(request: request, response: response, data: data,
+        DataResponse<NewSuccess, Failure>(request: request, response: response, data: data, metrics: metrics,
                                           serializationDuration: serializationDuration, result: result.flatMap(transform),
                                           timeline: timeline)
     }
@@ -110,7 +136,7 @@ extension DataResponse {
     /// - Parameter transform: A closure that takes the error of the instance.
     /// - Returns: A `DataResponse` instance containing the result of the transform.
     public func mapError<NewFailure: Error>(_ transform: (Failure) -> NewFailure) -> DataResponse<Success, NewFailure> {
-        DataResponse<Success, NewFailure>(request: request, response: response, data: data,
+        DataResponse<Success, NewFailure>(request: request, response: response, data: data, metrics: metrics,
                                           serializationDuration: serializationDuration, result: result.mapError(transform),
                                           timeline: timeline)
     }
@@ -127,7 +153,7 @@ extension DataResponse {
         case let .failure(error):
             do { mapped = .failure(try transform(error)) } catch { mapped = .failure(error) }
         }
-        return DataResponse<Success, any Error>(request: request, response: response, data: data,
+        return DataResponse<Success, any Error>(request: request, response: response, data: data, metrics: metrics,
                                                 serializationDuration: serializationDuration, result: mapped,
                                                 timeline: timeline)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -107,14 +108,29 @@ extension Request {
     /// Sends one hop. The machine is in `executing` with no task yet.
     func execute(_ urlRequest: URLRequest) {
         let now = Timeline.now()
-        let (deadline, hop, firstURL, ownLimit) = mutableState.write { state -> (Date?, Int, URL?, Int64??) in
+        let monitored = eventMonitor != nil
+        let (deadline, hop, firstURL, ownLimit, newTask) = mutableState.write { state -> (Date?, Int, URL?, Int64??, (RequestTask, Bool)?) in
             if state.startTime == nil {
                 state.startTime = now
                 if let resource = context.resourceTimeout { state.deadline = Date(timeIntervalSinceReferenceDate: now + resource) }
             }
-            return (state.deadline, state.redirectCount, state.requests.first?.url, state.maximumResponseSize)
+            state.metrics.beginHop(urlRequest, at: now)
+            var newTask: (RequestTask, Bool)?
+            if monitored, state.task == nil {
+                let task = RequestTask(originalRequest: urlRequest)
+                state.task = task
+                newTask = (task, state.machine.control == .resumed)
+            }
+            return (state.deadline, state.redirectCount, state.requests.first?.url, state.maximumResponseSize, newTask)
         }
         eventMonitor?.request(self, didCreateURLRequest: urlRequest)
+        // Told before the engine has it, so no event of the task can reach a monitor ahead of its creation.
+        if let eventMonitor, let (task, running) = newTask {
+            eventMonitor.request(self, didCreateTask: task)
+            if running { eventMonitor.request(self, didResumeTask: task) }
+        }
+        context.logger?.debug("sending", metadata: logMetadata(["hop": "\(hop)", "method": "\(urlRequest.httpMethod ?? "GET")",
+                                                                "url": "\(Self.redacted(urlRequest.url))"]))
         var prepared: TransportRequest
         do {
             // The session's credentials were set for the origin the request starts on; a redirect elsewhere
@@ -131,10 +147,45 @@ extension Request {
         }
         let task = context.transport.execute(prepared, sink: self)
         switch mutableState.write({ $0.machine.didCreateTask(task) }) {
-        case .none: break
-        case let .cancel(task): task.cancel()
-        case let .suspend(task): task.suspend()
+        case .none:
+            break
+        case let .cancel(task):
+            task.cancel()
+            if let eventMonitor, let (created, _) = newTask { eventMonitor.request(self, didCancelTask: created) }
+        case let .suspend(task):
+            task.suspend()
+            if let eventMonitor, let (created, _) = newTask { eventMonitor.request(self, didSuspendTask: created) }
         }
+    }
+
+    /// The attempt ended: its metrics are sealed and, for a monitor, its task completes. Runs inside the caller's
+    /// lock; the returned closure tells the monitor after it is released. Calling it again is harmless.
+    func endAttempt(_ state: inout MutableState, at time: CFAbsoluteTime, error: AFError?) -> (@Sendable () -> Void)? {
+        let metrics = state.metrics.endAttempt(at: time)
+        guard let eventMonitor, let task = state.task else { return nil }
+        state.task = nil
+        return { [self] in
+            if let metrics { eventMonitor.request(self, didGatherMetrics: metrics) }
+            eventMonitor.request(self, didCompleteTask: task, with: error)
+        }
+    }
+
+    /// The request id, and `extra`, as log metadata.
+    func logMetadata(_ extra: Logger.Metadata = [:]) -> Logger.Metadata {
+        var metadata = extra
+        metadata["bluebonnet-request-id"] = "\(id)"
+        return metadata
+    }
+
+    /// A URL fit for a log line: no user, password, query or fragment, which may carry credentials.
+    static func redacted(_ url: URL?) -> String {
+        guard let url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "?" }
+        components.user = nil
+        components.password = nil
+        let hadQuery = components.query != nil
+        components.query = nil
+        components.fragment = nil
+        return (components.string ?? "?") + (hadQuery ? "?…" : "")
     }
 
     // MARK: - A hop ended
@@ -148,13 +199,23 @@ extension Request {
         case .redirect: machineOutcome = .redirect
         case let .failure(error): machineOutcome = .failure(error)
         }
-        let action = mutableState.write { state -> RequestStateMachine.HopAction in
+        let now = Timeline.now()
+        var failure: AFError?
+        if case let .failure(error) = outcome { failure = error }
+        let (action, ended) = mutableState.write { state -> (RequestStateMachine.HopAction, (@Sendable () -> Void)?) in
             let action = state.machine.hopDidComplete(machineOutcome, hasRetrier: hasRetrier)
             switch action {
-            case .askRetrier, .fail: if case let .failure(error) = outcome { state.error = error }
+            case .askRetrier, .fail: if let failure { state.error = failure }
             default: break
             }
-            return action
+            if case .decideRedirect = action { return (action, nil) }
+            return (action, endAttempt(&state, at: now, error: failure))
+        }
+        ended?()
+        if let logger = context.logger {
+            let status = mutableState.write { $0.response?.statusCode }
+            logger.debug("hop ended", metadata: logMetadata(["status": "\(status.map(String.init) ?? "none")",
+                                                             "error": "\(failure.map { "\($0)" } ?? "none")"]))
         }
         switch action {
         case let .complete(wasCancelled):
@@ -240,6 +301,7 @@ extension Request {
                 state.error = nil
                 state.response = nil
                 state.redirectCount = 0
+                state.metrics.beginRetry()
             case let .complete(error):
                 state.error = error
             case .ignore:
@@ -253,10 +315,12 @@ extension Request {
         case let .complete(error):
             finish(error: error, validated: true)
         case .retryNow:
+            context.logger?.debug("retrying", metadata: logMetadata(["retry": "\(retryCount)"]))
             didReceiveBody(nil)
             eventMonitor?.requestIsRetrying(self)
             underlyingQueue.async { [self] in createURLRequest() }
         case let .retryAfter(delay):
+            context.logger?.debug("retrying", metadata: logMetadata(["retry": "\(retryCount)", "delay": "\(delay)"]))
             didReceiveBody(nil)
             eventMonitor?.requestIsRetrying(self)
             // A timer, not a blocked thread: cancelling meanwhile completes the request at once, and this finds the
@@ -271,28 +335,48 @@ extension Request {
 // MARK: - Transport events
 
 extension Request: TransportSink {
-    func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength expected: Int64) {
+    func transportDidSendRequestHead() {
+        let now = Timeline.now()
+        mutableState.write { $0.metrics.updateHop { $0.requestStartTime = now } }
+    }
+
+    func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength expected: Int64, encodedBodyLength: Int64??,
+                                     protocolName: String) {
         let now = Timeline.now()
         mutableState.write { state in
             state.response = response
             state.initialResponseTime = now
             state.progress.download.completed = 0
             state.progress.download.total = expected
+            state.metrics.updateHop { hop in
+                hop.responseStartTime = now
+                hop.httpResponse = response
+                hop.protocolName = protocolName
+                hop.responseBodyBytesEncoded = encodedBodyLength
+            }
         }
     }
 
     func transportDidSendBodyBytes(_ count: Int) {
-        updateProgress(.upload) { $0.completed += Int64(count) }
+        updateProgress(.upload) { state in
+            state.progress.upload.completed += Int64(count)
+            state.metrics.updateHop { $0.requestBodyBytesSent += Int64(count) }
+        }
     }
 
-    func transportDidSendBody() {
-        updateProgress(.upload) { track in
-            if track.total < 0 { track.total = track.completed }
+    func transportDidSendRequest(hadBody: Bool) {
+        let now = Timeline.now()
+        updateProgress(.upload) { state in
+            state.metrics.updateHop { $0.requestEndTime = now }
+            if hadBody, state.progress.upload.total < 0 { state.progress.upload.total = state.progress.upload.completed }
         }
     }
 
     func transportDidReceiveBodyBytes(_ count: Int) {
-        updateProgress(.download) { $0.completed += Int64(count) }
+        updateProgress(.download) { state in
+            state.progress.download.completed += Int64(count)
+            state.metrics.updateHop { $0.responseBodyBytesDecoded += Int64(count) }
+        }
     }
 
     func transportDidComplete(body: Data, error: AFError?) {

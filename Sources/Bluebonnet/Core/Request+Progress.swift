@@ -84,10 +84,11 @@ extension Request {
         }
     }
 
-    /// Changes the counts, then brings the `Progress` up to date and tells its handlers, if anyone is watching.
-    func updateProgress(_ kind: ProgressTracking.Kind, _ change: (inout ProgressTracking.Track) -> Void) {
+    /// Changes the counts (and what else of the state goes with them, under the same lock), then brings the
+    /// `Progress` of `kind` up to date and tells its handlers, if anyone is watching.
+    func updateProgress(_ kind: ProgressTracking.Kind, _ change: (inout MutableState) -> Void) {
         let update = mutableState.write { state -> (Progress, [(queue: DispatchQueue, handler: ProgressHandler)])? in
-            change(&state.progress[keyPath: kind.track])
+            change(&state)
             guard state.progress[keyPath: kind.track].progress != nil else { return nil }
             return (state.progress[keyPath: kind.track].current(), state.progress[keyPath: kind.track].handlers)
         }
@@ -99,9 +100,9 @@ extension Request {
 
     /// A hop with a body begins: the upload counts start over at its length (-1 when unknown).
     func didStartSendingBody(length: Int64?) {
-        updateProgress(.upload) { track in
-            track.total = length ?? -1
-            track.completed = 0
+        updateProgress(.upload) { state in
+            state.progress.upload.total = length ?? -1
+            state.progress.upload.completed = 0
         }
     }
 }

@@ -22,6 +22,9 @@ public class Request: @unchecked Sendable {
     public let eventMonitor: (any EventMonitor)?
     /// The request's own interceptor, used with the session's (the request's first).
     public let interceptor: (any RequestInterceptor)?
+    /// Whether the first response handler resumes the request; `nil` follows the session's
+    /// `startRequestsImmediately`.
+    public let shouldAutomaticallyResume: Bool?
 
     let context: SessionContext
     weak var delegate: (any RequestDelegate)?
@@ -52,6 +55,10 @@ public class Request: @unchecked Sendable {
         var urlRequestHandlers: [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)] = []
         var cURLHandlers: [(queue: DispatchQueue, handler: @Sendable (String) -> Void)] = []
         var progress = ProgressTracking()
+        /// The attempt's task, made only when a monitor listens for task events.
+        var task: RequestTask?
+        /// The stamps behind `metrics` and `allMetrics`.
+        var metrics = MetricsLog()
 
         var state: State { machine.state }
     }
@@ -62,11 +69,13 @@ public class Request: @unchecked Sendable {
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         context: SessionContext,
         delegate: any RequestDelegate,
         makeURLRequest: @escaping @Sendable () throws -> URLRequest
     ) {
         self.id = id
+        self.shouldAutomaticallyResume = shouldAutomaticallyResume
         self.makeURLRequest = makeURLRequest
         self.underlyingQueue = underlyingQueue
         self.serializationQueue = serializationQueue
@@ -131,6 +140,10 @@ public class Request: @unchecked Sendable {
     public var error: AFError? { mutableState.write { $0.error } }
     /// How many redirects were followed.
     public var redirectCount: Int { mutableState.write { $0.redirectCount } }
+    /// What was measured of the last attempt, once its first hop began.
+    public var metrics: RequestTaskMetrics? { mutableState.write { $0.metrics.last } }
+    /// What was measured of every attempt, in order: one entry per retry.
+    public var allMetrics: [RequestTaskMetrics] { mutableState.write { $0.metrics.all } }
 
     // MARK: - Controls
 
@@ -152,6 +165,7 @@ public class Request: @unchecked Sendable {
         case let .cancelTask(task):
             eventMonitor?.requestDidCancel(self)
             task.cancel()
+            if let eventMonitor, let monitored = mutableState.write({ $0.task }) { eventMonitor.request(self, didCancelTask: monitored) }
         case .cancelledAwaitingTask:
             eventMonitor?.requestDidCancel(self)
         case .complete:
@@ -175,6 +189,9 @@ public class Request: @unchecked Sendable {
         case let .suspendTask(task): task.suspend()
         }
         eventMonitor?.requestDidSuspend(self)
+        if case .suspendTask = action, let eventMonitor, let monitored = mutableState.write({ $0.task }) {
+            eventMonitor.request(self, didSuspendTask: monitored)
+        }
         return self
     }
 
@@ -184,9 +201,14 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func resume() -> Self {
         let createsInline = createsURLRequestOnResume
-        let (action, urlRequest) = mutableState.write { state in
-            (state.machine.resume(createsInline: createsInline), state.requests.last)
+        let queuesCreation = context.requestSetup == .lazy
+        let (action, urlRequest, first, monitored) = mutableState.write { state in
+            let first = state.machine.control == .initialized
+            let action = state.machine.resume(createsInline: createsInline, queuesCreation: queuesCreation)
+            return (action, state.requests.last, first, state.task)
         }
+        if case .ignore = action { return self }
+        if first { delegate?.requestDidStart(self) }
         switch action {
         case .ignore:
             return self
@@ -195,12 +217,16 @@ public class Request: @unchecked Sendable {
         case .createURLRequest:
             eventMonitor?.requestDidResume(self)
             createURLRequest()
+        case .createURLRequestOnRequestQueue:
+            eventMonitor?.requestDidResume(self)
+            context.requestQueue.async { [self] in createURLRequest() }
         case let .start(start):
             eventMonitor?.requestDidResume(self)
             if let urlRequest { beginAttempt(start, with: urlRequest) }
         case let .resumeTask(task):
             task.resume()
             eventMonitor?.requestDidResume(self)
+            if let monitored { eventMonitor?.request(self, didResumeTask: monitored) }
         }
         return self
     }
@@ -244,7 +270,8 @@ public class Request: @unchecked Sendable {
             return (state.requests.last, state.machine.awaitsCreation)
         }
         if let existing { queue.async { handler(existing) } }
-        if create { createURLRequestOnRequestQueue() }
+        // A lazy request makes its `URLRequest` on its first resume; an eager one was queued when it was made.
+        if create, context.requestSetup == .eager { createURLRequestOnRequestQueue() }
         return self
     }
 
@@ -290,17 +317,22 @@ public class Request: @unchecked Sendable {
     ///   - error:     The error that ended it, if any.
     ///   - validated: Whether the validators already ran for this outcome (a request with a retrier).
     func finish(error: AFError?, validated: Bool = false) {
+        delegate?.requestDidEnd(self)
         let now = Timeline.now()
         let cleanupBlocks = self.cleanupBlocks
-        let (inline, downloadObserved) = mutableState.write { state -> (Bool, Bool) in
+        let (inline, downloadObserved, ended) = mutableState.write { state -> (Bool, Bool, (@Sendable () -> Void)?) in
+            // A request cancelled while a redirect or retry was being decided ends its attempt here.
+            let ended = endAttempt(&state, at: now, error: error)
             // Complete, the download's total is what arrived, so a watched download ends at exactly 1.0.
             let completesDownload = error == nil && state.progress.download.total != state.progress.download.completed
             if completesDownload { state.progress.download.total = state.progress.download.completed }
             state.completedTime = now
             if let error { state.error = error }
             return (!cleanupBlocks && (validated || state.validatorsAreLightweight) && state.machine.handlersAreInlineSafe,
-                    completesDownload && state.progress.download.progress != nil)
+                    completesDownload && state.progress.download.progress != nil, ended)
         }
+        ended?()
+        context.logger?.debug("completed", metadata: logMetadata(["error": "\(error.map { "\($0)" } ?? "none")"]))
         if downloadObserved { updateProgress(.download) { _ in } }
         guard inline else {
             serializationQueue.async { [self] in runFinish(validated: validated, inline: false) }
@@ -341,7 +373,7 @@ public class Request: @unchecked Sendable {
     ///   - closure:    The handler.
     func appendResponseSerializer(inlineSafe: Bool = false, _ closure: @escaping @Sendable () -> Void) {
         let handler = RequestStateMachine.ResponseHandler(inlineSafe: inlineSafe, run: closure)
-        let startsImmediately = context.startRequestsImmediately
+        let startsImmediately = shouldAutomaticallyResume ?? context.startRequestsImmediately
         let (action, resumeNow) = mutableState.write { $0.machine.appendHandler(handler, startsImmediately: startsImmediately) }
         if case .process = action {
             if inlineSafe { processResponseSerializers(inline: true) } else { serializationQueue.async { self.processResponseSerializers(inline: false) } }

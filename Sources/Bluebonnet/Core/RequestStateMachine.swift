@@ -111,6 +111,9 @@ struct RequestStateMachine {
         case resumed
         /// Resumed; make the `URLRequest` inline now.
         case createURLRequest
+        /// Resumed; make the `URLRequest` on `requestQueue` (a lazy request whose session has its own queue, or an
+        /// upload, whose body may take a while to encode).
+        case createURLRequestOnRequestQueue
         /// Resumed; start the first attempt with this `URLRequest`.
         case start(AttemptStart)
         /// Resumed; the running task reads again.
@@ -125,8 +128,11 @@ struct RequestStateMachine {
 
     /// `resume()`.
     ///
-    /// - Parameter createsInline: Whether the first resume makes the `URLRequest` itself (default queues).
-    mutating func resume(createsInline: Bool) -> ResumeAction {
+    /// - Parameters:
+    ///   - createsInline:   Whether the first resume makes the `URLRequest` itself (default queues).
+    ///   - queuesCreation:  Whether the first resume sends the making of the `URLRequest` to `requestQueue`
+    ///                      (`.lazy` setup); otherwise the session already did when it made the request.
+    mutating func resume(createsInline: Bool, queuesCreation: Bool = false) -> ResumeAction {
         switch control {
         case .initialized, .suspended: break
         case .resumed, .cancelled: return .ignore
@@ -137,6 +143,9 @@ struct RequestStateMachine {
         case .initialized where createsInline:
             phase = .creatingURLRequest
             return .createURLRequest
+        case .initialized where queuesCreation:
+            phase = .creatingURLRequest
+            return .createURLRequestOnRequestQueue
         case .ready:
             return .start(beginAttempt())
         case let .executing(task?):

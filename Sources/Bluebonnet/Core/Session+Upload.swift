@@ -59,6 +59,8 @@ extension Session {
     ///   - method:          The `HTTPMethod`. `.post` by default.
     ///   - headers:         `HTTPHeaders` for the request. `nil` by default.
     ///   - interceptor:     `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                      follows the session's `startRequestsImmediately`.
     ///   - fileManager:     The `FileManager` for the request. `.default` by default.
     ///   - requestModifier: `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
     /// - Returns: The created `UploadRequest`.
@@ -68,10 +70,11 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(data, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), interceptor: interceptor, fileManager: fileManager)
+        upload(data, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that sends `data` with the given `URLRequest`.
@@ -80,11 +83,14 @@ extension Session {
     ///   - data:        The body.
     ///   - convertible: The `URLRequestConvertible`.
     ///   - interceptor: `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                  follows the session's `startRequestsImmediately`.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.
     /// - Returns: The created `UploadRequest`.
     public func upload(_ data: Data, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
                        fileManager: FileManager = .default) -> UploadRequest {
-        upload(Upload(request: convertible, uploadable: UploadRequest.Uploadable.data(data)), interceptor: interceptor, fileManager: fileManager)
+        upload(Upload(request: convertible, uploadable: UploadRequest.Uploadable.data(data)), interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     // MARK: - File
@@ -97,6 +103,8 @@ extension Session {
     ///   - method:          The `HTTPMethod`. `.post` by default.
     ///   - headers:         `HTTPHeaders` for the request. `nil` by default.
     ///   - interceptor:     `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                      follows the session's `startRequestsImmediately`.
     ///   - fileManager:     The `FileManager` used to measure the file. `.default` by default.
     ///   - requestModifier: `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
     /// - Returns: The created `UploadRequest`.
@@ -106,10 +114,11 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(fileURL, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), interceptor: interceptor, fileManager: fileManager)
+        upload(fileURL, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that streams the file at `fileURL` with the given `URLRequest`.
@@ -118,12 +127,15 @@ extension Session {
     ///   - fileURL:     The `file:` URL of the body.
     ///   - convertible: The `URLRequestConvertible`.
     ///   - interceptor: `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                  follows the session's `startRequestsImmediately`.
     ///   - fileManager: The `FileManager` used to measure the file. `.default` by default.
     /// - Returns: The created `UploadRequest`.
     public func upload(_ fileURL: URL, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
                        fileManager: FileManager = .default) -> UploadRequest {
         upload(Upload(request: convertible, uploadable: UploadRequest.Uploadable.file(fileURL, shouldRemove: false)),
-               interceptor: interceptor, fileManager: fileManager)
+               interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     // MARK: - InputStream
@@ -136,6 +148,8 @@ extension Session {
     ///   - method:          The `HTTPMethod`. `.post` by default.
     ///   - headers:         `HTTPHeaders` for the request. `nil` by default.
     ///   - interceptor:     `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                      follows the session's `startRequestsImmediately`.
     ///   - fileManager:     The `FileManager` for the request. `.default` by default.
     ///   - requestModifier: `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
     /// - Returns: The created `UploadRequest`.
@@ -145,10 +159,11 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(stream, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), interceptor: interceptor, fileManager: fileManager)
+        upload(stream, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that sends what `stream` yields with the given `URLRequest`.
@@ -157,11 +172,14 @@ extension Session {
     ///   - stream:      The `InputStream`; it is read once, off the caller's thread.
     ///   - convertible: The `URLRequestConvertible`.
     ///   - interceptor: `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                  follows the session's `startRequestsImmediately`.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.
     /// - Returns: The created `UploadRequest`.
     public func upload(_ stream: InputStream, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
                        fileManager: FileManager = .default) -> UploadRequest {
-        upload(Upload(request: convertible, uploadable: UploadRequest.Uploadable.stream(stream)), interceptor: interceptor, fileManager: fileManager)
+        upload(Upload(request: convertible, uploadable: UploadRequest.Uploadable.stream(stream)), interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     // MARK: - Multipart
@@ -188,13 +206,14 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         let form = MultipartFormData(fileManager: fileManager)
         multipartFormData(form)
         return upload(multipartFormData: form, to: url, usingThreshold: encodingMemoryThreshold, method: method,
-                      headers: headers, interceptor: interceptor, fileManager: fileManager, requestModifier: requestModifier)
+                      headers: headers, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager, requestModifier: requestModifier)
     }
 
     /// Creates an `UploadRequest` that sends the multipart form `multipartFormData` builds, with the given
@@ -212,6 +231,7 @@ extension Session {
         with request: any URLRequestConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default
     ) -> UploadRequest {
         let form = MultipartFormData(fileManager: fileManager)
@@ -239,12 +259,13 @@ extension Session {
         method: HTTPMethod = .post,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         let request = Self.uploadRequest(url, method: method, headers: headers, requestModifier: requestModifier)
         return upload(multipartFormData: multipartFormData, with: request, usingThreshold: encodingMemoryThreshold,
-                      interceptor: interceptor, fileManager: fileManager)
+                      interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that sends a `MultipartFormData` with the given `URLRequest`.
@@ -261,10 +282,11 @@ extension Session {
         with request: any URLRequestConvertible,
         usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default
     ) -> UploadRequest {
         upload(MultipartUpload(multipartFormData: multipartFormData, encodingMemoryThreshold: encodingMemoryThreshold,
-                               request: request, fileManager: fileManager), interceptor: interceptor, fileManager: fileManager)
+                               request: request, fileManager: fileManager), interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     // MARK: - Common
@@ -274,9 +296,12 @@ extension Session {
     /// - Parameters:
     ///   - convertible: The `UploadConvertible`.
     ///   - interceptor: `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                  follows the session's `startRequestsImmediately`.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.
     /// - Returns: The created `UploadRequest`.
     public func upload(_ convertible: any UploadConvertible, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
                        fileManager: FileManager = .default) -> UploadRequest {
         let request = UploadRequest(
             convertible: convertible,
@@ -284,11 +309,12 @@ extension Session {
             serializationQueue: serializationQueue,
             eventMonitor: eventMonitor,
             interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume,
             context: context,
             delegate: self,
             fileManager: fileManager
         )
-        request.createURLRequestOnRequestQueue()
+        perform(request)
         return request
     }
 }

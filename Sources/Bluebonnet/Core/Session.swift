@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -14,13 +15,26 @@ public typealias RequestModifier = @Sendable (inout URLRequest) throws -> Void
 
 /// Creates and manages requests: one connection pool, the configuration they share, and the queues they use.
 open class Session: @unchecked Sendable, RequestDelegate {
-    /// The shared `Session`, used by `AF`; it lives for the whole process.
-    public static let `default` = Session()
+    // @unchecked: every stored property is immutable; the set of active requests is behind its own lock.
+
+    /// The shared `Session`, used by `AF`; it lives for the whole process. It posts Alamofire's notifications.
+    public static let `default` = Session(eventMonitors: [AlamofireNotifications()])
+
+    /// When a request makes its `URLRequest` and starts its lifecycle.
+    public enum RequestSetup: Sendable {
+        /// On its first `resume()` (the default, as in Alamofire 5.11 and later): a request nobody resumes costs
+        /// nothing, and everything chained onto it before the resume sees every event.
+        case lazy
+        /// As soon as it is made, on `requestQueue` (Alamofire before 5.11).
+        case eager
+    }
 
     /// The serial queue every request's work ultimately targets.
     public let rootQueue: DispatchQueue
     /// Whether requests start as soon as their first response handler is added. `true` by default.
     public let startRequestsImmediately: Bool
+    /// When requests make their `URLRequest`. `.lazy` by default.
+    public let requestSetup: RequestSetup
     /// The queue where `URLRequest`s are made (conversion and encoding).
     public let requestQueue: DispatchQueue
     /// The queue where responses are serialized.
@@ -33,6 +47,12 @@ open class Session: @unchecked Sendable, RequestDelegate {
     public let eventMonitor: CompositeEventMonitor?
     /// The largest response body, in decoded bytes, a request holds in memory; `nil` for no limit.
     public let maximumResponseSize: Int64?
+    /// Where the session writes request lifecycle lines (`.debug`, `.trace`), with each request's id as metadata; it
+    /// is handed to AsyncHTTPClient too. Discards everything by default.
+    public let logger: Logger
+
+    /// Requests resumed and not yet finished, for `withAllRequests(perform:)` and `cancelAllRequests`.
+    private let activeRequests = Protected<Set<Request>>([])
 
     /// The default `maximumResponseSize`: 100 MiB.
     public static let defaultMaximumResponseSize: Int64 = 100 * 1024 * 1024
@@ -47,6 +67,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///                               by default.
     ///   - rootQueue:                The serial root queue. Must be serial.
     ///   - startRequestsImmediately: Whether requests start on their first response handler. `true` by default.
+    ///   - requestSetup:             When requests make their `URLRequest`: on the first `resume()` (`.lazy`, the
+    ///                               default) or at once on `requestQueue` (`.eager`).
     ///   - requestQueue:             The queue where `URLRequest`s are made. By default, a session that starts requests
     ///                               immediately makes each on the first resume, saving a thread hop.
     ///   - serializationQueue:       The queue where responses are serialized. A queue targeting `rootQueue` by default.
@@ -56,17 +78,23 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///   - maximumResponseSize:      The largest body, in decoded bytes, a request holds in memory; a larger one fails
     ///                               with `AFError.responseLimitExceeded`. A request may set its own with
     ///                               `maximumResponseSize(_:)`. 100 MiB by default; `nil` for no limit.
+    ///   - logger:                   Where request lifecycle lines go (never a header or a query string). Discards
+    ///                               everything by default.
     public init(
         configuration: URLSessionConfiguration = URLSessionConfiguration.af.default,
         rootQueue: DispatchQueue = DispatchQueue(label: "org.bluebonnet.session.rootQueue"),
         startRequestsImmediately: Bool = true,
+        requestSetup: RequestSetup = .lazy,
         requestQueue: DispatchQueue? = nil,
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
-        maximumResponseSize: Int64? = Session.defaultMaximumResponseSize
+        maximumResponseSize: Int64? = Session.defaultMaximumResponseSize,
+        logger: Logger = Session.disabledLogger
     ) {
+        self.requestSetup = requestSetup
+        self.logger = logger
         self.maximumResponseSize = maximumResponseSize
         self.rootQueue = rootQueue
         self.startRequestsImmediately = startRequestsImmediately
@@ -88,13 +116,18 @@ open class Session: @unchecked Sendable, RequestDelegate {
             requestTimeout: requestTimeout,
             resourceTimeout: resourceTimeout,
             startRequestsImmediately: startRequestsImmediately,
-            createsRequestsOnResume: startRequestsImmediately && requestQueue == nil,
+            requestSetup: requestSetup,
+            createsRequestsOnResume: requestSetup == .lazy && requestQueue == nil,
             redirectHandler: redirectHandler ?? Redirector.follow,
             interceptor: interceptor,
             requestQueue: self.requestQueue,
-            maximumResponseSize: maximumResponseSize
+            maximumResponseSize: maximumResponseSize,
+            logger: logger.logLevel <= .debug ? logger : nil
         )
     }
+
+    /// The default `logger`: discards everything.
+    public static let disabledLogger = Logger(label: "org.bluebonnet.session", factory: { _ in SwiftLogNoOpLogHandler() })
 
     deinit {
         context.transport.shutdown()
@@ -113,6 +146,37 @@ open class Session: @unchecked Sendable, RequestDelegate {
     /// - Returns: The session.
     static func withTransport(_ transport: any HTTPTransport, make: () -> Session) -> Session {
         $injectedTransport.withValue(transport) { make() }
+    }
+
+    // MARK: - All requests
+
+    /// Runs `action` on `rootQueue` with every request that was resumed and has not finished.
+    ///
+    /// A request that was never resumed is not active: it has no connection and nothing to cancel.
+    ///
+    /// - Parameter action: The closure. Keep it short: it runs on `rootQueue`.
+    public func withAllRequests(perform action: @escaping @Sendable (Set<Request>) -> Void) {
+        rootQueue.async { [activeRequests] in action(activeRequests.read()) }
+    }
+
+    /// Cancels every active request, then calls `completion`.
+    ///
+    /// - Parameters:
+    ///   - queue:      The queue `completion` runs on. `.main` by default.
+    ///   - completion: Called once every active request has been told to cancel. `nil` by default.
+    public func cancelAllRequests(completingOnQueue queue: DispatchQueue = .main, completion: (@Sendable () -> Void)? = nil) {
+        withAllRequests { requests in
+            for request in requests { request.cancel() }
+            queue.async { completion?() }
+        }
+    }
+
+    func requestDidStart(_ request: Request) {
+        activeRequests.write { _ = $0.insert(request) }
+    }
+
+    func requestDidEnd(_ request: Request) {
+        activeRequests.write { _ = $0.remove(request) }
     }
 
     // MARK: - DataRequest
@@ -142,6 +206,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///   - encoding:        `ParameterEncoding` to be used to encode the `parameters`. `URLEncoding.default` by default.
     ///   - headers:         `HTTPHeaders` value to be added to the `URLRequest`. `nil` by default.
     ///   - interceptor:     `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                      follows the session's `startRequestsImmediately`.
     ///   - requestModifier: `RequestModifier` applied to the `URLRequest` before encoding. `nil` by default.
     /// - Returns: The created `DataRequest`.
     open func request(
@@ -151,10 +217,12 @@ open class Session: @unchecked Sendable, RequestDelegate {
         encoding: any ParameterEncoding = URLEncoding.default,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataRequest {
         request(RequestConvertible(url: convertible, method: method, parameters: parameters, encoding: encoding,
-                                   headers: headers, requestModifier: requestModifier), interceptor: interceptor)
+                                   headers: headers, requestModifier: requestModifier), interceptor: interceptor,
+                shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
 
     /// Makes a `URLRequestConvertible` from a URL, method, `Encodable` parameters and encoder.
@@ -182,6 +250,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///   - encoder:         `ParameterEncoder` to be used to encode the `parameters`. `URLEncodedFormParameterEncoder.default` by default.
     ///   - headers:         `HTTPHeaders` value to be added to the `URLRequest`. `nil` by default.
     ///   - interceptor:     `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                      follows the session's `startRequestsImmediately`.
     ///   - requestModifier: `RequestModifier` applied to the `URLRequest` before encoding. `nil` by default.
     /// - Returns: The created `DataRequest`.
     open func request<Parameters: Encodable & Sendable>(
@@ -191,10 +261,12 @@ open class Session: @unchecked Sendable, RequestDelegate {
         encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
         headers: HTTPHeaders? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataRequest {
         request(RequestEncodableConvertible(url: convertible, method: method, parameters: parameters, encoder: encoder,
-                                            headers: headers, requestModifier: requestModifier), interceptor: interceptor)
+                                            headers: headers, requestModifier: requestModifier), interceptor: interceptor,
+                shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
 
     /// Creates a `DataRequest` from a `URLRequestConvertible` value.
@@ -202,14 +274,18 @@ open class Session: @unchecked Sendable, RequestDelegate {
     /// - Parameters:
     ///   - convertible: `URLRequestConvertible` value to be used to create the `URLRequest`.
     ///   - interceptor: `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                  follows the session's `startRequestsImmediately`.
     /// - Returns: The created `DataRequest`.
-    open func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil) -> DataRequest {
+    open func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+                      shouldAutomaticallyResume: Bool? = nil) -> DataRequest {
         let request = DataRequest(
             convertible: convertible,
             underlyingQueue: rootQueue,
             serializationQueue: serializationQueue,
             eventMonitor: eventMonitor,
             interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume,
             context: context,
             delegate: self
         )
@@ -217,10 +293,10 @@ open class Session: @unchecked Sendable, RequestDelegate {
         return request
     }
 
-    /// Makes the request's `URLRequest` on `requestQueue`, as Alamofire does, when the session was given its own
-    /// `requestQueue` or does not start requests immediately; otherwise the first `resume()` makes it inline.
-    func perform(_ request: DataRequest) {
-        guard !context.createsRequestsOnResume else { return }
+    /// With `.eager` setup, makes the request's `URLRequest` on `requestQueue` at once; a `.lazy` request makes it on
+    /// its first `resume()`.
+    func perform(_ request: Request) {
+        guard requestSetup == .eager else { return }
         request.createURLRequestOnRequestQueue()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -14,6 +15,8 @@ struct SessionContext: Sendable {
     /// `URLSessionConfiguration.timeoutIntervalForResource`: a deadline for the whole request, every hop included.
     let resourceTimeout: TimeInterval?
     let startRequestsImmediately: Bool
+    /// `Session.requestSetup`.
+    let requestSetup: Session.RequestSetup
     /// Whether a request's `URLRequest` is made inline by its first `resume()` (the default queues) rather than on
     /// `requestQueue`: the first handler resumes the request at once, so a hop to another thread would only add a
     /// context switch to every request.
@@ -26,6 +29,8 @@ struct SessionContext: Sendable {
 
     /// The largest body held in memory, in bytes; `nil` for no limit. A request may set its own.
     let maximumResponseSize: Int64?
+    /// `Session.logger`, or `nil` when it discards `.debug`, so a request checks one optional to skip logging.
+    let logger: Logger?
 
     /// The request as it goes on the wire, or the error that keeps it from being sent.
     ///
@@ -106,4 +111,9 @@ enum HeaderValidator {
 }
 
 /// What a `Request` asks of the `Session` that made it while the session lives.
-protocol RequestDelegate: AnyObject, Sendable {}
+protocol RequestDelegate: AnyObject, Sendable {
+    /// The request was resumed for the first time: it is active until it ends.
+    func requestDidStart(_ request: Request)
+    /// The request completed.
+    func requestDidEnd(_ request: Request)
+}

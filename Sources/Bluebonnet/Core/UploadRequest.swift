@@ -53,6 +53,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
         interceptor: (any RequestInterceptor)?,
+        shouldAutomaticallyResume: Bool?,
         context: SessionContext,
         delegate: any RequestDelegate,
         fileManager: FileManager
@@ -60,7 +61,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         upload = convertible
         self.fileManager = fileManager
         super.init(convertible: convertible, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
-                   eventMonitor: eventMonitor, interceptor: interceptor, context: context, delegate: delegate)
+                   eventMonitor: eventMonitor, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
+                   context: context, delegate: delegate)
     }
 
     /// Encoding a multipart form can take a while, so an upload's body is always made on `requestQueue`, never

@@ -58,7 +58,7 @@ extension DataRequest {
         let end = Timeline.now()
         let result: AFResult<Data?> = snapshot.state.error.map { .failure($0) } ?? .success(snapshot.data)
         let response = DataResponse(request: snapshot.state.requests.last, response: snapshot.state.response, data: snapshot.data,
-                                    serializationDuration: 0, result: result,
+                                    metrics: snapshot.state.metrics.last, serializationDuration: 0, result: result,
                                     timeline: Self.timeline(of: snapshot.state, serializationCompletedAt: end))
         eventMonitor?.request(self, didParseResponse: response)
         return response
@@ -79,7 +79,7 @@ extension DataRequest {
         }
         let end = Timeline.now()
         let response = DataResponse(request: state.requests.last, response: state.response, data: snapshot.data,
-                                    serializationDuration: end - start, result: result,
+                                    metrics: state.metrics.last, serializationDuration: end - start, result: result,
                                     timeline: Self.timeline(of: state, serializationCompletedAt: end))
         eventMonitor?.request(self, didParseResponse: response)
         return response

@@ -121,6 +121,10 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         return promise?.futureResult ?? eventLoop.makeSucceededVoidFuture()
     }
 
+    func didSendRequestHead(task: HTTPClient.Task<Void>, _ head: HTTPRequestHead) {
+        sink.transportDidSendRequestHead()
+    }
+
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
         // An upload in progress is activity: the idle timer watches the connection, not only the response.
         state.write { $0.lastActivity = .now() }
@@ -128,7 +132,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     }
 
     func didSendRequest(task: HTTPClient.Task<Void>) {
-        if hasUploadBody { sink.transportDidSendBody() }
+        sink.transportDidSendRequest(hadBody: hasUploadBody)
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
@@ -155,7 +159,18 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
             headerFields: fields
         )
-        if let response { sink.transportDidReceiveResponse(response, expectedBodyLength: expected) }
+        if let response {
+            // `.none`: not decoded, so the bytes received are the bytes delivered.
+            let encoded: Int64?? = head.headers.contains(name: "content-encoding") ? .some(declared) : .none
+            let protocolName = switch (head.version.major, head.version.minor) {
+            case (1, 1): "http/1.1"
+            case (1, 0): "http/1.0"
+            case (2, _): "h2"
+            case let (major, minor): "http/\(major).\(minor)"
+            }
+            sink.transportDidReceiveResponse(response, expectedBodyLength: expected, encodedBodyLength: encoded,
+                                             protocolName: protocolName)
+        }
         if tooLarge, let maximumBodySize {
             return task.eventLoop.makeFailedFuture(Self.bodyTooLarge(limit: maximumBodySize))
         }

@@ -28,13 +28,23 @@ struct TransportRequest: Sendable {
 /// `underlyingQueue`, `serializationQueue`, the monitor's or handler's own queue, or NIO's thread pool.
 /// `InterceptorTests.testNoUserClosureRunsOnAnEventLoop` checks it for each kind of user closure.
 protocol TransportSink: AnyObject, Sendable {
+    /// The engine wrote the request head.
+    func transportDidSendRequestHead()
     /// The head of the response arrived.
-    /// `expectedBodyLength` is the body's decoded length when known, else -1.
-    func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength: Int64)
+    ///
+    /// - Parameters:
+    ///   - response:           The head.
+    ///   - expectedBodyLength: The body's decoded length when known, else -1.
+    ///   - encodedBodyLength:  For a body the engine decodes, its length on the wire when the server declared it.
+    ///   - protocolName:       The protocol, as ALPN names it (`http/1.1`, `h2`).
+    func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength: Int64, encodedBodyLength: Int64??,
+                                     protocolName: String)
     /// Bytes of the request body reached the socket.
     func transportDidSendBodyBytes(_ count: Int)
-    /// The whole request body was sent.
-    func transportDidSendBody()
+    /// The whole request was sent.
+    ///
+    /// - Parameter hadBody: Whether it streamed an upload body.
+    func transportDidSendRequest(hadBody: Bool)
     /// Bytes of the response body arrived (after decoding).
     func transportDidReceiveBodyBytes(_ count: Int)
     /// The attempt ended: the whole body, or the error that stopped it, already an `AFError` (the engine maps its

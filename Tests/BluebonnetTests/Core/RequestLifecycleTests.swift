@@ -183,12 +183,46 @@ final class RequestLifecycleTests: ServerTestCase {
         XCTAssertEqual(request.requests.count, 1, "the URLRequest was made once")
     }
 
-    func testOnURLRequestCreationFiresWithoutAResponseHandler() async {
+    func testALazyRequestMakesItsURLRequestOnlyWhenResumed() async {
         let request = session.request(url("/get"))
+        let made = Recorder<URL?>()
+        request.onURLRequestCreation(on: queue) { made.append($0.url) }
+        try? await Task.sleep(nanoseconds: 300_000_000)
+        XCTAssertTrue(made.values.isEmpty, "a lazy request made its URLRequest before any resume")
+        XCTAssertNil(request.request)
+        _ = await request.resume().serializingData().response
+        try? await Task.sleep(nanoseconds: 50_000_000)
+        XCTAssertEqual(made.values, [URL(string: url("/get"))])
+    }
+
+    func testAnEagerRequestMakesItsURLRequestWithoutAResponseHandler() async {
+        let eager = Session(requestSetup: .eager)
+        let request = eager.request(url("/get"))
         let made: URLRequest = await withCheckedContinuation { continuation in
             request.onURLRequestCreation(on: queue) { continuation.resume(returning: $0) }
         }
         XCTAssertEqual(made.url?.absoluteString, url("/get"))
+        XCTAssertTrue(request.isInitialized, "made, not started")
+        withExtendedLifetime(eager) {}
+    }
+
+    func testAShouldAutomaticallyResumeOfFalseKeepsTheRequestWaitingForResume() async {
+        let request = session.request(url("/get"), shouldAutomaticallyResume: false)
+        let answered = Recorder<Int?>()
+        request.responseData(queue: queue) { answered.append($0.response?.statusCode) }
+        try? await Task.sleep(nanoseconds: 300_000_000)
+        XCTAssertTrue(answered.values.isEmpty, "the first handler resumed a request told not to")
+        XCTAssertTrue(request.isInitialized)
+        _ = await request.resume().serializingData().response
+        try? await Task.sleep(nanoseconds: 50_000_000)
+        XCTAssertEqual(answered.values, [200])
+    }
+
+    func testAShouldAutomaticallyResumeOfTrueOverridesTheSession() async {
+        let manual = Session(startRequestsImmediately: false)
+        let response = await manual.request(url("/get"), shouldAutomaticallyResume: true).serializingData().response
+        XCTAssertEqual(response.response?.statusCode, 200)
+        withExtendedLifetime(manual) {}
     }
 
     func testCURLDescriptionOfAResumedRequestFiresBeforeAnyHandler() async {

@@ -91,7 +91,9 @@ final class ScriptedAttempt: TransportTask, @unchecked Sendable {
     func respond(status: Int = 200, headers: [String: String] = [:]) {
         let url = request.urlRequest.url ?? URL(string: "http://scripted.invalid/")!
         let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
-        sink.transportDidReceiveResponse(response, expectedBodyLength: -1)
+        sink.transportDidSendRequestHead()
+        sink.transportDidSendRequest(hadBody: false)
+        sink.transportDidReceiveResponse(response, expectedBodyLength: -1, encodedBodyLength: .none, protocolName: "http/1.1")
     }
 
     /// Ends the attempt with `body`, or with `error` (as `.sessionTaskFailed` unless it is an `AFError`).

@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Request {
+    /// Posted when a `Request` is resumed. The `Notification` carries the `Request`.
+    public static let didResumeNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didResume")
+    /// Posted when a `Request` is suspended. The `Notification` carries the `Request`.
+    public static let didSuspendNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didSuspend")
+    /// Posted when a `Request` is cancelled. The `Notification` carries the `Request`.
+    public static let didCancelNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didCancel")
+    /// Posted when a `Request` finished. The `Notification` carries the `Request`.
+    public static let didFinishNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didFinish")
+
+    /// Posted when a request's task runs (made, or resumed after a suspend). The `Notification` carries the `Request`.
+    public static let didResumeTaskNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didResumeTask")
+    /// Posted when a request's task is suspended. The `Notification` carries the `Request`.
+    public static let didSuspendTaskNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didSuspendTask")
+    /// Posted when a request's task is cancelled. The `Notification` carries the `Request`.
+    public static let didCancelTaskNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didCancelTask")
+    /// Posted when a request's task completed. The `Notification` carries the `Request`.
+    public static let didCompleteTaskNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didCompleteTask")
+}
+
+extension Notification {
+    /// The `Request` a Bluebonnet notification carries, `nil` for any other notification.
+    public var request: Request? {
+        userInfo?[Self.requestKey] as? Request
+    }
+
+    /// The `userInfo` key of the `Request` (Alamofire's, so observers written for it read ours).
+    static let requestKey = "org.alamofire.notification.key.request"
+}
+
+/// The `EventMonitor` that posts Alamofire's notifications to `NotificationCenter.default`. `AF` includes it, as in
+/// Alamofire; add it to your own `Session`'s monitors to get the notifications from its requests.
+///
+/// Notifications are posted from `queue`, never from a NIO event loop, so an observer may block without stalling
+/// other requests' I/O.
+public final class AlamofireNotifications: EventMonitor {
+    /// The queue notifications are posted from: a serial queue of the monitor's own, not `.main`, which a server
+    /// process may never drain.
+    public let queue: DispatchQueue
+
+    /// Creates the monitor.
+    ///
+    /// - Parameter queue: The queue notifications are posted from. A serial queue of its own by default.
+    public init(queue: DispatchQueue = DispatchQueue(label: "org.bluebonnet.notifications")) {
+        self.queue = queue
+    }
+
+    private func post(_ name: Notification.Name, _ request: Request) {
+        NotificationCenter.default.post(name: name, object: nil, userInfo: [Notification.requestKey: request])
+    }
+
+    /// Posts `Request.didResumeNotification`.
+    public func requestDidResume(_ request: Request) { post(Request.didResumeNotification, request) }
+    /// Posts `Request.didSuspendNotification`.
+    public func requestDidSuspend(_ request: Request) { post(Request.didSuspendNotification, request) }
+    /// Posts `Request.didCancelNotification`.
+    public func requestDidCancel(_ request: Request) { post(Request.didCancelNotification, request) }
+    /// Posts `Request.didFinishNotification`.
+    public func requestDidFinish(_ request: Request) { post(Request.didFinishNotification, request) }
+    /// Posts `Request.didResumeTaskNotification`.
+    public func request(_ request: Request, didResumeTask task: RequestTask) { post(Request.didResumeTaskNotification, request) }
+    /// Posts `Request.didSuspendTaskNotification`.
+    public func request(_ request: Request, didSuspendTask task: RequestTask) { post(Request.didSuspendTaskNotification, request) }
+    /// Posts `Request.didCancelTaskNotification`.
+    public func request(_ request: Request, didCancelTask task: RequestTask) { post(Request.didCancelTaskNotification, request) }
+    /// Posts `Request.didCompleteTaskNotification`.
+    public func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?) {
+        post(Request.didCompleteTaskNotification, request)
+    }
+}
