@@ -31,6 +31,16 @@ final class EventSequenceTests: FaultServerTestCase {
             add((try? result.get()) != nil ? "valid" : "invalid")
         }
         func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) { add("parsed") }
+        func request(_ request: Request, didCreateTask task: RequestTask) { add("task") }
+        func request(_ request: Request, didResumeTask task: RequestTask) { add("taskResume") }
+        func request(_ request: Request, didSuspendTask task: RequestTask) { add("taskSuspend") }
+        func request(_ request: Request, didCancelTask task: RequestTask) { add("taskCancel") }
+        func request(_ request: Request, didGatherMetrics metrics: RequestTaskMetrics) {
+            add("metrics \(metrics.transactionMetrics.count)")
+        }
+        func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?) {
+            add(error == nil ? "taskDone" : "taskFailed")
+        }
     }
 
     let monitor = Recording()
@@ -44,13 +54,15 @@ final class EventSequenceTests: FaultServerTestCase {
     func testSuccess() async {
         let session = Session(eventMonitors: [monitor])
         let events = await events(after: session.request(faults.url("/flaky?key=ok&failures=0")).validate())
-        XCTAssertEqual(events, ["resume", "initial", "send /flaky", "valid", "finish", "parsed"])
+        XCTAssertEqual(events, ["resume", "initial", "send /flaky", "task", "taskResume", "metrics 1", "taskDone",
+                                "valid", "finish", "parsed"])
     }
 
     func testTransportFailure() async {
         let session = Session(eventMonitors: [monitor])
         let events = await events(after: session.request(faults.url("/flaky?key=fail&failures=1")))
-        XCTAssertEqual(events, ["resume", "initial", "send /flaky", "finish", "parsed"])
+        XCTAssertEqual(events, ["resume", "initial", "send /flaky", "task", "taskResume", "metrics 1", "taskFailed",
+                                "finish", "parsed"])
     }
 
     func testCreationFailure() async {
@@ -63,7 +75,8 @@ final class EventSequenceTests: FaultServerTestCase {
         let session = Session(eventMonitors: [monitor])
         let target = "/flaky?key=redirected%26failures=0".replacingOccurrences(of: "?", with: "%3F")
         let events = await events(after: session.request(faults.url("/redirect?location=\(target)")))
-        XCTAssertEqual(events, ["resume", "initial", "send /redirect", "send /flaky", "finish", "parsed"])
+        XCTAssertEqual(events, ["resume", "initial", "send /redirect", "task", "taskResume", "send /flaky",
+                                "metrics 2", "taskDone", "finish", "parsed"])
     }
 
     func testRetryWithAnAdapter() async {
@@ -71,8 +84,9 @@ final class EventSequenceTests: FaultServerTestCase {
                                       retryHandler: { request, _, _, completion in completion(request.retryCount < 1 ? .retry : .doNotRetry) })
         let session = Session(interceptor: interceptor, eventMonitors: [monitor])
         let events = await events(after: session.request(faults.url("/flaky?key=retry&failures=1")).validate())
-        XCTAssertEqual(events, ["resume", "initial", "adapted", "send /flaky", "retrying",
-                                "initial", "adapted", "send /flaky", "valid", "finish", "parsed"])
+        XCTAssertEqual(events, ["resume", "initial", "adapted", "send /flaky", "task", "taskResume", "metrics 1",
+                                "taskFailed", "retrying", "initial", "adapted", "send /flaky", "task", "taskResume",
+                                "metrics 1", "taskDone", "valid", "finish", "parsed"])
     }
 
     func testAdapterFailure() async {
@@ -90,6 +104,7 @@ final class EventSequenceTests: FaultServerTestCase {
         request.cancel()
         _ = await response.response
         try? await Task.sleep(nanoseconds: 100_000_000)
-        XCTAssertEqual(monitor.recorded, ["resume", "initial", "send /silent", "cancel", "finish", "parsed"])
+        XCTAssertEqual(monitor.recorded, ["resume", "initial", "send /silent", "task", "taskResume", "cancel", "taskCancel",
+                                               "metrics 1", "taskFailed", "finish", "parsed"])
     }
 }

@@ -1,0 +1,103 @@
+import Bluebonnet
+import Foundation
+import Logging
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `Session.withAllRequests`, `cancelAllRequests`, `requestSetup` and `logger`, over real sockets.
+final class SessionRequestSetupTests: ServerTestCase {
+    func testWithAllRequestsSeesResumedRequestsUntilTheyFinish() async throws {
+        let slow = session.request(url("/delay/2"))
+        let idle = session.request(url("/get"))
+        let response = slow.serializingData()
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let active: Set<Request> = await withCheckedContinuation { continuation in
+            session.withAllRequests { continuation.resume(returning: $0) }
+        }
+        XCTAssertEqual(active, [slow], "a request never resumed is not active")
+        slow.cancel()
+        _ = await response.response
+        let after: Set<Request> = await withCheckedContinuation { continuation in
+            session.withAllRequests { continuation.resume(returning: $0) }
+        }
+        XCTAssertTrue(after.isEmpty)
+        withExtendedLifetime(idle) {}
+    }
+
+    func testCancelAllRequestsCancelsEveryActiveRequestThenCompletes() async throws {
+        let requests = (0..<5).map { _ in session.request(url("/delay/5")) }
+        let responses = requests.map { $0.serializingData() }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let started = Date()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            session.cancelAllRequests(completingOnQueue: .global()) { continuation.resume() }
+        }
+        for response in responses {
+            let result = await response.response
+            XCTAssertEqual(result.error?.isExplicitlyCancelledError, true)
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+        XCTAssertTrue(requests.allSatisfy(\.isCancelled))
+    }
+
+    func testALazyRequestOnACustomRequestQueueMakesItsURLRequestThereOnResume() async throws {
+        let requestQueue = DispatchQueue(label: "custom.request.queue")
+        let key = DispatchSpecificKey<Bool>()
+        requestQueue.setSpecific(key: key, value: true)
+        let custom = Session(requestQueue: requestQueue)
+        struct Probe: URLRequestConvertible {
+            let url: String
+            let onQueue: Recorder<Bool>
+            let key: DispatchSpecificKey<Bool>
+            func asURLRequest() throws -> URLRequest {
+                onQueue.append(DispatchQueue.getSpecific(key: key) == true)
+                return try URLRequest(url: url, method: .get)
+            }
+        }
+        let onQueue = Recorder<Bool>()
+        let request = custom.request(Probe(url: url("/get"), onQueue: onQueue, key: key))
+        try await Task.sleep(nanoseconds: 200_000_000)
+        XCTAssertEqual(onQueue.values, [], "made before resume")
+        let response = await request.serializingData().response
+        XCTAssertEqual(response.response?.statusCode, 200)
+        XCTAssertEqual(onQueue.values, [true])
+        withExtendedLifetime(custom) {}
+    }
+
+    func testTheLoggerGetsLifecycleLinesWithTheRequestIDAndNoCredentials() async throws {
+        let lines = Recorder<String>()
+        var logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        logger.logLevel = .debug
+        let logged = Session(logger: logger)
+        let request = logged.request("http://user:secret@127.0.0.1:\(server.port)/get?token=hunter2",
+                                     headers: [.authorization(bearerToken: "bearer-secret")])
+        _ = await request.serializingData().response
+        let text = lines.values.joined(separator: "\n")
+        XCTAssertTrue(text.contains("sending"), text)
+        XCTAssertTrue(text.contains("completed"), text)
+        XCTAssertTrue(text.contains(request.id.uuidString), "every line carries the request id")
+        for secret in ["secret", "hunter2", "bearer-secret", "user:"] {
+            XCTAssertFalse(text.contains(secret), "\(secret) leaked into the log: \(text)")
+        }
+        withExtendedLifetime(logged) {}
+    }
+}
+
+/// Keeps every line as `message key=value ...`.
+struct CapturingLogHandler: LogHandler {
+    let lines: Recorder<String>
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let all = metadata.merging(event.metadata ?? [:]) { $1 }
+        lines.append("\(event.message) " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+    }
+}
