@@ -109,6 +109,7 @@ struct DemoCommand: AsyncParsableCommand {
 
 /// Collects upload fractions from the progress queue for the demo's one-line summary.
 final class ProgressLog: @unchecked Sendable {
+    // @unchecked: `fractions` is only touched under `lock`.
     private let lock = NSLock()
     private var fractions: [Double] = []
 

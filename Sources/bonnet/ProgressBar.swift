@@ -3,6 +3,7 @@ import Foundation
 /// A one-line progress bar on standard error, redrawn in place; drawn only when standard error is a terminal, so
 /// piped and captured output stays clean.
 final class ProgressBar: @unchecked Sendable {
+    // @unchecked: the mutable drawing state is only touched under `lock`.
     private let label: String
     private let lock = NSLock()
     private var lastDrawn = -1

@@ -57,6 +57,7 @@ struct RequestItems {
 
 /// A parsed JSON value handed to `JSONSerialization` again; it is never mutated.
 struct SendableJSON: @unchecked Sendable {
+    // @unchecked: a JSON value made of Foundation's immutable containers, built once and only read.
     let value: Any
     init(_ value: Any) { self.value = value }
 }

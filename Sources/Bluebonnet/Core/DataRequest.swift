@@ -5,6 +5,7 @@ import FoundationNetworking
 
 /// A request whose response body is collected in memory.
 public class DataRequest: Request, @unchecked Sendable {
+    // @unchecked: the body is behind `Protected`; the convertible is immutable.
     /// The `URLRequestConvertible` the request is made from.
     public let convertible: any URLRequestConvertible
 

@@ -2,6 +2,8 @@ import Foundation
 
 /// A value that awaits the serialized response of a `DataRequest`.
 public struct DataTask<Value>: @unchecked Sendable {
+    // @unchecked: `Value` need not be `Sendable` (JSON's `Any`); the task holds only the request and a `ResponseBox`,
+    // whose value is made once and never mutated.
     /// The `DataResponse`, once the request finished and was serialized.
     public var response: DataResponse<Value, AFError> {
         get async {
@@ -50,6 +52,7 @@ public struct DataTask<Value>: @unchecked Sendable {
 /// runs the parsing where the caller runs anyway, as with raw AsyncHTTPClient. The value is never mutated once made,
 /// which is what makes sharing it sound when its type is not `Sendable` (JSON's `Any`, an `XMLDocument`).
 final class ResponseBox<Value>: @unchecked Sendable {
+    // @unchecked: the state is behind `Protected`; the value it holds is made once and never mutated.
     private enum State {
         case waiting([CheckedContinuation<Void, Never>])
         case ready(@Sendable () -> Value)

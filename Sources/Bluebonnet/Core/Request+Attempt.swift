@@ -213,7 +213,7 @@ extension Request {
         }
         ended?()
         if let logger = context.logger {
-            let status = mutableState.write { $0.response?.statusCode }
+            let status = mutableState.read { $0.response?.statusCode }
             logger.debug("hop ended", metadata: logMetadata(["status": "\(status.map(String.init) ?? "none")",
                                                              "error": "\(failure.map { "\($0)" } ?? "none")"]))
         }
@@ -275,7 +275,7 @@ extension Request {
     /// Runs the validators of a successful hop on `underlyingQueue`, then lets the retrier judge a failure.
     private func validateThenMaybeRetry() {
         runValidators()
-        let error = mutableState.write { $0.error }
+        let error = mutableState.read { $0.error }
         switch mutableState.write({ $0.machine.didValidate(error: error) }) {
         case .ignore: return
         case .complete: finish(error: nil, validated: true)

@@ -111,7 +111,7 @@ public class Request: @unchecked Sendable {
     // retained and released on each read.
 
     /// The current state.
-    public var state: State { mutableState.write { $0.machine.state } }
+    public var state: State { mutableState.read { $0.machine.state } }
     /// Whether the request has not been resumed yet.
     public var isInitialized: Bool { state == .initialized }
     /// Whether the request is running.
@@ -123,11 +123,11 @@ public class Request: @unchecked Sendable {
     /// Whether the request finished and every response handler has run.
     public var isFinished: Bool { state == .finished }
     /// How many times the request has been retried.
-    public var retryCount: Int { mutableState.write { $0.machine.retryCount } }
+    public var retryCount: Int { mutableState.read { $0.machine.retryCount } }
 
     /// Every `URLRequest` made, in order: the initial one, the adapted one, one per redirect hop and, for each
     /// retry, the initial and adapted ones again.
-    public var requests: [URLRequest] { mutableState.write { $0.requests } }
+    public var requests: [URLRequest] { mutableState.read { $0.requests } }
     /// The first `URLRequest` made.
     public var firstRequest: URLRequest? { requests.first }
     /// The last `URLRequest` made.
@@ -135,15 +135,15 @@ public class Request: @unchecked Sendable {
     /// The current `URLRequest` (the last one).
     public var request: URLRequest? { lastRequest }
     /// The response of the final hop, once its head has arrived.
-    public var response: HTTPURLResponse? { mutableState.write { $0.response } }
+    public var response: HTTPURLResponse? { mutableState.read { $0.response } }
     /// The error that ended the request, or that validation found.
-    public var error: AFError? { mutableState.write { $0.error } }
+    public var error: AFError? { mutableState.read { $0.error } }
     /// How many redirects were followed.
-    public var redirectCount: Int { mutableState.write { $0.redirectCount } }
+    public var redirectCount: Int { mutableState.read { $0.redirectCount } }
     /// What was measured of the last attempt, once its first hop began.
-    public var metrics: RequestTaskMetrics? { mutableState.write { $0.metrics.last } }
+    public var metrics: RequestTaskMetrics? { mutableState.read { $0.metrics.last } }
     /// What was measured of every attempt, in order: one entry per retry.
-    public var allMetrics: [RequestTaskMetrics] { mutableState.write { $0.metrics.all } }
+    public var allMetrics: [RequestTaskMetrics] { mutableState.read { $0.metrics.all } }
 
     // MARK: - Controls
 
@@ -153,19 +153,20 @@ public class Request: @unchecked Sendable {
     /// - Returns: The instance.
     @discardableResult
     public func cancel() -> Self {
-        let action = mutableState.write { state -> RequestStateMachine.CancelAction in
+        // The monitored task is taken with the transition: once the engine is told, the attempt may end at once.
+        let (action, monitored) = mutableState.write { state -> (RequestStateMachine.CancelAction, RequestTask?) in
             let action = state.machine.cancel()
-            if case .ignore = action { return action }
+            if case .ignore = action { return (action, nil) }
             state.error = .explicitlyCancelled
-            return action
+            return (action, state.task)
         }
         switch action {
         case .ignore:
             return self
         case let .cancelTask(task):
             eventMonitor?.requestDidCancel(self)
+            if let monitored { eventMonitor?.request(self, didCancelTask: monitored) }
             task.cancel()
-            if let eventMonitor, let monitored = mutableState.write({ $0.task }) { eventMonitor.request(self, didCancelTask: monitored) }
         case .cancelledAwaitingTask:
             eventMonitor?.requestDidCancel(self)
         case .complete:
@@ -182,15 +183,16 @@ public class Request: @unchecked Sendable {
     /// - Returns: The instance.
     @discardableResult
     public func suspend() -> Self {
-        let action = mutableState.write { $0.machine.suspend() }
+        let (action, monitored) = mutableState.write { state in (state.machine.suspend(), state.task) }
         switch action {
-        case .ignore: return self
-        case .suspended: break
-        case let .suspendTask(task): task.suspend()
-        }
-        eventMonitor?.requestDidSuspend(self)
-        if case .suspendTask = action, let eventMonitor, let monitored = mutableState.write({ $0.task }) {
-            eventMonitor.request(self, didSuspendTask: monitored)
+        case .ignore:
+            return self
+        case .suspended:
+            eventMonitor?.requestDidSuspend(self)
+        case let .suspendTask(task):
+            eventMonitor?.requestDidSuspend(self)
+            if let monitored { eventMonitor?.request(self, didSuspendTask: monitored) }
+            task.suspend()
         }
         return self
     }
@@ -350,7 +352,7 @@ public class Request: @unchecked Sendable {
     }
 
     func runValidators() {
-        let validators = mutableState.write { $0.validators }
+        let validators = mutableState.read { $0.validators }
         for validator in validators { validator() }
     }
 

@@ -18,6 +18,7 @@ public protocol UploadConvertible: UploadableConvertible & URLRequestConvertible
 
 /// A `DataRequest` that sends a body from memory, a file or a stream, streamed with back-pressure.
 public final class UploadRequest: DataRequest, @unchecked Sendable {
+    // @unchecked: the upload's own state is behind `Protected`; the rest is immutable.
     /// The body of an upload.
     public enum Uploadable: @unchecked Sendable {
         // `InputStream` is not `Sendable`; the request reads it from one thread at a time.

@@ -81,7 +81,10 @@ extension MultipartFormData {
         }
         defer { reader.close() }
         do {
-            try reader.copy(length: part.length, chunkSize: streamBufferSize, to: sink)
+            // A stream's length is the caller's word, and the part's header already announced it: as in Alamofire,
+            // what follows it is not sent. A file that changed size while the form was encoded is an error.
+            let truncates = if case .stream = part.source { true } else { false }
+            try reader.copy(length: part.length, chunkSize: streamBufferSize, truncatesLongerSource: truncates, to: sink)
         } catch let error as AFError {
             throw error
         } catch {

@@ -5,6 +5,8 @@ import Foundation
 /// Appending never reads a file or stream: their bytes are copied in chunks only when the form is encoded. A failed
 /// `append` (a missing file, say) is remembered and thrown by `encode()` or `writeEncodedData(to:)`.
 open class MultipartFormData: @unchecked Sendable {
+    // @unchecked: the parts and the first error are behind `Protected`; the rest is immutable. `open` forbids checked
+    // `Sendable`.
     /// Forms whose encoded size is at most this many bytes (10 MB) are encoded in memory when uploaded; larger
     /// ones are written to a temporary file that is streamed, then deleted.
     public static let encodingMemoryThreshold: UInt64 = 10_000_000

@@ -57,6 +57,8 @@ public final class URLEncodedFormEncoder: Sendable {
 
     /// How `Date` is written.
     public enum DateEncoding: @unchecked Sendable {
+        // @unchecked: a `DateFormatter` is not `Sendable`, but the encoder only reads it (`string(from:)` is safe
+        // from several threads) and never changes its settings.
         /// `Date`'s own `Encodable` representation (seconds since 2001).
         case deferredToDate
         /// Seconds since 1970.

@@ -6,23 +6,9 @@ import FoundationNetworking
 /// A `ParameterEncoder` that writes an `Encodable` value as `application/x-www-form-urlencoded` with a
 /// `URLEncodedFormEncoder`, in the query or the body.
 public struct URLEncodedFormParameterEncoder: ParameterEncoder {
-    /// Where the form goes.
-    public enum Destination: Sendable {
-        /// The query for `GET`, `HEAD` and `DELETE`, the body otherwise.
-        case methodDependent
-        /// Always the query string.
-        case queryString
-        /// Always the body.
-        case httpBody
-
-        func encodesParametersInURL(for method: HTTPMethod) -> Bool {
-            switch self {
-            case .methodDependent: return method.encodesParametersInURLByDefault
-            case .queryString: return true
-            case .httpBody: return false
-            }
-        }
-    }
+    /// Where the form goes: the same type as `URLEncoding.Destination`, so both encodings place parameters by one
+    /// rule.
+    public typealias Destination = URLEncoding.Destination
 
     /// The default encoder: `URLEncodedFormEncoder()` and a method-dependent destination.
     public static var `default`: URLEncodedFormParameterEncoder { URLEncodedFormParameterEncoder() }

@@ -159,6 +159,7 @@ extension RequestInterceptor where Self == RetryPolicy {
 /// Retries idempotent requests whose connection was lost (`URLError.networkConnectionLost`), the failure a reused
 /// keep-alive connection closed by the server produces.
 open class ConnectionLostRetryPolicy: RetryPolicy, @unchecked Sendable {
+    // @unchecked: adds no stored property to `RetryPolicy`.
     /// Creates a policy.
     ///
     /// - Parameters:

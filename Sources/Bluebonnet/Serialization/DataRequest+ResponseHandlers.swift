@@ -32,9 +32,7 @@ extension DataRequest {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        // Handing out the body unparsed is cheap, so that serializer may run where the request finished.
-        let inlineSafe = (responseSerializer as? DataResponseSerializer)?.dataPreprocessor is PassthroughPreprocessor
-        appendResponseSerializer(inlineSafe: inlineSafe) { [self] in
+        appendResponseSerializer(inlineSafe: responseSerializer.mayRunInline) { [self] in
             // The value may not be `Sendable` (JSON's `Any`); it is handed over once and never touched again here.
             let response = UncheckedBox(serializedResponse(using: responseSerializer, snapshot: snapshot()))
             queue.async { completionHandler(response.value) }
@@ -44,6 +42,7 @@ extension DataRequest {
 
     /// What a handler sees of the finished request, taken when the handler's turn comes.
     struct Snapshot: @unchecked Sendable {
+        // @unchecked: a copy of the state taken under the lock; nothing mutates it afterwards.
         let state: MutableState
         let data: Data?
     }

@@ -9,6 +9,10 @@ import FoundationNetworking
 public final class DataResponseSerializer: ResponseSerializer {
     /// The preprocessor.
     public let dataPreprocessor: any DataPreprocessor
+
+    /// Handing out the body is cheap, so this serializer may run where the request finished unless its preprocessor
+    /// does real work.
+    public var mayRunInline: Bool { dataPreprocessor.mayRunInline }
     /// HTTP response codes for which empty responses are allowed.
     public let emptyResponseCodes: Set<Int>
     /// `HTTPMethod`s for which empty responses are always valid.

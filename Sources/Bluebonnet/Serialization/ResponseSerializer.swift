@@ -19,6 +19,15 @@ public protocol DataResponseSerializerProtocol<SerializedObject>: Sendable {
     /// - Returns:    The `SerializedObject`.
     /// - Throws:     Any `Error` produced during serialization.
     func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> SerializedObject
+
+    /// Whether `serialize` is cheap and never blocks, so Bluebonnet may run it on the thread that completed the
+    /// request rather than hop to `serializationQueue`. `false` unless a serializer says otherwise.
+    var mayRunInline: Bool { get }
+}
+
+extension DataResponseSerializerProtocol {
+    /// `false`: a serializer runs on `serializationQueue` unless it declares itself cheap.
+    public var mayRunInline: Bool { false }
 }
 
 /// The type to which all download response serializers must conform in order to serialize a response.
@@ -60,6 +69,14 @@ public protocol DataPreprocessor: Sendable {
     /// - Parameter data: The raw `Data` to process.
     /// - Returns: The processed `Data`.
     func preprocess(_ data: Data) throws -> Data
+
+    /// Whether `preprocess` is cheap and never blocks. `false` unless a preprocessor says otherwise.
+    var mayRunInline: Bool { get }
+}
+
+extension DataPreprocessor {
+    /// `false`: a preprocessor is assumed to do real work.
+    public var mayRunInline: Bool { false }
 }
 
 /// `DataPreprocessor` that returns passed `Data` without any transform.
@@ -69,6 +86,9 @@ public struct PassthroughPreprocessor: DataPreprocessor {
 
     /// Returns `data` unchanged.
     public func preprocess(_ data: Data) throws -> Data { data }
+
+    /// `true`: nothing is done.
+    public var mayRunInline: Bool { true }
 }
 
 /// `DataPreprocessor` that trims Google's typical `)]}',\n` XSSI JSON header.

@@ -110,9 +110,10 @@ final class DataChunkReader: BodyChunkReader {
 }
 
 extension BodyChunkReader {
-    /// Reads exactly `length` bytes in chunks of at most `chunkSize`, handing each to `sink`; a source that is
-    /// shorter or longer than `length` throws `BodyLengthMismatchError`.
-    func copy(length: UInt64, chunkSize: Int, to sink: (Data) throws -> Void) throws {
+    /// Reads exactly `length` bytes in chunks of at most `chunkSize`, handing each to `sink`. A source shorter than
+    /// `length` throws `BodyLengthMismatchError`; so does a longer one, unless `truncatesLongerSource`, when the rest
+    /// is left unread.
+    func copy(length: UInt64, chunkSize: Int, truncatesLongerSource: Bool = false, to sink: (Data) throws -> Void) throws {
         var remaining = length
         while remaining > 0 {
             let chunk = try read(upTo: Int(min(UInt64(chunkSize), remaining)))
@@ -122,7 +123,7 @@ extension BodyChunkReader {
             remaining -= UInt64(chunk.count)
             try sink(chunk)
         }
-        if try !read(upTo: 1).isEmpty {
+        if !truncatesLongerSource, try !read(upTo: 1).isEmpty {
             throw BodyLengthMismatchError(expected: length, actual: length + 1)
         }
     }

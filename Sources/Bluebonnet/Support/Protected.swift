@@ -48,6 +48,13 @@ final class Protected<Value: ~Copyable>: @unchecked Sendable {
 }
 #endif
 
+extension Protected {
+    /// Reads part of the value under the lock; named apart from `write` so a reader can tell the two at a glance.
+    func read<Result: ~Copyable, E: Error>(_ body: (borrowing Value) throws(E) -> sending Result) throws(E) -> sending Result {
+        try write { (value: inout sending Value) throws(E) -> sending Result in try body(value) }
+    }
+}
+
 extension Protected where Value: Copyable {
     /// A copy of the current value.
     func read() -> Value {

@@ -35,6 +35,7 @@ enum AHCBodyStreamer {
 /// One attempt's read-then-write loop. Only one step runs at a time (each starts when the previous future
 /// completes), which is what makes the unsynchronised reader safe to share.
 private final class BodyPump: @unchecked Sendable {
+    // @unchecked: `reader` and `sent` are touched by one step at a time (see above); the rest is immutable.
     private let reader: any BodyChunkReader
     private let writer: HTTPClient.Body.StreamWriter
     private let eventLoop: any EventLoop

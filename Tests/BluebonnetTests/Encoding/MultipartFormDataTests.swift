@@ -172,9 +172,21 @@ final class MultipartFormDataTests: XCTestCase {
         XCTAssertEqual(mismatch?.actual, 5)
     }
 
-    func testStreamLongerThanItsLengthFailsWithInputStreamReadFailed() {
-        let form = MultipartFormData()
+    func testStreamLongerThanItsLengthSendsTheDeclaredLengthAsAlamofireDoes() throws {
+        let form = MultipartFormData(boundary: "b")
         form.append(InputStream(data: Data("longer than four".utf8)), withLength: 4, name: "s", fileName: "s.bin", mimeType: "text/plain")
+        let encoded = try form.encode()
+        XCTAssertEqual(UInt64(encoded.count), form.contentLength, "the length announced is the length sent")
+        let text = String(decoding: encoded, as: UTF8.self)
+        XCTAssertTrue(text.contains("\r\n\r\nlong\r\n--b--"), text)
+    }
+
+    func testAFileThatGrewAfterItWasAddedFails() throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.file("grows.txt", contents: Data("four".utf8))
+        let form = MultipartFormData()
+        form.append(file, withName: "f")
+        try Data("four and more".utf8).write(to: file)
         guard case .inputStreamReadFailed? = reason({ _ = try form.encode() }) else { return XCTFail() }
     }
 

@@ -16,6 +16,50 @@ final class URLEncodedFormEncoderTests: XCTestCase {
     struct Keys: Encodable { let userName = "a"; let homeURLValue = "b"; let id2Name = "c" }
     struct Stamp: Encodable { let date: Date; let data: Data }
 
+    /// Hand-written `encode(to:)` with nested keyed and unkeyed containers, several levels deep.
+    struct HandWritten: Encodable {
+        enum RootKey: String, CodingKey { case root }
+        enum InnerKey: String, CodingKey { case a, s }
+        func encode(to encoder: any Encoder) throws {
+            var root = encoder.container(keyedBy: RootKey.self)
+            var list = root.nestedUnkeyedContainer(forKey: .root)
+            var deeper = list.nestedUnkeyedContainer()
+            try deeper.encode(1)
+            try deeper.encode(2)
+            var object = list.nestedContainer(keyedBy: InnerKey.self)
+            var inner = object.nestedContainer(keyedBy: InnerKey.self, forKey: .a)
+            try inner.encode("text", forKey: .s)
+        }
+    }
+
+    class Base: Encodable {
+        let one = "one"
+        let two = 2
+    }
+
+    /// A subclass that encodes its superclass into the same container, and again through `superEncoder()` and
+    /// `superEncoder(forKey:)`.
+    final class Derived: Base {
+        enum Key: String, CodingKey { case three, base }
+        override func encode(to encoder: any Encoder) throws {
+            try super.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode([3, 4], forKey: .three)
+            try super.encode(to: container.superEncoder())
+            try super.encode(to: container.superEncoder(forKey: .base))
+        }
+    }
+
+    func testHandWrittenNestedContainers() throws {
+        XCTAssertEqual(try encode(HandWritten(), URLEncodedFormEncoder(alphabetizeKeyValuePairs: false)),
+                       "root%5B%5D%5B%5D=1&root%5B%5D%5B%5D=2&root%5B%5D%5Ba%5D%5Bs%5D=text")
+    }
+
+    func testSuperclassesEncodeIntoTheSameContainerAndThroughSuperEncoders() throws {
+        XCTAssertEqual(try encode(Derived()),
+                       "base%5Bone%5D=one&base%5Btwo%5D=2&one=one&super%5Bone%5D=one&super%5Btwo%5D=2&three%5B%5D=3&three%5B%5D=4&two=2")
+    }
+
     func encode(_ value: some Encodable, _ encoder: URLEncodedFormEncoder = URLEncodedFormEncoder()) throws -> String {
         try encoder.encode(value)
     }
