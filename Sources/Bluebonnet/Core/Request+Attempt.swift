@@ -177,6 +177,12 @@ extension Request {
         return metadata
     }
 
+    /// An error fit for a log line: its case name only, since the descriptions of some carry URLs.
+    static func logName(of error: AFError?) -> String {
+        guard let error else { return "none" }
+        return Mirror(reflecting: error).children.first?.label ?? "explicitlyCancelled"
+    }
+
     /// A URL fit for a log line: no user, password, query or fragment, which may carry credentials.
     static func redacted(_ url: URL?) -> String {
         guard let url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "?" }
@@ -215,7 +221,7 @@ extension Request {
         if let logger = context.logger {
             let status = mutableState.read { $0.response?.statusCode }
             logger.debug("hop ended", metadata: logMetadata(["status": "\(status.map(String.init) ?? "none")",
-                                                             "error": "\(failure.map { "\($0)" } ?? "none")"]))
+                                                             "error": "\(Self.logName(of: failure))"]))
         }
         switch action {
         case let .complete(wasCancelled):

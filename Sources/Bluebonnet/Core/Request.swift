@@ -334,7 +334,7 @@ public class Request: @unchecked Sendable {
                     completesDownload && state.progress.download.progress != nil, ended)
         }
         ended?()
-        context.logger?.debug("completed", metadata: logMetadata(["error": "\(error.map { "\($0)" } ?? "none")"]))
+        context.logger?.debug("completed", metadata: logMetadata(["error": "\(Self.logName(of: error))"]))
         if downloadObserved { updateProgress(.download) { _ in } }
         guard inline else {
             serializationQueue.async { [self] in runFinish(validated: validated, inline: false) }

@@ -74,7 +74,10 @@ final class SessionRequestSetupTests: ServerTestCase {
         let request = logged.request("http://user:secret@127.0.0.1:\(server.port)/get?token=hunter2",
                                      headers: [.authorization(bearerToken: "bearer-secret")])
         _ = await request.serializingData().response
+        let refused = await logged.request("http://user:secret@127.0.0.1:1/refused?token=hunter2").serializingData().response
+        XCTAssertNotNil(refused.error)
         let text = lines.values.joined(separator: "\n")
+        XCTAssertTrue(text.contains("error=sessionTaskFailed"), "an error is named by its case: \(text)")
         XCTAssertTrue(text.contains("sending"), text)
         XCTAssertTrue(text.contains("completed"), text)
         XCTAssertTrue(text.contains(request.id.uuidString), "every line carries the request id")
