@@ -39,9 +39,8 @@ extension Request {
     /// The `URLRequest` (or the upload's body) could not be made, or the adapter failed: the retrier decides when
     /// there is one, else the request ends.
     func failBeforeExecuting(with error: AFError) {
-        let hasRetrier = retrier != nil
         let action = mutableState.write { state -> RequestStateMachine.FailureAction in
-            let action = state.machine.didFailBeforeExecuting(with: error, hasRetrier: hasRetrier)
+            let action = state.machine.didFailBeforeExecuting(with: error, hasRetrier: hasRetrier(state))
             if case .ignore = action { return action }
             state.error = error
             return action
@@ -198,7 +197,6 @@ extension Request {
 
     /// Weighs a finished hop. Runs on whatever thread the engine completes on: bookkeeping only, user code hops.
     func hopDidComplete(_ outcome: HopResult, body: Data?) {
-        let hasRetrier = retrier != nil
         let machineOutcome: RequestStateMachine.HopOutcome
         switch outcome {
         case .success: machineOutcome = .success
@@ -209,7 +207,7 @@ extension Request {
         var failure: AFError?
         if case let .failure(error) = outcome { failure = error }
         let (action, ended) = mutableState.write { state -> (RequestStateMachine.HopAction, (@Sendable () -> Void)?) in
-            let action = state.machine.hopDidComplete(machineOutcome, hasRetrier: hasRetrier)
+            let action = state.machine.hopDidComplete(machineOutcome, hasRetrier: hasRetrier(state))
             switch action {
             case .askRetrier, .fail: if let failure { state.error = failure }
             default: break

@@ -20,8 +20,6 @@ public class Request: @unchecked Sendable {
     public let serializationQueue: DispatchQueue
     /// The monitor told of this request's events.
     public let eventMonitor: (any EventMonitor)?
-    /// The request's own interceptor, used with the session's (the request's first).
-    public let interceptor: (any RequestInterceptor)?
     /// Whether the first response handler resumes the request; `nil` follows the session's
     /// `startRequestsImmediately`.
     public let shouldAutomaticallyResume: Bool?
@@ -30,10 +28,6 @@ public class Request: @unchecked Sendable {
     weak var delegate: (any RequestDelegate)?
     /// Makes the request's `URLRequest` (the convertible's `asURLRequest()`).
     let makeURLRequest: @Sendable () throws -> URLRequest
-    /// The request's and the session's adapters together, in Alamofire's order.
-    let adapter: (any RequestAdapter)?
-    /// The request's and the session's retriers together, in Alamofire's order.
-    let retrier: (any RequestRetrier)?
     let mutableState: Protected<MutableState>
 
     struct MutableState {
@@ -55,6 +49,9 @@ public class Request: @unchecked Sendable {
         var urlRequestHandlers: [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)] = []
         var cURLHandlers: [(queue: DispatchQueue, handler: @Sendable (String) -> Void)] = []
         var progress = ProgressTracking()
+        /// The request's own interceptor: its `interceptor:`, composed with those chained on in order. It runs
+        /// before the session's, as in Alamofire.
+        var interceptor: (any RequestInterceptor)?
         /// The attempt's task, made only when a monitor listens for task events.
         var task: RequestTask?
         /// The stamps behind `metrics` and `allMetrics`.
@@ -80,26 +77,12 @@ public class Request: @unchecked Sendable {
         self.underlyingQueue = underlyingQueue
         self.serializationQueue = serializationQueue
         self.eventMonitor = eventMonitor
-        self.interceptor = interceptor
         self.context = context
         self.delegate = delegate
-        switch (interceptor, context.interceptor) {
-        case let (own?, session?):
-            adapter = Interceptor(adapters: [own, session])
-            retrier = Interceptor(retriers: [own, session])
-        case let (own?, nil):
-            adapter = own
-            retrier = own
-        case let (nil, session?):
-            adapter = session
-            retrier = session
-        case (nil, nil):
-            adapter = nil
-            retrier = nil
-        }
-        var machine = RequestStateMachine()
-        machine.adapts = adapter != nil
-        mutableState = Protected(MutableState(machine: machine))
+        var state = MutableState()
+        state.interceptor = interceptor
+        state.machine.adapts = interceptor != nil || context.interceptor != nil
+        mutableState = Protected(state)
     }
 
     /// The `Session` that made the request, while it lives.
@@ -144,6 +127,73 @@ public class Request: @unchecked Sendable {
     public var metrics: RequestTaskMetrics? { mutableState.read { $0.metrics.last } }
     /// What was measured of every attempt, in order: one entry per retry.
     public var allMetrics: [RequestTaskMetrics] { mutableState.read { $0.metrics.all } }
+
+    // MARK: - Interceptors
+
+    /// The request's own interceptor: the one it was made with, composed with those chained on; `nil` when none.
+    public var interceptor: (any RequestInterceptor)? { mutableState.read { $0.interceptor } }
+
+    /// Adds an interceptor: it adapts and retries after the request's earlier ones and before the session's. Chain it
+    /// before the request is resumed to have it see the first attempt.
+    ///
+    /// - Parameter interceptor: The `RequestInterceptor`.
+    /// - Returns: The instance.
+    @discardableResult
+    public func interceptor(_ interceptor: any RequestInterceptor) -> Self {
+        mutableState.write { state in
+            state.interceptor = state.interceptor.map { Interceptor(interceptors: [$0, interceptor]) } ?? interceptor
+            state.machine.adapts = true
+        }
+        return self
+    }
+
+    /// Adds an adapter: it runs after the request's earlier adapters and before the session's.
+    ///
+    /// - Parameter adapter: The `RequestAdapter`.
+    /// - Returns: The instance.
+    @discardableResult
+    public func adapt(using adapter: any RequestAdapter) -> Self {
+        mutableState.write { state in
+            let existing = state.interceptor.map { [$0] } ?? []
+            state.interceptor = Interceptor(adapters: existing + [adapter], retriers: existing)
+            state.machine.adapts = true
+        }
+        return self
+    }
+
+    /// Adds a retrier: it is asked after the request's earlier retriers and before the session's.
+    ///
+    /// - Parameter retrier: The `RequestRetrier`.
+    /// - Returns: The instance.
+    @discardableResult
+    public func retry(using retrier: any RequestRetrier) -> Self {
+        mutableState.write { state in
+            let existing = state.interceptor.map { [$0] } ?? []
+            state.interceptor = Interceptor(adapters: existing, retriers: existing + [retrier])
+        }
+        return self
+    }
+
+    /// The request's interceptor, then the session's, as one adapter; `nil` when there is none.
+    var adapter: (any RequestAdapter)? {
+        switch (interceptor, context.interceptor) {
+        case let (own?, session?): Interceptor(adapters: [own, session])
+        case let (own, session): own ?? session
+        }
+    }
+
+    /// The request's interceptor, then the session's, as one retrier; `nil` when there is none.
+    var retrier: (any RequestRetrier)? {
+        switch (interceptor, context.interceptor) {
+        case let (own?, session?): Interceptor(retriers: [own, session])
+        case let (own, session): own ?? session
+        }
+    }
+
+    /// Whether a retrier will be asked about a failure; read inside the caller's lock.
+    func hasRetrier(_ state: borrowing MutableState) -> Bool {
+        state.interceptor != nil || context.interceptor != nil
+    }
 
     // MARK: - Controls
 

@@ -43,6 +43,42 @@ final class InterceptorTests: FaultServerTestCase {
         XCTAssertEqual(request.requests.count, 2, "the initial and the adapted URLRequest")
     }
 
+    func testChainedAdaptersRunAfterTheRequestsOwnAndBeforeTheSessions() async throws {
+        let order = Recorder<String>()
+        func adapter(_ name: String) -> Adapter {
+            Adapter { request, _, completion in
+                order.append(name)
+                var request = request
+                request.headers.add(name: "X-\(name)", value: "1")
+                completion(.success(request))
+            }
+        }
+        let session = Session(interceptor: adapter("session"))
+        let request = session.request(flaky("chained-adapt", failures: 0), interceptor: adapter("own"))
+            .adapt(using: adapter("chained"))
+            .interceptor(adapter("intercepting"))
+        _ = await request.serializingData().response
+        XCTAssertEqual(order.values, ["own", "chained", "intercepting", "session"])
+        let sent = try XCTUnwrap(request.lastRequest)
+        for name in ["own", "chained", "intercepting", "session"] {
+            XCTAssertEqual(sent.value(forHTTPHeaderField: "X-\(name)"), "1")
+        }
+    }
+
+    func testAChainedRetrierRetriesARequestMadeWithoutOne() async throws {
+        let asked = Recorder<Int>()
+        let request = session.request(flaky("chained-retry", failures: 1))
+            .retry(using: Retrier { request, _, _, completion in
+                asked.append(request.retryCount)
+                completion(request.retryCount < 2 ? .retry : .doNotRetry)
+            })
+        let response = await request.serializingData().response
+        XCTAssertNil(response.error)
+        XCTAssertEqual(request.retryCount, 1)
+        XCTAssertEqual(asked.values, [0])
+        XCTAssertNotNil(request.interceptor)
+    }
+
     func testAnAdapterErrorFailsTheRequestWithRequestAdaptationFailedAndSendsNothing() async {
         let session = Session(interceptor: Adapter { _, _, completion in completion(.failure(Refused())) })
         let response = await session.request(flaky("refused", failures: 0)).serializingData().response
