@@ -25,7 +25,7 @@ print(header)
 print("-" * len(header))
 for workload in sorted({w for w, _ in runs}, key=["w1", "w2", "w2-raised", "w3", "w4"].index):
     baseline = runs.get((workload, "ahc"), {})
-    for client in ["bluebonnet", "bluebonnet-handler", "ahc", "ahc-delegate", "urlsession"]:
+    for client in ["bluebonnet", "bluebonnet-handler", "bluebonnet-notifications", "ahc", "ahc-delegate", "urlsession"]:
         reps = runs.get((workload, client))
         if not reps:
             continue

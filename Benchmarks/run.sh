@@ -8,7 +8,7 @@ port=18089
 work=$(mktemp -d /tmp/bluebonnet-bench.XXXXXX)
 chmod 755 "$work"   # nginx's worker runs unprivileged and must read the documents
 results="$work/results.jsonl"
-clients=(bluebonnet bluebonnet-handler ahc ahc-delegate urlsession)
+clients=(bluebonnet bluebonnet-handler bluebonnet-notifications ahc ahc-delegate urlsession)
 workloads=(${WORKLOADS:-w1 w2 w2-raised w3 w4})   # W5 (upload) runs after these; W5=0 skips it
 cleanup() {
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true

@@ -20,6 +20,8 @@ enum ClientKind: String, CaseIterable, Sendable {
     case bluebonnet
     /// Bluebonnet's completion handlers: `responseData` / `responseDecodable`, on a serial queue of the caller's.
     case bluebonnetHandler = "bluebonnet-handler"
+    /// Bluebonnet's async API on a session that posts Alamofire's notifications, as `AF` does: the cost of a monitor.
+    case bluebonnetNotifications = "bluebonnet-notifications"
     /// Raw AsyncHTTPClient: `execute` + `body.collect`, then `JSONDecoder` on the same bytes.
     case ahc
     /// FoundationNetworking's URLSession.
@@ -32,6 +34,8 @@ enum ClientKind: String, CaseIterable, Sendable {
         switch self {
         case .bluebonnet: return BluebonnetClient(connectionLimit: connectionLimit, handlers: false)
         case .bluebonnetHandler: return BluebonnetClient(connectionLimit: connectionLimit, handlers: true)
+        case .bluebonnetNotifications:
+            return BluebonnetClient(connectionLimit: connectionLimit, handlers: false, eventMonitors: [AlamofireNotifications()])
         case .ahc: return AHCClient(connectionLimit: connectionLimit)
         case .urlsession: return URLSessionClient(connectionLimit: connectionLimit)
         case .ahcDelegate: return AHCDelegateClient(connectionLimit: connectionLimit)
@@ -48,10 +52,10 @@ final class BluebonnetClient: BenchClient {
     let handlers: Bool
     let queue = DispatchQueue(label: "bench.completion")
 
-    init(connectionLimit: Int?, handlers: Bool) {
+    init(connectionLimit: Int?, handlers: Bool, eventMonitors: [any EventMonitor] = []) {
         let configuration = URLSessionConfiguration.af.default
         if let connectionLimit { configuration.httpMaximumConnectionsPerHost = connectionLimit }
-        session = Session(configuration: configuration)
+        session = Session(configuration: configuration, eventMonitors: eventMonitors)
         self.handlers = handlers
     }
 
