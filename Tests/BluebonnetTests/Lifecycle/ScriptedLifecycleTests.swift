@@ -73,6 +73,84 @@ final class ScriptedLifecycleTests: XCTestCase {
         XCTAssertEqual(request.state, .cancelled)
     }
 
+    // MARK: - Task events under races
+
+    /// Task events, in order, on one serial queue.
+    final class TaskEvents: EventMonitor, @unchecked Sendable {
+        // @unchecked: `events` is only touched on `queue`, which is serial.
+        let queue = DispatchQueue(label: "scripted.task.events")
+        private var events: [String] = []
+        var recorded: [String] { queue.sync { events } }
+        func request(_ request: Request, didCreateTask task: RequestTask) { events.append("create") }
+        func request(_ request: Request, didResumeTask task: RequestTask) { events.append("resume") }
+        func request(_ request: Request, didSuspendTask task: RequestTask) { events.append("suspend") }
+        func request(_ request: Request, didCancelTask task: RequestTask) { events.append("cancel") }
+        func request(_ request: Request, didGatherMetrics metrics: RequestTaskMetrics) { events.append("metrics") }
+        func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?) {
+            events.append(error == nil ? "complete" : "fail")
+        }
+    }
+
+    func testACancelThatRacesTheCompletionReportsTheCancelledTaskOnceBeforeItCompletes() async {
+        let transport = ScriptedTransport()
+        let monitor = TaskEvents()
+        let session = transport.session(eventMonitors: [monitor])
+        let request = session.request(url)
+        let response = request.serializingData()
+        let attempt = await transport.attempt(1)
+        attempt.respond()
+        attempt.completeWhenCancelled()
+        request.cancel()
+        _ = await response.response
+        try? await Task.sleep(nanoseconds: 50_000_000)
+        XCTAssertEqual(monitor.recorded, ["create", "resume", "cancel", "metrics", "fail"])
+    }
+
+    func testACancelAfterTheCompletionReportsNoTaskCancel() async {
+        let transport = ScriptedTransport()
+        let monitor = TaskEvents()
+        let session = transport.session(eventMonitors: [monitor])
+        let request = session.request(url)
+        let response = request.serializingData()
+        let attempt = await transport.attempt(1)
+        attempt.succeed(body: "done")
+        _ = await response.response
+        request.cancel()
+        try? await Task.sleep(nanoseconds: 50_000_000)
+        XCTAssertEqual(monitor.recorded, ["create", "resume", "metrics", "complete"])
+    }
+
+    func testATaskSuspendedAndResumedReportsBoth() async {
+        let transport = ScriptedTransport()
+        let monitor = TaskEvents()
+        let session = transport.session(eventMonitors: [monitor])
+        let request = session.request(url)
+        let response = request.serializingData()
+        let attempt = await transport.attempt(1)
+        request.suspend()
+        request.resume()
+        attempt.succeed()
+        _ = await response.response
+        try? await Task.sleep(nanoseconds: 50_000_000)
+        XCTAssertEqual(monitor.recorded, ["create", "resume", "suspend", "resume", "metrics", "complete"])
+        XCTAssertEqual(attempt.taskCalls, ["suspend", "resume"])
+    }
+
+    func testARetryMakesATaskPerAttemptAndAMetricsEntryPerAttempt() async {
+        let transport = ScriptedTransport()
+        let monitor = TaskEvents()
+        let retryOnce = Retrier { request, _, _, completion in completion(request.retryCount < 1 ? .retry : .doNotRetry) }
+        let session = transport.session(interceptor: retryOnce, eventMonitors: [monitor])
+        let request = session.request(url)
+        let response = request.serializingData()
+        await transport.attempt(1).complete(error: URLError(.networkConnectionLost))
+        await transport.attempt(2).succeed()
+        _ = await response.response
+        try? await Task.sleep(nanoseconds: 50_000_000)
+        XCTAssertEqual(monitor.recorded, ["create", "resume", "metrics", "fail", "create", "resume", "metrics", "complete"])
+        XCTAssertEqual(request.allMetrics.count, 2)
+    }
+
     // MARK: - Cancel during decisions
 
     func testCancelDuringARedirectDecisionEndsTheRequestAndTheLateDecisionIsDropped() async {

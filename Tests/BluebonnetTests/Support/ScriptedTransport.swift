@@ -66,6 +66,7 @@ final class ScriptedAttempt: TransportTask, @unchecked Sendable {
     private let sink: any TransportSink
     private let lock = NSLock()
     private var calls: [String] = []
+    private var completesWhenCancelled = false
 
     init(request: TransportRequest, sink: any TransportSink) {
         self.request = request
@@ -83,7 +84,20 @@ final class ScriptedAttempt: TransportTask, @unchecked Sendable {
         calls.append(call)
     }
 
-    func cancel() { record("cancel") }
+    /// Makes `cancel()` end the attempt before it returns, as an engine may on its own thread: the tightest race
+    /// between a cancel and the attempt's end.
+    func completeWhenCancelled() {
+        lock.lock(); defer { lock.unlock() }
+        completesWhenCancelled = true
+    }
+
+    func cancel() {
+        record("cancel")
+        lock.lock()
+        let completes = completesWhenCancelled
+        lock.unlock()
+        if completes { complete(error: URLError(.cancelled)) }
+    }
     func suspend() { record("suspend") }
     func resume() { record("resume") }
 
