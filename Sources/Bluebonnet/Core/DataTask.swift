@@ -189,6 +189,15 @@ extension DataRequest {
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DataTask<Serializer.SerializedObject> {
         let box = ResponseBox<DataResponse<Serializer.SerializedObject, AFError>>()
+        guard eventMonitor == nil else {
+            // A monitor sees `didParseResponse` in the handler's turn, before the request finishes, as in Alamofire;
+            // so the serializer runs then, on `serializationQueue`, whether or not anyone awaits the value.
+            appendResponseSerializer { [self] in
+                let response = UncheckedBox(serializedResponse(using: serializer, snapshot: snapshot()))
+                box.fulfill { response.value }
+            }
+            return DataTask(request: self, box: box, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
+        }
         appendResponseSerializer(inlineSafe: true) { [self] in
             let snapshot = snapshot()
             box.fulfill { self.serializedResponse(using: serializer, snapshot: snapshot) }
@@ -202,8 +211,15 @@ extension DataRequest {
     /// - Returns: The `DataTask`.
     public func serializingResponse(automaticallyCancelling shouldAutomaticallyCancel: Bool = true) -> DataTask<Data?> {
         let box = ResponseBox<DataResponse<Data?, AFError>>()
+        let monitored = eventMonitor != nil
         appendResponseSerializer(inlineSafe: true) { [self] in
             let snapshot = snapshot()
+            // Cheap, so made at once for a monitor, whose `didParseResponse` then comes in the handler's turn.
+            guard !monitored else {
+                let response = unserializedResponse(snapshot)
+                box.fulfill { response }
+                return
+            }
             box.fulfill { self.unserializedResponse(snapshot) }
         }
         return DataTask(request: self, box: box, shouldAutomaticallyCancel: shouldAutomaticallyCancel)

@@ -31,6 +31,9 @@ final class EventSequenceTests: FaultServerTestCase {
             add((try? result.get()) != nil ? "valid" : "invalid")
         }
         func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) { add("parsed") }
+        func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {
+            add("parsed \(Value.self)")
+        }
         func request(_ request: Request, didCreateTask task: RequestTask) { add("task") }
         func request(_ request: Request, didResumeTask task: RequestTask) { add("taskResume") }
         func request(_ request: Request, didSuspendTask task: RequestTask) { add("taskSuspend") }
@@ -106,5 +109,14 @@ final class EventSequenceTests: FaultServerTestCase {
         try? await Task.sleep(nanoseconds: 100_000_000)
         XCTAssertEqual(monitor.recorded, ["resume", "initial", "send /silent", "task", "taskResume", "cancel", "taskCancel",
                                                "metrics 1", "taskFailed", "finish", "parsed"])
+    }
+
+    func testTheAsyncAPIParsesInTheHandlersTurnWhenAMonitorListensEvenIfNobodyAwaits() async {
+        let session = Session(eventMonitors: [monitor])
+        let request = session.request(faults.url("/flaky?key=parse&failures=0"))
+        _ = request.serializingString()   // never awaited
+        _ = await request.serializingResponse().response
+        try? await Task.sleep(nanoseconds: 100_000_000)
+        XCTAssertEqual(Array(monitor.recorded.suffix(3)), ["finish", "parsed String", "parsed"])
     }
 }
