@@ -189,7 +189,7 @@ extension DataRequest {
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DataTask<Serializer.SerializedObject> {
         let box = ResponseBox<DataResponse<Serializer.SerializedObject, AFError>>()
-        guard eventMonitor == nil else {
+        guard !monitoredEvents.contains(.parsing) else {
             // A monitor sees `didParseResponse` in the handler's turn, before the request finishes, as in Alamofire;
             // so the serializer runs then, on `serializationQueue`, whether or not anyone awaits the value.
             appendResponseSerializer { [self] in
@@ -211,7 +211,7 @@ extension DataRequest {
     /// - Returns: The `DataTask`.
     public func serializingResponse(automaticallyCancelling shouldAutomaticallyCancel: Bool = true) -> DataTask<Data?> {
         let box = ResponseBox<DataResponse<Data?, AFError>>()
-        let monitored = eventMonitor != nil
+        let monitored = monitoredEvents.contains(.parsing)
         appendResponseSerializer(inlineSafe: true) { [self] in
             let snapshot = snapshot()
             // Cheap, so made at once for a monitor, whose `didParseResponse` then comes in the handler's turn.

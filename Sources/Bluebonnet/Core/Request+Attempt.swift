@@ -107,7 +107,7 @@ extension Request {
     /// Sends one hop. The machine is in `executing` with no task yet.
     func execute(_ urlRequest: URLRequest) {
         let now = Timeline.now()
-        let monitored = eventMonitor != nil
+        let monitored = !monitoredEvents.isDisjoint(with: .tasks)
         let (deadline, hop, firstURL, ownLimit, newTask) = mutableState.write { state -> (Date?, Int, URL?, Int64??, (RequestTask, Bool)?) in
             if state.startTime == nil {
                 state.startTime = now

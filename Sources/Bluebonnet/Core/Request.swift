@@ -20,6 +20,9 @@ public class Request: @unchecked Sendable {
     public let serializationQueue: DispatchQueue
     /// The monitor told of this request's events.
     public let eventMonitor: (any EventMonitor)?
+    /// The events some monitor handles: a request makes tasks, metrics or parsed responses for monitors only when one
+    /// will look.
+    let monitoredEvents: EventKinds
     /// Whether the first response handler resumes the request; `nil` follows the session's
     /// `startRequestsImmediately`.
     public let shouldAutomaticallyResume: Bool?
@@ -77,6 +80,7 @@ public class Request: @unchecked Sendable {
         self.underlyingQueue = underlyingQueue
         self.serializationQueue = serializationQueue
         self.eventMonitor = eventMonitor
+        monitoredEvents = EventKinds.handled(by: eventMonitor)
         self.context = context
         self.delegate = delegate
         var state = MutableState()

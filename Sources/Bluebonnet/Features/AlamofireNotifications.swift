@@ -38,7 +38,7 @@ extension Notification {
 ///
 /// Notifications are posted from `queue`, never from a NIO event loop, so an observer may block without stalling
 /// other requests' I/O.
-public final class AlamofireNotifications: EventMonitor {
+public final class AlamofireNotifications: EventMonitor, SelectiveEventMonitor {
     /// The queue notifications are posted from: a serial queue of the monitor's own, not `.main`, which a server
     /// process may never drain.
     public let queue: DispatchQueue
@@ -49,6 +49,9 @@ public final class AlamofireNotifications: EventMonitor {
     public init(queue: DispatchQueue = DispatchQueue(label: "org.bluebonnet.notifications")) {
         self.queue = queue
     }
+
+    /// The events it posts for; a composite dispatches no other to it.
+    let handledEvents: EventKinds = [.requestLifecycle, .taskLifecycle]
 
     private func post(_ name: Notification.Name, _ request: Request) {
         NotificationCenter.default.post(name: name, object: nil, userInfo: [Notification.requestKey: request])

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// Forwards each event to several monitors, each on its own queue.
-public final class CompositeEventMonitor: EventMonitor {
+public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     /// The queue the composite itself reports on (it forwards without waiting).
     public let queue = DispatchQueue(label: "org.bluebonnet.compositeEventMonitor")
     /// The monitors, in order.
@@ -15,89 +15,96 @@ public final class CompositeEventMonitor: EventMonitor {
     /// - Parameter monitors: The monitors, in order.
     public init(monitors: [any EventMonitor]) {
         self.monitors = monitors
+        kinds = monitors.map(EventKinds.handled(by:))
+        handledEvents = kinds.reduce([]) { $0.union($1) }
     }
 
-    func performEvent(_ event: @escaping @Sendable (any EventMonitor) -> Void) {
-        for monitor in monitors {
+    /// What each monitor handles, in the order of `monitors`.
+    private let kinds: [EventKinds]
+    /// What any of the monitors handles.
+    let handledEvents: EventKinds
+
+    func performEvent(_ kind: EventKinds, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
+        for (monitor, handled) in zip(monitors, kinds) where handled.contains(kind) {
             monitor.queue.async { event(monitor) }
         }
     }
 
     /// Forwards.
     public func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) {
-        performEvent { $0.request(request, didCreateInitialURLRequest: urlRequest) }
+        performEvent(.other) { $0.request(request, didCreateInitialURLRequest: urlRequest) }
     }
 
     /// Forwards.
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: AFError) {
-        performEvent { $0.request(request, didFailToCreateURLRequestWithError: error) }
+        performEvent(.other) { $0.request(request, didFailToCreateURLRequestWithError: error) }
     }
 
     /// Forwards.
     public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {
-        performEvent { $0.request(request, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
+        performEvent(.other) { $0.request(request, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
     }
 
     /// Forwards.
     public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) {
-        performEvent { $0.request(request, didFailToAdaptURLRequest: initialRequest, withError: error) }
+        performEvent(.other) { $0.request(request, didFailToAdaptURLRequest: initialRequest, withError: error) }
     }
 
     /// Forwards.
     public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
-        performEvent { $0.request(request, didCreateURLRequest: urlRequest) }
+        performEvent(.other) { $0.request(request, didCreateURLRequest: urlRequest) }
     }
 
     /// Forwards.
-    public func requestIsRetrying(_ request: Request) { performEvent { $0.requestIsRetrying(request) } }
+    public func requestIsRetrying(_ request: Request) { performEvent(.other) { $0.requestIsRetrying(request) } }
     /// Forwards.
-    public func request(_ request: Request, didCreateTask task: RequestTask) { performEvent { $0.request(request, didCreateTask: task) } }
+    public func request(_ request: Request, didCreateTask task: RequestTask) { performEvent(.taskCreation) { $0.request(request, didCreateTask: task) } }
     /// Forwards.
-    public func request(_ request: Request, didResumeTask task: RequestTask) { performEvent { $0.request(request, didResumeTask: task) } }
+    public func request(_ request: Request, didResumeTask task: RequestTask) { performEvent(.taskLifecycle) { $0.request(request, didResumeTask: task) } }
     /// Forwards.
-    public func request(_ request: Request, didSuspendTask task: RequestTask) { performEvent { $0.request(request, didSuspendTask: task) } }
+    public func request(_ request: Request, didSuspendTask task: RequestTask) { performEvent(.taskLifecycle) { $0.request(request, didSuspendTask: task) } }
     /// Forwards.
-    public func request(_ request: Request, didCancelTask task: RequestTask) { performEvent { $0.request(request, didCancelTask: task) } }
+    public func request(_ request: Request, didCancelTask task: RequestTask) { performEvent(.taskLifecycle) { $0.request(request, didCancelTask: task) } }
     /// Forwards.
     public func request(_ request: Request, didGatherMetrics metrics: RequestTaskMetrics) {
-        performEvent { $0.request(request, didGatherMetrics: metrics) }
+        performEvent(.metrics) { $0.request(request, didGatherMetrics: metrics) }
     }
     /// Forwards.
     public func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?) {
-        performEvent { $0.request(request, didCompleteTask: task, with: error) }
+        performEvent(.taskLifecycle) { $0.request(request, didCompleteTask: task, with: error) }
     }
     /// Forwards.
-    public func requestDidResume(_ request: Request) { performEvent { $0.requestDidResume(request) } }
+    public func requestDidResume(_ request: Request) { performEvent(.requestLifecycle) { $0.requestDidResume(request) } }
     /// Forwards.
-    public func requestDidSuspend(_ request: Request) { performEvent { $0.requestDidSuspend(request) } }
+    public func requestDidSuspend(_ request: Request) { performEvent(.requestLifecycle) { $0.requestDidSuspend(request) } }
     /// Forwards.
-    public func requestDidCancel(_ request: Request) { performEvent { $0.requestDidCancel(request) } }
+    public func requestDidCancel(_ request: Request) { performEvent(.requestLifecycle) { $0.requestDidCancel(request) } }
     /// Forwards.
-    public func requestDidFinish(_ request: Request) { performEvent { $0.requestDidFinish(request) } }
+    public func requestDidFinish(_ request: Request) { performEvent(.requestLifecycle) { $0.requestDidFinish(request) } }
 
     /// Forwards.
     public func request(_ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?, withResult result: Request.ValidationResult) {
-        performEvent { $0.request(request, didValidateRequest: urlRequest, response: response, data: data, withResult: result) }
+        performEvent(.other) { $0.request(request, didValidateRequest: urlRequest, response: response, data: data, withResult: result) }
     }
 
     /// Forwards.
     public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {
-        performEvent { $0.request(request, didParseResponse: response) }
+        performEvent(.parsing) { $0.request(request, didParseResponse: response) }
     }
 
     /// Forwards.
     public func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {
         let boxed = UncheckedBox(response)
-        performEvent { $0.request(request, didParseResponse: boxed.value) }
+        performEvent(.parsing) { $0.request(request, didParseResponse: boxed.value) }
     }
 
     /// Forwards.
     public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
-        performEvent { $0.request(request, didCreateUploadable: uploadable) }
+        performEvent(.other) { $0.request(request, didCreateUploadable: uploadable) }
     }
 
     /// Forwards.
     public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {
-        performEvent { $0.request(request, didFailToCreateUploadableWithError: error) }
+        performEvent(.other) { $0.request(request, didFailToCreateUploadableWithError: error) }
     }
 }
