@@ -56,6 +56,30 @@ public enum RetryResult: Sendable {
     case doNotRetryWithError(any Error)
 }
 
+extension RetryResult {
+    // The views Alamofire's own tests read (internal there too, reached with `@testable import`).
+
+    /// Whether the request is tried again.
+    var retryRequired: Bool {
+        switch self {
+        case .retry, .retryWithDelay: true
+        case .doNotRetry, .doNotRetryWithError: false
+        }
+    }
+
+    /// The delay before the retry, if one was asked for.
+    var delay: TimeInterval? {
+        guard case let .retryWithDelay(delay) = self else { return nil }
+        return delay
+    }
+
+    /// The error that ends the request instead of a retry.
+    var error: (any Error)? {
+        guard case let .doNotRetryWithError(error) = self else { return nil }
+        return error
+    }
+}
+
 /// Decides whether a failed attempt (a transport error, a validation failure, a failed adaptation) is tried again.
 public protocol RequestRetrier: Sendable {
     /// Decides about `request`; call `completion` exactly once, from any thread, after as long as it takes.

@@ -236,6 +236,18 @@ final class InterceptorTests: FaultServerTestCase {
         XCTAssertEqual(faults.attempts(forKey: "too-long"), 1)
     }
 
+    func testRetryResultViews() {
+        struct Failure: Error {}
+        XCTAssertEqual(RetryResult.retry.retryRequired, true)
+        XCTAssertNil(RetryResult.retry.delay)
+        XCTAssertEqual(RetryResult.retryWithDelay(1.5).delay, 1.5)
+        XCTAssertEqual(RetryResult.retryWithDelay(1.5).retryRequired, true)
+        XCTAssertEqual(RetryResult.doNotRetry.retryRequired, false)
+        XCTAssertNil(RetryResult.doNotRetry.error)
+        XCTAssertTrue(RetryResult.doNotRetryWithError(Failure()).error is Failure)
+        XCTAssertEqual(RetryResult.doNotRetryWithError(Failure()).retryRequired, false)
+    }
+
     func testRetryAfterParsing() {
         func response(_ value: String?) -> HTTPURLResponse {
             HTTPURLResponse(url: URL(string: "http://x.invalid")!, statusCode: 503, httpVersion: nil,
