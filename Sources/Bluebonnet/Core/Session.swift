@@ -47,8 +47,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
     public let eventMonitor: CompositeEventMonitor?
     /// The largest response body, in decoded bytes, a request holds in memory; `nil` for no limit.
     public let maximumResponseSize: Int64?
-    /// Where the session writes request lifecycle lines (`.debug`, `.trace`), with each request's id as metadata; it
-    /// is handed to AsyncHTTPClient too. Discards everything by default.
+    /// Where the session writes request lifecycle lines (`.debug`), with each request's id as metadata; it is handed to
+    /// AsyncHTTPClient too, for its own lines. Discards everything by default.
     public let logger: Logger
 
     /// Requests resumed and not yet finished, for `withAllRequests(perform:)` and `cancelAllRequests`.

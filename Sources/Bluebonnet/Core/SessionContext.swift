@@ -75,7 +75,7 @@ struct SessionContext: Sendable {
         // URLSession's rule: the request's own interval applies when it is tighter than the session's.
         let idle = urlRequest.timeoutInterval > 0 && urlRequest.timeoutInterval < requestTimeout ? urlRequest.timeoutInterval : nil
         return TransportRequest(urlRequest: urlRequest, headers: headers, idleTimeout: idle, deadline: deadline,
-                                maximumBodySize: maximumBodySize)
+                                maximumBodySize: maximumBodySize, logger: logger)
     }
 }
 

@@ -60,7 +60,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         let deadline = request.deadline.map { NIODeadline.now() + Self.timeAmount($0.timeIntervalSinceNow) }
         // `.indifferent`, measured: pinning delegate and channel to one loop (`.delegateAndChannel`) halves W2's
         // throughput, because the pool must then open and balance connections per loop.
-        let task = client.execute(request: ahcRequest, delegate: delegate, eventLoop: .indifferent, deadline: deadline, logger: nil)
+        let task = client.execute(request: ahcRequest, delegate: delegate, eventLoop: .indifferent, deadline: deadline, logger: request.logger)
         delegate.attach(task)
         // Checked after `execute`: a client that refused the request was shutting down, and the flag was set
         // before that began. Only then is the task's own result watched, so a live session pays nothing for it.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -15,6 +16,8 @@ struct TransportRequest: Sendable {
     var deadline: Date?
     /// The largest response body, in decoded bytes, the engine may gather in memory; `nil` for no limit.
     var maximumBodySize: Int64?
+    /// The session's logger, for the engine's own lines; `nil` when it discards `.debug`.
+    var logger: Logger?
     /// The body to stream instead of `urlRequest.httpBody`, for uploads.
     var body: UploadBody?
 }

@@ -88,6 +88,18 @@ final class SessionRequestSetupTests: ServerTestCase {
     }
 }
 
+extension SessionRequestSetupTests {
+    func testTheLoggerIsHandedToAsyncHTTPClient() async throws {
+        let lines = Recorder<String>()
+        var logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        logger.logLevel = .trace
+        let logged = Session(logger: logger)
+        _ = try await logged.request(url("/get")).serializingData().value
+        XCTAssertTrue(lines.values.contains { $0.contains("ahc-request-id") }, "AsyncHTTPClient's own lines: \(lines.values)")
+        withExtendedLifetime(logged) {}
+    }
+}
+
 /// Keeps every line as `message key=value ...`.
 struct CapturingLogHandler: LogHandler {
     let lines: Recorder<String>
