@@ -20,6 +20,8 @@ enum FuzzTarget: String, CaseIterable {
     case multipartParts = "multipart-parts"
     /// A `Location` header turned into the next request.
     case redirectLocation = "redirect-location"
+    /// A `WWW-Authenticate` field: parsed, then answered.
+    case authChallenge = "auth-challenge"
 
     /// The target named by `BLUEBONNET_FUZZ_TARGET`, read once.
     static let selected: FuzzTarget = {
@@ -38,6 +40,7 @@ enum FuzzTarget: String, CaseIterable {
         case .imageHeader: Self.imageHeader(data)
         case .multipartParts: Self.multipartParts(data)
         case .redirectLocation: Self.redirectLocation(data)
+        case .authChallenge: Self.authChallenge(data)
         }
     }
 
@@ -116,6 +119,28 @@ enum FuzzTarget: String, CaseIterable {
         precondition(RequestTarget.problem(with: url) == nil, "followed an invalid target: \(url)")
         if !RedirectRules.sameOrigin(request.url!, url) {
             precondition(next.value(forHTTPHeaderField: "Authorization") == nil, "credential crossed origins to \(url)")
+        }
+    }
+
+    private static func authChallenge(_ data: Data) {
+        let field = String(decoding: data, as: UTF8.self)
+        let parser = AuthenticationChallengeParser()
+        guard let challenges = try? parser.parse(field) else { return }
+        precondition(challenges.count <= parser.maximumChallenges)
+        for challenge in challenges {
+            precondition(!challenge.scheme.isEmpty && HeaderValidator.isValidName(challenge.scheme), "scheme \(challenge.scheme)")
+            precondition(challenge.parameters.count <= parser.maximumParameters)
+            precondition(challenge.parameters.allSatisfy { !$0.name.isEmpty && $0.name == $0.name.lowercased() })
+        }
+        // Whatever the server wrote, the answer is one header value: no byte of it can start another header.
+        let request = URLRequest(url: URL(string: "http://example.com/p?q=1")!)
+        guard let response = HTTPURLResponse(url: request.url!, statusCode: 401, httpVersion: "HTTP/1.1",
+                                             headerFields: ["WWW-Authenticate": field]) else { return }
+        let responder = ChallengeResponder(requestCredential: URLCredential(user: "u", password: "p", persistence: .none), storage: nil)
+        var hop = ChallengeResponder.HopState()
+        if let answered = responder.answer(response, to: request, firstURL: request.url, bodyIsHashable: true, hop: &hop, logger: nil) {
+            let value = answered.value(forHTTPHeaderField: "Authorization") ?? ""
+            precondition(HeaderValidator.isValidValue(value), "an answer with a line break: \(value)")
         }
     }
 }

@@ -31,6 +31,8 @@ struct SessionContext: Sendable {
     let maximumResponseSize: Int64?
     /// `Session.logger`, or `nil` when it discards `.debug`, so a request checks one optional to skip logging.
     let logger: Logger?
+    /// `URLSessionConfiguration.urlCredentialStorage`: credentials that answer challenges by protection space.
+    let credentialStorage: URLCredentialStorage?
 
     /// The request as it goes on the wire, or the error that keeps it from being sent.
     ///
@@ -94,14 +96,19 @@ enum HeaderValidator {
 
     /// RFC 9110 `token`: visible ASCII but delimiters.
     static func isValidName(_ name: String) -> Bool {
-        guard !name.isEmpty else { return false }
-        return name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            default:
-                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-            }
+        !name.isEmpty && name.utf8.allSatisfy(isTokenByte)
+    }
+
+    /// Whether `byte` is an RFC 9110 `tchar`.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        isASCIIAlphanumeric(byte) || "!#$%&'*+-.^_`|~".utf8.contains(byte)
+    }
+
+    /// Whether `byte` is an ASCII letter or digit.
+    static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: false
         }
     }
 
