@@ -16,6 +16,8 @@ struct HTTPBinCall: Sendable {
     let origin: String
     let url: String
     let host: String
+    /// The request-target as received: path and query.
+    let target: String
 
     init(request: Request, context: TestServerContext) async throws {
         method = request.method.rawValue
@@ -29,6 +31,7 @@ struct HTTPBinCall: Sendable {
         origin = context.remoteAddress ?? "127.0.0.1"
         host = request.head.authority ?? "127.0.0.1"
         url = "http://\(host)\(request.uri.string)"
+        target = request.uri.string
     }
 
     func header(_ name: String) -> String? {

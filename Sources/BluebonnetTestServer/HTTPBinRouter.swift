@@ -4,6 +4,8 @@ import Hummingbird
 
 /// Dispatches test-server requests by path, with httpbin's names and shapes.
 struct HTTPBinRouter: Sendable {
+    let auth = AuthRoutes()
+
     func respond(to request: Request, context: TestServerContext) async throws -> Response {
         // Streamed, never collected: the one route whose body may be larger than memory.
         if request.uri.path == DrainRoute.path { return try await DrainRoute.respond(to: request) }
@@ -41,6 +43,12 @@ struct HTTPBinRouter: Sendable {
             return try await BodyRoutes.respond(call, kind: first, argument: argument)
         case ("json", _), ("xml", _), ("html", _), ("encoding", _), ("base64", _), ("image", _), ("gzip", _), ("deflate", _):
             return ContentRoutes.respond(call, kind: first, argument: argument)
+        case ("digest-auth", _):
+            return auth.digest(call, segments: Array(call.segments.dropFirst()))
+        case ("token", _):
+            return try await auth.token(call, segments: Array(call.segments.dropFirst()))
+        case ("bearer", _):
+            return StateRoutes.bearer(call)
         case ("cache", _), ("etag", _), ("basic-auth", _), ("hidden-basic-auth", _), ("cookies", _):
             return StateRoutes.respond(call, kind: first, segments: Array(call.segments.dropFirst()))
         default:

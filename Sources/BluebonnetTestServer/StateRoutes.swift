@@ -40,6 +40,14 @@ enum StateRoutes {
         }
     }
 
+    /// httpbin's `/bearer`: any bearer token is accepted.
+    static func bearer(_ call: HTTPBinCall) -> Response {
+        guard let header = call.header("Authorization"), header.hasPrefix("Bearer "), header.count > 7 else {
+            return HTTPBinResponses.empty(status: .unauthorized, headers: [("WWW-Authenticate", "Bearer")])
+        }
+        return HTTPBinResponses.json(["authenticated": true, "token": String(header.dropFirst(7))])
+    }
+
     static func matches(_ header: String, _ etag: String) -> Bool {
         header.split(separator: ",").contains { candidate in
             let trimmed = candidate.trimmingCharacters(in: .whitespaces)

@@ -114,6 +114,7 @@ extension Request {
                 if let resource = context.resourceTimeout { state.deadline = Date(timeIntervalSinceReferenceDate: now + resource) }
             }
             state.metrics.beginHop(urlRequest, at: now)
+            state.hopRequest = urlRequest
             var newTask: (RequestTask, Bool)?
             if monitored, state.task == nil {
                 let task = RequestTask(originalRequest: urlRequest)
@@ -200,7 +201,7 @@ extension Request {
         let machineOutcome: RequestStateMachine.HopOutcome
         switch outcome {
         case .success: machineOutcome = .success
-        case .redirect: machineOutcome = .redirect
+        case .redirect, .challenge: machineOutcome = .redirect
         case let .failure(error): machineOutcome = .failure(error)
         }
         let now = Timeline.now()
@@ -230,8 +231,14 @@ extension Request {
             didReceiveBody(nil)
             finish(error: error)
         case .decideRedirect:
-            guard case let .redirect(next, response, handler) = outcome else { return }
-            underlyingQueue.async { [self] in decideRedirect(to: next, for: response, using: handler, body: body) }
+            switch outcome {
+            case let .redirect(next, response, handler):
+                underlyingQueue.async { [self] in decideRedirect(to: next, for: response, using: handler, body: body) }
+            case let .challenge(response):
+                underlyingQueue.async { [self] in answerChallenge(response, body: body) }
+            case .success, .failure:
+                return
+            }
         case .validateThenMaybeRetry:
             didReceiveBody(body)
             underlyingQueue.async { [self] in validateThenMaybeRetry() }
@@ -247,30 +254,71 @@ extension Request {
         case success
         /// A redirect to follow, once `handler` agrees.
         case redirect(URLRequest, HTTPURLResponse, any RedirectHandler)
+        /// A 401 whose challenge a credential may answer.
+        case challenge(HTTPURLResponse)
         case failure(AFError)
     }
 
     private func decideRedirect(to newRequest: URLRequest, for response: HTTPURLResponse, using handler: any RedirectHandler, body: Data?) {
         handler.request(self, willBeRedirectedTo: newRequest, for: response) { [self] decision in
             let (action, urlHandlers) = mutableState.write { state -> (RequestStateMachine.DecisionAction, [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)]) in
-                let action = state.machine.didDecideRedirect(follow: decision != nil)
+                let action = state.machine.didDecideRedirect(follow: decision != nil, hasRetrier: hasRetrier(state))
                 guard case .follow = action, let decision else { return (action, []) }
                 state.redirectCount += 1
+                state.metrics.noteRedirect()
                 state.requests.append(decision)
                 state.response = nil
+                state.challengeHop = ChallengeResponder.HopState()
                 return (action, state.urlRequestHandlers)
             }
-            switch action {
-            case .ignore:
+            guard case .follow = action, let decision else {
+                deliverUnfollowedResponse(action, body: body)
                 return
-            case .complete:
-                didReceiveBody(body)
-                finish(error: nil)
-            case .follow:
-                guard let decision else { return }
-                notify(decision, urlHandlers: urlHandlers, cURLHandlers: [])
-                execute(decision)
             }
+            notify(decision, urlHandlers: urlHandlers, cURLHandlers: [])
+            execute(decision)
+        }
+    }
+
+    /// Answers a 401's challenge with the request's, the URL's or the session's credential, or delivers the 401.
+    /// Runs on `underlyingQueue`: `auth-int` hashes the whole body, and the credential storage takes a lock.
+    private func answerChallenge(_ response: HTTPURLResponse, body: Data?) {
+        let (hopRequest, firstURL, responder, hop) = mutableState.read { state in
+            (state.hopRequest ?? state.requests.last, state.requests.first?.url,
+             ChallengeResponder(requestCredential: state.credential, storage: context.credentialStorage), state.challengeHop)
+        }
+        var updatedHop = hop
+        let answered = hopRequest.flatMap { hopRequest in
+            canResendBody ? responder.answer(response, to: hopRequest, firstURL: firstURL, bodyIsHashable: !sendsUploadBody,
+                                             hop: &updatedHop, logger: context.logger) : nil
+        }
+        let action = mutableState.write { state -> RequestStateMachine.DecisionAction in
+            let action = state.machine.didDecideRedirect(follow: answered != nil, hasRetrier: hasRetrier(state))
+            if case .follow = action {
+                state.challengeHop = updatedHop
+                state.response = nil
+            }
+            return action
+        }
+        guard case .follow = action, let answered else {
+            deliverUnfollowedResponse(action, body: body)
+            return
+        }
+        context.logger?.debug("answering challenge", metadata: logMetadata())
+        execute(answered)
+    }
+
+    /// Delivers the response of a hop whose redirect or challenge was not followed.
+    private func deliverUnfollowedResponse(_ action: RequestStateMachine.DecisionAction, body: Data?) {
+        switch action {
+        case .ignore, .follow:
+            return
+        case .complete:
+            didReceiveBody(body)
+            finish(error: nil)
+        case .validateThenMaybeRetry:
+            didReceiveBody(body)
+            validateThenMaybeRetry()
         }
     }
 
@@ -305,6 +353,7 @@ extension Request {
                 state.error = nil
                 state.response = nil
                 state.redirectCount = 0
+                state.challengeHop = ChallengeResponder.HopState()
                 state.metrics.beginRetry()
             case let .complete(error):
                 state.error = error
@@ -389,8 +438,17 @@ extension Request: TransportSink {
             hopDidComplete(.failure(sessionGone ? .sessionDeinitialized : error), body: nil)
             return
         }
-        let (lastRequest, response, handler, count) = mutableState.write { state in
-            (state.requests.last, state.response, state.redirectHandler ?? context.redirectHandler, state.redirectCount)
+        let (lastRequest, response, handler, count, mayAnswer) = mutableState.write { state in
+            (state.requests.last, state.response, state.redirectHandler ?? context.redirectHandler, state.redirectCount,
+             state.response.map { response in
+                 // Only a 401 builds a responder, so every other response pays one comparison.
+                 response.statusCode == 401 && ChallengeResponder(requestCredential: state.credential, storage: context.credentialStorage)
+                     .mayAnswer(response, firstURL: state.requests.first?.url)
+             } ?? false)
+        }
+        if mayAnswer, let response {
+            hopDidComplete(.challenge(response), body: body)
+            return
         }
         guard let lastRequest, let response,
               let redirected = RedirectRules.redirectedRequest(from: lastRequest, response: response) else {

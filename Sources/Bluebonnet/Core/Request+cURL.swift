@@ -7,7 +7,8 @@ extension Request {
     /// Headers whose values are credentials; `cURLDescription()` hides them unless asked.
     static let secretHeaderNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
 
-    /// The last `URLRequest` as a cURL command, session headers included; credentials are shown as `***`.
+    /// The last `URLRequest` as a cURL command, session headers included; credentials (headers, the request's
+    /// `credential`, a URL's password) are shown as `***`.
     ///
     /// - Returns: The command, or `"$ curl command could not be created"` before a request is made.
     public func cURLDescription() -> String {
@@ -25,6 +26,12 @@ extension Request {
         }
         var components = ["$ curl -v"]
         components.append("-X \(method)")
+        // The credential that answers challenges, never the URL's user info, which would show in the URL.
+        if let credential = credential ?? firstRequest?.url.flatMap(ChallengeResponder.credential(inUserInfoOf:)),
+           let user = credential.user {
+            let password = revealingSecrets ? credential.password ?? "" : "***"
+            components.append("-u \(Self.shellQuoted("\(user):\(password)"))")
+        }
         var headers = context.additionalHeaders
         for header in request.headers { headers.update(header) }
         for header in headers.sorted() {
@@ -38,7 +45,7 @@ extension Request {
                 components.append("--data-binary @- # \(body.count) binary bytes")
             }
         }
-        components.append(Self.shellQuoted(url.absoluteString))
+        components.append(Self.shellQuoted(Self.withoutUserInfo(url)))
         return components.joined(separator: " \\\n\t")
     }
 
@@ -70,6 +77,14 @@ extension Request {
     @discardableResult
     public func cURLDescription(calling handler: @escaping @Sendable (String) -> Void) -> Self {
         cURLDescription(on: underlyingQueue, calling: handler)
+    }
+
+    /// `url` without its user and password.
+    static func withoutUserInfo(_ url: URL) -> String {
+        guard url.user != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        components.user = nil
+        components.password = nil
+        return components.string ?? url.absoluteString
     }
 
     /// Single-quotes for a POSIX shell, so no byte of the value is interpreted.

@@ -59,6 +59,12 @@ public class Request: @unchecked Sendable {
         var task: RequestTask?
         /// The stamps behind `metrics` and `allMetrics`.
         var metrics = MetricsLog()
+        /// The request as the current hop sent it: `requests.last`, or the answer to a challenge.
+        var hopRequest: URLRequest?
+        /// The credential given by `authenticate(...)`.
+        var credential: URLCredential?
+        /// What the current hop answered of 401 challenges.
+        var challengeHop = ChallengeResponder.HopState()
 
         var state: State { machine.state }
     }
@@ -357,6 +363,12 @@ public class Request: @unchecked Sendable {
 
     /// Hook for uploads: the body to stream for one hop (0 for the first request, then one per redirect).
     func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? { nil }
+
+    /// Hook for subclasses: whether the body can be sent again, to answer a challenge.
+    var canResendBody: Bool { true }
+
+    /// Hook for subclasses: whether the body is streamed from an upload rather than being `httpBody`.
+    var sendsUploadBody: Bool { false }
 
     /// Hook for subclasses: releases what the request holds on disk once it has completed, however it ended. Runs
     /// before the validators, on `serializationQueue` when `cleanupBlocks`.

@@ -347,14 +347,25 @@ struct RequestStateMachine {
         case ignore
         case follow
         case complete
+        /// Deliver the response as a successful hop would be: validate, then ask the retrier if that failed.
+        case validateThenMaybeRetry
     }
 
-    /// The redirect handler decided: follow (`true`) or deliver the redirect response.
-    mutating func didDecideRedirect(follow: Bool) -> DecisionAction {
+    /// The decision about another hop (a redirect to follow, a challenge to answer) was made: send it (`true`) or
+    /// deliver the response that asked for it.
+    ///
+    /// - Parameters:
+    ///   - follow:     Whether another hop is sent.
+    ///   - hasRetrier: Whether a retrier judges the delivered response once validators have run.
+    mutating func didDecideRedirect(follow: Bool, hasRetrier: Bool = false) -> DecisionAction {
         guard case .awaitingRedirectDecision = phase else { return .ignore }
         if follow {
             phase = .executing(task: nil)
             return .follow
+        }
+        if hasRetrier {
+            phase = .validating
+            return .validateThenMaybeRetry
         }
         phase = .completed
         return .complete

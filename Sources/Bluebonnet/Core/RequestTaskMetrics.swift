@@ -12,10 +12,12 @@ public struct RequestTaskMetrics: Sendable {
     /// The first hop, kept apart from the others so a request without redirects records its metrics without
     /// allocating.
     let firstTransaction: RequestTaskTransactionMetrics
-    /// The hops after the first, one per redirect followed.
+    /// The hops after the first, one per redirect followed or challenge answered.
     let laterTransactions: [RequestTaskTransactionMetrics]
     let startTime: CFAbsoluteTime
     let endTime: CFAbsoluteTime
+    /// How many of the later hops were redirects (the others answered an authentication challenge).
+    let redirects: Int
 
     /// One entry per hop, in order.
     public var transactionMetrics: [RequestTaskTransactionMetrics] { [firstTransaction] + laterTransactions }
@@ -26,8 +28,8 @@ public struct RequestTaskMetrics: Sendable {
                      end: Date(timeIntervalSinceReferenceDate: max(startTime, endTime)))
     }
 
-    /// How many redirects the attempt followed.
-    public var redirectCount: Int { laterTransactions.count }
+    /// How many redirects the attempt followed; a hop that answered an authentication challenge is not one.
+    public var redirectCount: Int { redirects }
 }
 
 /// What was measured of one hop: the request sent, the response head, when each stage began and ended, and the bytes
@@ -128,6 +130,7 @@ struct MetricsLog {
     private var first: RequestTaskTransactionMetrics?
     private var later: [RequestTaskTransactionMetrics] = []
     private var endTime: CFAbsoluteTime?
+    private var redirects = 0
     /// Attempts that ended before a retry.
     private var past: [RequestTaskMetrics] = []
 
@@ -135,6 +138,11 @@ struct MetricsLog {
     mutating func beginHop(_ request: URLRequest, at time: CFAbsoluteTime) {
         let hop = RequestTaskTransactionMetrics(request: request, fetchStartTime: time)
         if first == nil { first = hop } else { later.append(hop) }
+    }
+
+    /// The next hop follows a redirect.
+    mutating func noteRedirect() {
+        redirects += 1
     }
 
     /// Updates the hop in progress.
@@ -160,12 +168,14 @@ struct MetricsLog {
         first = nil
         later = []
         endTime = nil
+        redirects = 0
     }
 
     private var current: RequestTaskMetrics? {
         guard let first else { return nil }
         let end = endTime ?? (later.last ?? first).responseEndTime ?? (later.last ?? first).fetchStartTime
-        return RequestTaskMetrics(firstTransaction: first, laterTransactions: later, startTime: first.fetchStartTime, endTime: end)
+        return RequestTaskMetrics(firstTransaction: first, laterTransactions: later, startTime: first.fetchStartTime, endTime: end,
+                                  redirects: redirects)
     }
 
     /// The last attempt's metrics.

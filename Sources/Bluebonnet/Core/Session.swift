@@ -122,7 +122,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
             interceptor: interceptor,
             requestQueue: self.requestQueue,
             maximumResponseSize: maximumResponseSize,
-            logger: logger.logLevel <= .debug ? logger : nil
+            logger: logger.logLevel <= .debug ? logger : nil,
+            credentialStorage: configuration.urlCredentialStorage
         )
     }
 

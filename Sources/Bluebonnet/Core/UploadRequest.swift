@@ -115,6 +115,10 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         }
     }
 
+    override var canResendBody: Bool { uploadState.read { $0.body?.isReplayable ?? true } }
+
+    override var sendsUploadBody: Bool { uploadState.read { $0.body != nil } }
+
     override func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? {
         let (body, sends) = uploadState.write { state -> (UploadBody?, Int) in
             state.sends += 1

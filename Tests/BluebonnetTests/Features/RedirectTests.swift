@@ -11,6 +11,22 @@ final class RedirectTests: ServerTestCase {
         return url("/redirect-to?url=\(escaped)&status_code=\(status)")
     }
 
+    func testAnUnfollowedRedirectThatFailsValidationReachesTheRetrier() async throws {
+        // It used to complete without asking the retrier, so a redirect the handler refused was never retried.
+        let asked = Recorder<Int>()
+        let retrier = Retrier { request, _, _, completion in
+            asked.append(request.retryCount)
+            completion(request.retryCount < 1 ? .retry : .doNotRetry)
+        }
+        let request = session.request(redirectTo("/get", status: 302), interceptor: retrier)
+            .redirect(using: Redirector.doNotFollow).validate()
+        let response = await request.serializingData(emptyResponseCodes: [302]).response
+        XCTAssertEqual(response.response?.statusCode, 302)
+        XCTAssertEqual(response.error?.responseCode, 302)
+        XCTAssertEqual(asked.values, [0, 1])
+        XCTAssertEqual(request.retryCount, 1)
+    }
+
     func testEveryRedirectCodeIsFollowedForGET() async throws {
         for status in [301, 302, 303, 307, 308] {
             let response = await session.request(redirectTo("/anything/landed", status: status)).serializingData().response

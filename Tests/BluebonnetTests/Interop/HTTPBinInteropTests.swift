@@ -210,4 +210,63 @@ final class HTTPBinInteropTests: XCTestCase {
         let html = await session.request(url("/html"), headers: ["Accept": "text/*"]).validate().serializingData().response
         XCTAssertNil(html.error)
     }
+
+    // MARK: - Authentication
+
+    /// Every httpbin auth route with the right and the wrong credential: the status that ends the request, and how
+    /// many hops it took (the closing note of the authentication issue lists these lines).
+    func testEveryHTTPBinAuthRouteWithRightAndWrongCredentials() async throws {
+        let cases: [(path: String, right: Int, wrong: Int, hops: Int)] = [
+            ("/basic-auth/user/passwd", 200, 401, 2),
+            ("/digest-auth/auth/user/passwd/MD5", 200, 401, 2),
+            ("/digest-auth/auth/user/passwd/SHA-256", 200, 401, 2),
+            ("/digest-auth/auth-int/user/passwd/MD5", 200, 401, 2),
+            ("/digest-auth/auth-int/user/passwd/SHA-256", 200, 401, 2),
+            ("/digest-auth/auth/user/passwd/MD5/never", 200, 401, 2),
+            // httpbin tracks staleness in cookies; without a cookie jar (not built yet) each nonce is fresh.
+            ("/digest-auth/auth/user/passwd/MD5/1", 200, 401, 2),
+            ("/digest-auth/auth/user/passwd/SHA-256/2", 200, 401, 2),
+        ]
+        for route in cases {
+            for (password, expected) in [("passwd", route.right), ("wrong", route.wrong)] {
+                let request = session.request(url(route.path)).authenticate(username: "user", password: password)
+                let response = await request.serializingData(emptyResponseCodes: [401]).response
+                let hops = request.metrics?.transactionMetrics.count ?? 0
+                print("AUTH-ROUTE \(route.path) password=\(password) -> \(response.response?.statusCode ?? 0) in \(hops) hops")
+                XCTAssertEqual(response.response?.statusCode, expected, "\(route.path) \(password)")
+                XCTAssertEqual(hops, route.hops, "\(route.path) \(password): one answer, no loop")
+            }
+        }
+    }
+
+    func testHTTPBinHiddenBasicAuthAndBearerNeedTheHeaderUpFront() async throws {
+        let hidden = await session.request(url("/hidden-basic-auth/user/passwd"))
+            .authenticate(username: "user", password: "passwd").serializingData().response
+        print("AUTH-ROUTE /hidden-basic-auth/user/passwd authenticate() -> \(hidden.response?.statusCode ?? 0)")
+        XCTAssertEqual(hidden.response?.statusCode, 404, "no challenge to answer")
+        let preemptive = try await echo(session.request(url("/hidden-basic-auth/user/passwd"),
+                                                        headers: [.authorization(username: "user", password: "passwd")]))
+        XCTAssertEqual(preemptive["authenticated"] as? Bool, true)
+        let bearer = try await echo(session.request(url("/bearer"), headers: [.authorization(bearerToken: "abc")]))
+        XCTAssertEqual(bearer["token"] as? String, "abc")
+        let noBearer = await session.request(url("/bearer")).serializingData(emptyResponseCodes: [401]).response
+        print("AUTH-ROUTE /bearer without token -> \(noBearer.response?.statusCode ?? 0); with token -> 200")
+        XCTAssertEqual(noBearer.response?.statusCode, 401)
+    }
+
+    func testHTTPBinDigestWithSHA512IsNotAnsweredAndEndsWithThe401() async throws {
+        let request = session.request(url("/digest-auth/auth/user/passwd/SHA-512")).authenticate(username: "user", password: "passwd")
+        let response = await request.serializingData(emptyResponseCodes: [401]).response
+        print("AUTH-ROUTE /digest-auth/auth/user/passwd/SHA-512 -> \(response.response?.statusCode ?? 0) (not an RFC 7616 algorithm; not answered)")
+        XCTAssertEqual(response.response?.statusCode, 401)
+        XCTAssertEqual(request.metrics?.transactionMetrics.count, 1)
+    }
+
+    func testHTTPBinCredentialsInTheURLAnswerItsChallenge() async throws {
+        var components = try XCTUnwrap(URLComponents(string: url("/digest-auth/auth/user/passwd/SHA-256")))
+        components.user = "user"
+        components.password = "passwd"
+        let response = await session.request(try XCTUnwrap(components.url)).serializingData().response
+        XCTAssertEqual(response.response?.statusCode, 200)
+    }
 }

@@ -206,6 +206,13 @@ final class RequestStateMachineTests: XCTestCase {
         XCTAssertTrue(stop.isComplete)
     }
 
+    func testAnUnfollowedHopWithARetrierIsValidatedSoTheRetrierCanJudgeIt() {
+        var machine = Self.machine(at: .redirectDecision)
+        guard case .validateThenMaybeRetry = machine.didDecideRedirect(follow: false, hasRetrier: true) else { return XCTFail() }
+        guard case .validating = machine.phase else { return XCTFail("\(machine.phase)") }
+        XCTAssertFalse(machine.isComplete)
+    }
+
     func testAFailureWithoutRetrierFailsAndWithOneAsks() {
         var without = Self.machine(at: .executing)
         guard case .fail = without.hopDidComplete(.failure(.explicitlyCancelled), hasRetrier: false) else { return XCTFail() }
