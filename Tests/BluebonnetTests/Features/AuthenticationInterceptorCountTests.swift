@@ -1,0 +1,226 @@
+import Bluebonnet
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `AuthenticationInterceptor`'s exact call counts, scenario by scenario, with an authenticator that refreshes locally
+/// (`a0` → `a1` → ...) after 100 ms and routes chosen per attempt, as Alamofire's own tests pin them.
+final class AuthenticationInterceptorCountTests: ServerTestCase {
+    struct OAuthCredential: AuthenticationCredential, Sendable {
+        var accessToken = "a0"
+        var requiresRefresh = false
+    }
+
+    enum RefreshFailure: Error, Equatable { case network }
+
+    final class CountingAuthenticator: Authenticator, @unchecked Sendable {
+        // @unchecked: every counter is behind `lock`.
+        private let lock = NSLock()
+        private var counts = (apply: 0, refresh: 0, didRequest: 0, isRequest: 0)
+        let failure: RefreshFailure?
+
+        init(failure: RefreshFailure? = nil) { self.failure = failure }
+
+        var applyCount: Int { lock.withLock { counts.apply } }
+        var refreshCount: Int { lock.withLock { counts.refresh } }
+        /// Apply, refresh, didRequest and isRequest counts, in that order.
+        var allCounts: [Int] { lock.withLock { [counts.apply, counts.refresh, counts.didRequest, counts.isRequest] } }
+
+        func apply(_ credential: OAuthCredential, to urlRequest: inout URLRequest) {
+            lock.withLock { counts.apply += 1 }
+            urlRequest.headers.add(.authorization(bearerToken: credential.accessToken))
+        }
+
+        func refresh(_ credential: OAuthCredential, for session: Session, completion: @escaping @Sendable (Result<OAuthCredential, any Error>) -> Void) {
+            let count = lock.withLock { counts.refresh += 1; return counts.refresh }
+            let result: Result<OAuthCredential, any Error> = failure.map { .failure($0) } ?? .success(OAuthCredential(accessToken: "a\(count)"))
+            // Long enough for other requests to queue up behind the refresh.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { completion(result) }
+        }
+
+        func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: any Error) -> Bool {
+            lock.withLock { counts.didRequest += 1 }
+            return response.statusCode == 401
+        }
+
+        func isRequest(_ urlRequest: URLRequest, authenticatedWith credential: OAuthCredential) -> Bool {
+            lock.withLock { counts.isRequest += 1 }
+            return urlRequest.headers["Authorization"] == HTTPHeader.authorization(bearerToken: credential.accessToken).value
+        }
+    }
+
+    /// Sends each attempt to the next path of its list.
+    final class PathAdapter: RequestAdapter, @unchecked Sendable {
+        // @unchecked: `paths` is behind `lock`.
+        private let lock = NSLock()
+        private var paths: [String]
+
+        init(paths: [String]) { self.paths = paths }
+
+        func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+            var request = urlRequest
+            var components = URLComponents(url: request.url!, resolvingAgainstBaseURL: false)!
+            components.path = lock.withLock { paths.removeFirst() }
+            request.url = components.url
+            completion(.success(request))
+        }
+    }
+
+    private func send(_ path: String = "/get", interceptor: any RequestInterceptor, on session: Session? = nil) async -> (DataRequest, AFDataResponse<Data>) {
+        await Self.send(url(path), interceptor: interceptor, on: session ?? self.session)
+    }
+
+    private static func send(_ url: String, interceptor: any RequestInterceptor, on session: Session) async -> (DataRequest, AFDataResponse<Data>) {
+        let request = session.request(url, interceptor: interceptor).validate()
+        return (request, await request.serializingData(emptyResponseCodes: [200, 202, 401]).response)
+    }
+
+    func testAValidCredentialIsAppliedWithoutRefresh() async {
+        let authenticator = CountingAuthenticator()
+        let (request, response) = await send(interceptor: AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential()))
+        XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a0")
+        XCTAssertNil(response.error)
+        XCTAssertEqual(authenticator.allCounts, [1, 0, 0, 0])
+        XCTAssertEqual(request.retryCount, 0)
+    }
+
+    func testAdaptsQueueBehindOneRefresh() async {
+        let authenticator = CountingAuthenticator()
+        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential(requiresRefresh: true))
+        let (session, url200, url202) = (session!, url("/status/200"), url("/status/202"))
+        async let first = Self.send(url200, interceptor: interceptor, on: session)
+        async let second = Self.send(url202, interceptor: interceptor, on: session)
+        let results = await [first, second]
+        for (request, response) in results {
+            XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a1")
+            XCTAssertNil(response.error)
+            XCTAssertEqual(request.retryCount, 0)
+        }
+        XCTAssertEqual(authenticator.allCounts, [2, 1, 0, 0])
+    }
+
+    func testARefreshErrorInAdaptFailsAdaptationAndNothingIsApplied() async {
+        let authenticator = CountingAuthenticator(failure: .network)
+        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential(requiresRefresh: true))
+        let (request, response) = await send(interceptor: interceptor)
+        XCTAssertEqual(response.request?.headers.count, 0)
+        XCTAssertEqual(response.error?.isRequestAdaptationError, true)
+        XCTAssertEqual(response.error?.underlyingError as? RefreshFailure, .network)
+        XCTAssertEqual([authenticator.applyCount, authenticator.refreshCount], [0, 1])
+        XCTAssertEqual(request.retryCount, 0)
+    }
+
+    func testAFailureThatIsNotAuthenticationIsNotRetried() async {
+        let authenticator = CountingAuthenticator()
+        let (request, response) = await send("/status/500", interceptor: AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential()))
+        XCTAssertEqual(response.error?.responseCode, 500)
+        XCTAssertEqual(authenticator.allCounts, [1, 0, 1, 0])
+        XCTAssertEqual(request.retryCount, 0)
+    }
+
+    /// An adapter that runs `action` once, on the first attempt, after the interceptor before it applied the
+    /// credential: the point at which Alamofire's tests change it (task creation), without a monitor's queue racing
+    /// the response.
+    private func onFirstAttempt(_ action: @escaping @Sendable () -> Void) -> Adapter {
+        let calls = Recorder<Int>()
+        return Adapter { urlRequest, _, completion in
+            calls.append(1)
+            if calls.values.count == 1 { action() }
+            completion(.success(urlRequest))
+        }
+    }
+
+    func testACredentialRemovedBeforeThe401FailsTheRetryWithMissingCredential() async {
+        let authenticator = CountingAuthenticator()
+        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential())
+        let composite = Interceptor(adapters: [interceptor, onFirstAttempt { interceptor.credential = nil }], retriers: [interceptor])
+        let (request, response) = await send("/status/401", interceptor: composite)
+        XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a0")
+        XCTAssertEqual(response.error?.isRequestRetryError, true)
+        XCTAssertEqual(response.error?.underlyingError as? AuthenticationError, .missingCredential)
+        if case let .requestRetryFailed(_, originalError)? = response.error {
+            XCTAssertEqual(originalError.asAFError?.responseCode, 401)
+        }
+        XCTAssertEqual(authenticator.allCounts, [1, 0, 1, 0])
+        XCTAssertEqual(request.retryCount, 0)
+    }
+
+    func testARequestSentWithAnOutdatedCredentialIsRetriedWithTheNewOne() async {
+        let authenticator = CountingAuthenticator()
+        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential())
+        let renew = onFirstAttempt { interceptor.credential = OAuthCredential(accessToken: "a1") }
+        let composite = Interceptor(adapters: [PathAdapter(paths: ["/status/401", "/status/200"]), interceptor, renew], retriers: [interceptor])
+        let (request, response) = await send(interceptor: composite)
+        XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a1")
+        XCTAssertNil(response.error)
+        XCTAssertEqual(authenticator.allCounts, [2, 0, 1, 1])
+        XCTAssertEqual(request.retryCount, 1)
+    }
+
+    func testA401IsRefreshedThenRetried() async {
+        let authenticator = CountingAuthenticator()
+        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential())
+        let composite = Interceptor(adapters: [PathAdapter(paths: ["/status/401", "/status/200"]), interceptor], retriers: [interceptor])
+        let (request, response) = await send(interceptor: composite)
+        XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a1")
+        XCTAssertNil(response.error)
+        XCTAssertEqual(authenticator.allCounts, [2, 1, 1, 1])
+        XCTAssertEqual(request.retryCount, 1)
+    }
+
+    func testARefreshErrorInRetryFailsTheRetry() async {
+        let authenticator = CountingAuthenticator(failure: .network)
+        let (request, response) = await send("/status/401", interceptor: AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential()))
+        XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a0")
+        XCTAssertEqual(response.error?.isRequestRetryError, true)
+        XCTAssertEqual(response.error?.underlyingError as? RefreshFailure, .network)
+        XCTAssertEqual(authenticator.allCounts, [1, 1, 1, 1])
+        XCTAssertEqual(request.retryCount, 0)
+    }
+
+    func testParallel401sShareOneRefresh() async {
+        let authenticator = CountingAuthenticator()
+        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential())
+        let (session, target) = (session!, url("/get"))
+        let results = await withTaskGroup(of: (DataRequest, AFDataResponse<Data>).self) { group in
+            for index in 0..<6 {
+                let composite = Interceptor(adapters: [PathAdapter(paths: ["/status/401", "/status/20\(index)"]), interceptor], retriers: [interceptor])
+                group.addTask { await Self.send(target, interceptor: composite, on: session) }
+            }
+            var results: [(DataRequest, AFDataResponse<Data>)] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+        for (request, response) in results {
+            XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a1")
+            XCTAssertEqual(request.retryCount, 1)
+        }
+        XCTAssertEqual(authenticator.allCounts, [12, 1, 6, 6])
+    }
+
+    func testWithoutARefreshWindowEveryRefreshIsAllowed() async {
+        let authenticator = CountingAuthenticator()
+        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential(), refreshWindow: nil)
+        let paths = Array(repeating: "/status/401", count: 5) + ["/status/200"]
+        let composite = Interceptor(adapters: [PathAdapter(paths: paths), interceptor], retriers: [interceptor])
+        let (request, response) = await send(interceptor: composite)
+        XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a5")
+        XCTAssertNil(response.error)
+        XCTAssertEqual(authenticator.allCounts, [6, 5, 5, 5])
+        XCTAssertEqual(request.retryCount, 5)
+    }
+
+    func testRefreshesBeyondTheWindowFailWithExcessiveRefresh() async {
+        let authenticator = CountingAuthenticator()
+        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential(),
+                                                    refreshWindow: .init(interval: 30, maximumAttempts: 2))
+        let (request, response) = await send("/status/401", interceptor: interceptor)
+        XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a2")
+        XCTAssertEqual(response.error?.isRequestRetryError, true)
+        XCTAssertEqual(response.error?.underlyingError as? AuthenticationError, .excessiveRefresh)
+        XCTAssertEqual(authenticator.allCounts, [3, 2, 3, 3])
+        XCTAssertEqual(request.retryCount, 2)
+    }
+}
