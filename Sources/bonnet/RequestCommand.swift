@@ -48,6 +48,16 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds of silence allowed from the server.")
     var timeout: Double?
 
+    @Option(name: [.customShort("a"), .long], help: ArgumentHelp(
+        "USER[:PASSWORD], or TOKEN for --auth-type bearer. Without :PASSWORD, it is asked for on the terminal.",
+        valueName: "credentials"))
+    var auth: String?
+
+    @Option(name: [.customShort("A"), .customLong("auth-type")], help: ArgumentHelp(
+        "basic (sent up front, as httpie does), digest (answers the server's Digest or Basic challenge) or bearer.",
+        valueName: "type"))
+    var authType: AuthType = .basic
+
     func validate() throws {
         guard !words.isEmpty else { throw ValidationError("Give a URL, e.g. bonnet GET http://127.0.0.1:8080/get") }
     }
@@ -76,8 +86,25 @@ struct RequestCommand: AsyncParsableCommand {
             Self.fail(error)
         }
 
+        var challengeCredential: URLCredential?
+        if let auth {
+            do {
+                switch try AuthOption(auth, type: authType) {
+                case let .header(header) where urlRequest.value(forHTTPHeaderField: "Authorization") == nil:
+                    urlRequest.headers.add(header)
+                case .header:
+                    break
+                case let .challenge(credential):
+                    challengeCredential = credential
+                }
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+
         let session = noFollow ? Session(redirectHandler: Redirector.doNotFollow) : AF
         let request = sendsMultipart ? Self.multipartUpload(items, with: urlRequest, on: session) : session.request(urlRequest)
+        if let challengeCredential { request.authenticate(with: challengeCredential) }
         if curl {
             let command = await withCheckedContinuation { continuation in
                 request.cURLDescription(calling: { continuation.resume(returning: $0) })

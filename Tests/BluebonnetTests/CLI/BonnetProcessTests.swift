@@ -22,6 +22,8 @@ final class BonnetProcessTests: ServerTestCase {
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
+        // Not a terminal, so nothing prompts.
+        process.standardInput = FileHandle.nullDevice
         try process.run()
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
@@ -49,5 +51,58 @@ final class BonnetProcessTests: ServerTestCase {
         let run = try bonnet(["--no-color", "http://127.0.0.1:65536/"])
         XCTAssertEqual(run.status, 1, run.errors)
         XCTAssertTrue(run.errors.contains("URL is not valid"), run.errors)
+    }
+
+    func testAuthBasicIsSentUpFront() throws {
+        let run = try bonnet(["--no-color", "--body", "--auth", "user:passwd", url("/hidden-basic-auth/user/passwd")])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.output.contains("\"authenticated\" : true"), run.output)
+    }
+
+    func testAuthDigestAnswersTheChallenge() throws {
+        let run = try bonnet(["--no-color", "--check-status", "--auth-type", "digest", "-a", "user:passwd",
+                              url("/digest-auth/auth/user/passwd/SHA-256")])
+        XCTAssertEqual(run.status, 0, run.errors + run.output)
+        XCTAssertTrue(run.output.contains("\"authenticated\" : true"), run.output)
+        let wrong = try bonnet(["--no-color", "--check-status", "-A", "digest", "-a", "user:nope", url("/digest-auth/auth/user/passwd/SHA-256")])
+        XCTAssertEqual(wrong.status, 4, "the 401 ends it: " + wrong.output)
+    }
+
+    func testAuthBearerSendsTheToken() throws {
+        let run = try bonnet(["--no-color", "--body", "-A", "bearer", "-a", "t0ken", url("/bearer")])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.output.contains("t0ken"), run.output)
+    }
+
+    func testAuthWithoutAPasswordAndNoTerminalIsAClearError() throws {
+        let run = try bonnet(["--no-color", "--auth", "user", url("/basic-auth/user/passwd")])
+        XCTAssertNotEqual(run.status, 0)
+        XCTAssertTrue(run.errors.contains("no terminal to ask"), run.errors)
+    }
+
+    func testAuthWithoutAPasswordAsksForItOnTheTerminal() throws {
+        // `script` gives bonnet a pseudo-terminal, whose input is what this test writes.
+        let script = URL(fileURLWithPath: "/usr/bin/script")
+        guard FileManager.default.isExecutableFile(atPath: script.path) else { throw XCTSkip("no /usr/bin/script for a terminal") }
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bonnet")
+        let process = Process()
+        process.executableURL = script
+        process.arguments = ["-qec", "\(binary.path) --no-color --body --auth user \(url("/basic-auth/user/passwd"))", "/dev/null"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        // The terminal keeps the line until bonnet reads it, so the timing only has to be roughly right.
+        Thread.sleep(forTimeInterval: 1)
+        input.fileHandleForWriting.write(Data("passwd\n".utf8))
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 0, text)
+        XCTAssertTrue(text.contains("password for user"), text)
+        XCTAssertTrue(text.contains("\"authenticated\" : true"), text)
     }
 }
