@@ -32,27 +32,27 @@ enum AuthOption {
     ///   - type:           The scheme.
     ///   - askPassword:    Asks for the password of a user; `nil` when there is no terminal to ask on.
     init(_ value: String, type: AuthType, askPassword: ((String) -> String?)? = AuthOption.terminalPrompt) throws {
-        if type == .bearer {
+        switch type {
+        case .bearer:
             guard !value.isEmpty else { throw Failure(description: "--auth needs a token for --auth-type bearer") }
             self = .header(.authorization(bearerToken: value))
-            return
+        case .basic, .digest:
+            let (user, password) = try Self.userAndPassword(value, askPassword: askPassword)
+            self = type == .basic ? .header(.authorization(username: user, password: password))
+                : .challenge(URLCredential(user: user, password: password, persistence: .none))
         }
+    }
+
+    /// `USER:PASSWORD`, or `USER` with the password asked for.
+    private static func userAndPassword(_ value: String, askPassword: ((String) -> String?)?) throws -> (String, String) {
         let parts = value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         let user = String(parts[0])
         guard !user.isEmpty else { throw Failure(description: "--auth needs a user name before the colon") }
-        let password: String
-        if parts.count == 2 {
-            password = String(parts[1])
-        } else if let askPassword, let typed = askPassword(user) {
-            password = typed
-        } else {
+        if parts.count == 2 { return (user, String(parts[1])) }
+        guard let askPassword, let typed = askPassword(user) else {
             throw Failure(description: "--auth \(user) has no password and there is no terminal to ask for it on; give \(user):PASSWORD")
         }
-        switch type {
-        case .basic: self = .header(.authorization(username: user, password: password))
-        case .digest: self = .challenge(URLCredential(user: user, password: password, persistence: .none))
-        case .bearer: preconditionFailure("handled above")
-        }
+        return (user, typed)
     }
 
     /// Asks on the controlling terminal, without echo; `nil` when stdin is not a terminal.

@@ -120,7 +120,7 @@ struct RequestCommand: AsyncParsableCommand {
         let response = await request.serializingResponse().response
         if let uploadBar { barQueue.sync { uploadBar.finish() } }
         if verbose, let sent = response.request {
-            print(output.paint("\(sent.httpMethod ?? "GET") \(sent.url?.absoluteString ?? "")", "1"))
+            print(output.paint("\(sent.httpMethod ?? "GET") \(sent.url.map(Self.withoutPassword) ?? "")", "1"))
             for header in sent.headers.sorted() { print(output.paint(header.name, "36") + ": " + header.value) }
             if let body = sent.httpBody { print("\n" + String(decoding: body, as: UTF8.self)) }
             if sendsMultipart {
@@ -194,6 +194,13 @@ struct RequestCommand: AsyncParsableCommand {
         if word.hasPrefix(":") { return "http://localhost" + word }
         if word.contains("://") { return word }
         return "http://" + word
+    }
+
+    /// `url` with its password, if any, shown as `***`.
+    static func withoutPassword(_ url: URL) -> String {
+        guard url.password != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        components.password = "***"
+        return components.string ?? url.absoluteString
     }
 
     static func fail(_ error: any Error) -> Never {

@@ -7,7 +7,8 @@ extension AFError: LocalizedError {
         case .explicitlyCancelled:
             return "Request explicitly cancelled."
         case let .invalidURL(url):
-            return "URL is not valid: \(url)"
+            // A password written in the URL stays out of a message that ends up in logs.
+            return "URL is not valid: \((try? url.asURL())?.absoluteStringWithoutUserInfo ?? "\(url)")"
         case let .parameterEncodingFailed(reason):
             return reason.localizedDescription
         case let .parameterEncoderFailed(reason):

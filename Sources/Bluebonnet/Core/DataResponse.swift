@@ -167,16 +167,16 @@ extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
     }
 
     /// The seed's layout: `[Request]:`, `[Response]:` with status and headers, `[Data]: N bytes`, `[Result]:` and
-    /// `[Timeline]:`.
+    /// `[Timeline]:`. URLs are shown without their user and password.
     public var debugDescription: String {
         var output: [String] = []
         if let request, let url = request.url {
-            output.append("[Request]: \(request.httpMethod ?? "GET") \(url.absoluteString)")
+            output.append("[Request]: \(request.httpMethod ?? "GET") \(url.absoluteStringWithoutUserInfo)")
         } else {
             output.append("[Request]: nil")
         }
         if let response {
-            output.append("[Response]: \(response.statusCode) \(response.url?.absoluteString ?? "")")
+            output.append("[Response]: \(response.statusCode) \(response.url?.absoluteStringWithoutUserInfo ?? "")")
             for header in response.headers.sorted() {
                 output.append("    \(header.name): \(header.value)")
             }

@@ -45,7 +45,7 @@ extension Request {
                 components.append("--data-binary @- # \(body.count) binary bytes")
             }
         }
-        components.append(Self.shellQuoted(Self.withoutUserInfo(url)))
+        components.append(Self.shellQuoted(url.absoluteStringWithoutUserInfo))
         return components.joined(separator: " \\\n\t")
     }
 
@@ -77,14 +77,6 @@ extension Request {
     @discardableResult
     public func cURLDescription(calling handler: @escaping @Sendable (String) -> Void) -> Self {
         cURLDescription(on: underlyingQueue, calling: handler)
-    }
-
-    /// `url` without its user and password.
-    static func withoutUserInfo(_ url: URL) -> String {
-        guard url.user != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
-        components.user = nil
-        components.password = nil
-        return components.string ?? url.absoluteString
     }
 
     /// Single-quotes for a POSIX shell, so no byte of the value is interpreted.

@@ -494,12 +494,12 @@ extension Request: Hashable {
 }
 
 extension Request: CustomStringConvertible {
-    /// `METHOD URL`, with the status code once a response arrived.
+    /// `METHOD URL` (without the URL's user and password), with the status code once a response arrived.
     public var description: String {
         guard let request = lastRequest, let url = request.url, let method = request.httpMethod else {
             return "No request created yet."
         }
-        let requestDescription = "\(method) \(url.absoluteString)"
+        let requestDescription = "\(method) \(url.absoluteStringWithoutUserInfo)"
         return response.map { "\(requestDescription) (\($0.statusCode))" } ?? requestDescription
     }
 }

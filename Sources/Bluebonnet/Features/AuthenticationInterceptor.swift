@@ -24,6 +24,9 @@ public protocol Authenticator: AnyObject, Sendable {
 
     /// Makes a new credential from `credential` (with its refresh token, say); call `completion` exactly once.
     ///
+    /// Send the refresh request through a `Session` without this interceptor: on this one it would wait for the
+    /// refresh it is part of.
+    ///
     /// - Parameters:
     ///   - credential: The credential to refresh.
     ///   - session:    The `Session` whose request needs it.

@@ -68,6 +68,13 @@ final class BonnetProcessTests: ServerTestCase {
         XCTAssertEqual(wrong.status, 4, "the 401 ends it: " + wrong.output)
     }
 
+    func testCredentialsInTheURLAnswerTheChallengeAndVerboseOutputHidesThePassword() throws {
+        let run = try bonnet(["--no-color", "-v", "--check-status", "http://user:passwd@127.0.0.1:\(server.port)/basic-auth/user/passwd"])
+        XCTAssertEqual(run.status, 0, run.errors + run.output)
+        XCTAssertTrue(run.output.contains("user:***@127.0.0.1"), run.output)
+        XCTAssertFalse(run.output.contains("user:passwd"), run.output)
+    }
+
     func testAuthBearerSendsTheToken() throws {
         let run = try bonnet(["--no-color", "--body", "-A", "bearer", "-a", "t0ken", url("/bearer")])
         XCTAssertEqual(run.status, 0, run.errors)

@@ -132,6 +132,10 @@ final class HTTPAuthenticationTests: ServerTestCase {
         XCTAssertFalse(curl.contains("p@ss@"), curl)
         XCTAssertTrue(curl.contains("-u 'user:***'"), curl)
         XCTAssertTrue(request.cURLDescription(revealingSecrets: true).contains("-u 'user:p@ss'"))
+        for description in [request.description, response.debugDescription, "\(request)"] {
+            XCTAssertFalse(description.contains("p%40ss"), description)
+            XCTAssertFalse(description.contains("user:"), description)
+        }
     }
 
     func testRequestCredentialAppearsInCURLOnlyWhenSecretsAreRevealed() async throws {
@@ -241,5 +245,12 @@ final class HTTPAuthenticationTests: ServerTestCase {
             XCTAssertFalse(text.contains(secret), "\(secret) leaked into the log")
         }
         withExtendedLifetime(logged) {}
+    }
+
+    func testAnInvalidURLErrorDoesNotShowThePasswordWrittenInIt() async throws {
+        let response = await session.request("http://user:s3cret@127.0.0.1:65536/").serializingData().response
+        let message = try XCTUnwrap(response.error?.localizedDescription)
+        XCTAssertTrue(message.contains("URL is not valid"), message)
+        XCTAssertFalse(message.contains("s3cret"), message)
     }
 }
