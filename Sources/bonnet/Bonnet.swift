@@ -1,4 +1,5 @@
 import ArgumentParser
+import Bluebonnet
 
 /// `bonnet`: an httpie-style HTTP client built on Bluebonnet.
 @main
@@ -10,7 +11,10 @@ struct Bonnet: AsyncParsableCommand {
         bonnet METHOD URL [ITEM ...] sends one request. Items: Header:value, name=value (JSON string field, or a form
         field with --form), name:=json (raw JSON value), name==value (query parameter).
         """,
+        version: bluebonnetVersion,
         subcommands: [RequestCommand.self, DemoCommand.self, ServeCommand.self],
-        defaultSubcommand: RequestCommand.self
+        defaultSubcommand: RequestCommand.self,
+        // `-h` is httpie's --headers, so help is `--help` only.
+        helpNames: [.long]
     )
 }

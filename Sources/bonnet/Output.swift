@@ -7,36 +7,113 @@ import FoundationNetworking
 /// Prints responses the way httpie does: status line, headers, then the body, pretty and coloured on a terminal.
 struct Output {
     let colored: Bool
+    /// Whether JSON bodies are reformatted (`--pretty=all|format`).
+    let formats: Bool
+    /// Whether standard output is a terminal: control characters are then shown escaped, and binary as a note.
+    let toTerminal: Bool
 
-    init(colored: Bool? = nil) {
-        self.colored = colored ?? (isatty(STDOUT_FILENO) != 0 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil)
+    init(colored: Bool? = nil, formats: Bool = true, toTerminal: Bool = isatty(STDOUT_FILENO) != 0) {
+        self.colored = (colored ?? toTerminal) && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        self.formats = formats
+        self.toTerminal = toTerminal
     }
 
     func paint(_ text: String, _ code: String) -> String {
         colored ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
-    func statusLine(_ response: HTTPURLResponse) -> String {
+    func statusLine(_ response: HTTPURLResponse, protocolName: String? = nil) -> String {
         let phrase = HTTPURLResponse.localizedString(forStatusCode: response.statusCode)
         let reason = phrase.lowercased() == "ok" ? "OK" : phrase.capitalized
         let color = response.statusCode < 300 ? "32" : response.statusCode < 400 ? "33" : "31"
-        return paint("HTTP/1.1", "34") + " " + paint("\(response.statusCode) \(reason)", "1;\(color)")
+        return paint(Self.httpVersion(protocolName), "34") + " " + paint("\(response.statusCode) \(reason)", "1;\(color)")
+    }
+
+    /// `HTTP/1.1`, `HTTP/2`, ... from the protocol's ALPN name; `HTTP/1.1` when it is not known.
+    static func httpVersion(_ protocolName: String?) -> String {
+        switch protocolName?.lowercased() {
+        case "h2": "HTTP/2"
+        case let name? where name.hasPrefix("http/"): "HTTP/" + name.dropFirst(5)
+        default: "HTTP/1.1"
+        }
     }
 
     func headers(_ response: HTTPURLResponse) -> String {
-        response.headers.sorted().map { paint($0.name, "36") + ": " + $0.value }.joined(separator: "\n")
+        response.headers.sorted().map { paint($0.name, "36") + ": " + sanitized($0.value) }.joined(separator: "\n")
     }
 
-    func body(_ data: Data?, contentType: String?) -> String {
-        guard let data, !data.isEmpty else { return "" }
-        if contentType?.lowercased().contains("json") == true || data.first == UInt8(ascii: "{") || data.first == UInt8(ascii: "[") {
-            if let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
-               let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
-                return colorJSON(String(decoding: pretty, as: UTF8.self))
+    /// `text` with every control character but tab and newline shown as `\u{..}` on a terminal, so a server cannot
+    /// retitle, recolour or rewrite it; unchanged when the output is not colored for a terminal.
+    func sanitized(_ text: String) -> String {
+        guard toTerminal else { return text }
+        var result = ""
+        result.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x09, 0x0A: result.unicodeScalars.append(scalar)
+            case 0x00...0x1F, 0x7F...0x9F: result += "\\u{\(String(scalar.value, radix: 16))}"
+            default: result.unicodeScalars.append(scalar)
             }
         }
-        if let text = String(data: data, encoding: .utf8) { return text }
-        return paint("+-----------------------------------------+\n| NOTE: binary data not shown in terminal |\n| (\(data.count) bytes)".padding(toLength: 86, withPad: " ", startingAt: 0) + "\n+-----------------------------------------+", "2")
+        return result
+    }
+
+    /// Writes the body: on a terminal, or with colours or formatting asked for, as text (pretty JSON, the
+    /// response's charset, control characters shown escaped on a terminal, binary as a note there); otherwise byte
+    /// for byte, so a file gets exactly what the server sent.
+    func writeBody(_ data: Data?, response: HTTPURLResponse) {
+        guard let data, !data.isEmpty else { return }
+        let rendered = toTerminal || colored || formats
+        guard rendered, toTerminal || !data.contains(0) else {
+            // `print` buffers; the head it wrote must come out before these bytes.
+            fflush(nil)
+            FileHandle.standardOutput.write(data)
+            return
+        }
+        let text = body(data, contentType: response.value(forHTTPHeaderField: "Content-Type"))
+        print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
+    }
+
+    /// The body as text for a terminal.
+    func body(_ data: Data?, contentType: String?) -> String {
+        guard let data, !data.isEmpty else { return "" }
+        // A NUL is binary, whatever the type says.
+        guard !data.contains(0) else { return binaryNote(data.count) }
+        let looksLikeJSON = contentType?.lowercased().contains("json") == true || data.first == UInt8(ascii: "{") || data.first == UInt8(ascii: "[")
+        if formats, looksLikeJSON {
+            if let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+               let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
+                return colorJSON(sanitized(String(decoding: pretty, as: UTF8.self)))
+            }
+        }
+        if let encoding = Self.encoding(ofContentType: contentType), let text = String(data: data, encoding: encoding) {
+            return sanitized(text)
+        }
+        if let text = String(data: data, encoding: .utf8) { return sanitized(text) }
+        return binaryNote(data.count)
+    }
+
+    private func binaryNote(_ count: Int) -> String {
+        paint("+-----------------------------------------+\n| NOTE: binary data not shown in terminal |\n| (\(count) bytes)".padding(toLength: 86, withPad: " ", startingAt: 0) + "\n+-----------------------------------------+", "2")
+    }
+
+    /// The encoding a `Content-Type`'s `charset` names, for the charsets a terminal user meets.
+    static func encoding(ofContentType contentType: String?) -> String.Encoding? {
+        guard let contentType else { return nil }
+        let charset = contentType.split(separator: ";").dropFirst().lazy
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { $0.lowercased().hasPrefix("charset=") }?
+            .dropFirst(8).trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+        switch charset {
+        case "utf-8", "utf8": return .utf8
+        case "iso-8859-1", "latin1", "iso8859-1", "l1": return .isoLatin1
+        case "us-ascii", "ascii": return .ascii
+        case "windows-1252", "cp1252": return .windowsCP1252
+        case "utf-16": return .utf16
+        case "utf-16le": return .utf16LittleEndian
+        case "utf-16be": return .utf16BigEndian
+        default: return nil
+        }
     }
 
     /// Colours JSON keys and string values line by line; the text is the serializer's own pretty output.

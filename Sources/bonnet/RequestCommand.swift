@@ -9,11 +9,19 @@ import FoundationNetworking
 struct RequestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "request",
-        abstract: "Send one HTTP request (the default command)."
+        abstract: "Send one HTTP request (the default command).",
+        discussion: """
+        Redirects are followed (up to --max-redirects); httpie's default is not to: use --no-follow for that.
+        Exit codes as httpie's: 0 ok, 1 error, 2 timeout, 3/4/5 a 3xx/4xx/5xx with --check-status, 6 too many redirects.
+        """,
+        helpNames: [.long]
     )
 
     @Argument(help: "An optional METHOD, then the URL, then items: Header:value, name=value, name:=json, name==query, name@file.")
     var words: [String] = []
+
+    @Flag(name: [.customShort("j"), .long], help: "Send data items as a JSON object (the default).")
+    var json = false
 
     @Flag(name: [.customShort("f"), .long], help: "Send data items as a URL-encoded form instead of JSON (multipart when there are name@file items).")
     var form = false
@@ -24,11 +32,24 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("v"), .long], help: "Print the request as well as the response.")
     var verbose = false
 
-    @Flag(name: .long, help: "Print only the response headers.")
+    @Flag(name: [.customShort("h"), .long], help: "Print only the response headers (--print=h).")
     var headers = false
 
-    @Flag(name: [.customShort("b"), .long], help: "Print only the response body.")
+    @Flag(name: [.customShort("b"), .long], help: "Print only the response body (--print=b).")
     var body = false
+
+    @Option(name: [.customShort("p"), .customLong("print")], help: ArgumentHelp(
+        "What to print: H request headers, B request body, h response headers, b response body, m metadata. "
+            + "Default: hb on a terminal, b when piped; -v is HBhb.", valueName: "what"))
+    var printSpec: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "all (colours and formatting: the default on a terminal), colors, format, or none (the default when piped).",
+        valueName: "style"))
+    var pretty: PrettyStyle?
+
+    @Flag(name: .long, help: "Print the request that would be sent (--print=HB unless given), and do not send it.")
+    var offline = false
 
     @Flag(name: .long, help: "Print the request's Timeline after the response.")
     var timeline = false
@@ -39,8 +60,14 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Exit with 3, 4 or 5 for a 3xx, 4xx or 5xx response.")
     var checkStatus = false
 
-    @Flag(name: .long, help: "Do not follow redirects.")
+    @Flag(name: .long, help: "Follow redirects (the default here, unlike httpie).")
+    var follow = false
+
+    @Flag(name: .long, help: "Do not follow redirects: a 3xx is the response.")
     var noFollow = false
+
+    @Option(name: .long, help: "The most redirects followed before the request fails with exit code 6 (16 by default).")
+    var maxRedirects: Int?
 
     @Flag(name: .long, help: "Never colour the output.")
     var noColor = false
@@ -58,28 +85,60 @@ struct RequestCommand: AsyncParsableCommand {
         valueName: "type"))
     var authType: AuthType = .basic
 
+    @Flag(name: .long, help: "Do not read a request body from standard input, even when it is not a terminal.")
+    var ignoreStdin = false
+
     func validate() throws {
         guard !words.isEmpty else { throw ValidationError("Give a URL, e.g. bonnet GET http://127.0.0.1:8080/get") }
+        if let printSpec, printSpec.isEmpty || !printSpec.allSatisfy("HBhbm".contains) {
+            throw ValidationError("--print takes letters of HBhbm, e.g. --print=Hh")
+        }
+        if follow, noFollow { throw ValidationError("--follow and --no-follow contradict each other") }
+        if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirects cannot be negative") }
+    }
+
+    /// The parts to print, from --print, -v, -h, -b, --offline and whether the output is a terminal.
+    func parts(toTerminal: Bool) -> Set<Character> {
+        if let printSpec { return Set(printSpec) }
+        if offline { return ["H", "B"] }
+        if verbose { return ["H", "B", "h", "b"] }
+        if headers { return ["h"] }
+        if body { return ["b"] }
+        return toTerminal ? ["h", "b"] : ["b"]
     }
 
     func run() async throws {
         var words = self.words
-        let methodWord = words.count > 1 && words[0].allSatisfy { $0.isLetter && $0.isUppercase } ? words.removeFirst() : nil
+        let methodWord = Self.methodWord(in: words)
+        if methodWord != nil { words.removeFirst() }
+        guard !words.isEmpty else { throw ValidationError("Give a URL after the method") }
         let url = Self.expandURL(words.removeFirst())
         let items: RequestItems
         do { items = try RequestItems(words) } catch { throw ValidationError("\(error)") }
-        let method = HTTPMethod(rawValue: methodWord ?? (items.fields.isEmpty && items.files.isEmpty ? "GET" : "POST"))
+        // httpie's rule: a body piped in is the request body, unless there are data items or --ignore-stdin.
+        let pipedBody = ignoreStdin || isatty(STDIN_FILENO) != 0 || !items.fields.isEmpty || !items.files.isEmpty
+            ? nil : FileHandle.standardInput.readDataToEndOfFile()
+        let stdinBody = pipedBody?.isEmpty == false ? pipedBody : nil
+        let hasData = !items.fields.isEmpty || !items.files.isEmpty || stdinBody != nil
+        let method = HTTPMethod(rawValue: methodWord?.uppercased() ?? (hasData ? "POST" : "GET"))
         let sendsMultipart = multipart || !items.files.isEmpty
-        let output = Output(colored: noColor ? false : nil)
+        let toTerminal = isatty(STDOUT_FILENO) != 0
+        let parts = parts(toTerminal: toTerminal)
+        let style = pretty ?? (toTerminal ? .all : PrettyStyle.none)
+        let output = Output(colored: !noColor && (style == .all || style == .colors), formats: style == .all || style == .format,
+                            toTerminal: toTerminal)
 
         var urlRequest: URLRequest
         do {
             urlRequest = try URLRequest(url: url, method: method, headers: items.headers)
             if let timeout { urlRequest.timeoutInterval = timeout }
-            if !items.query.isEmpty {
-                urlRequest = try URLEncoding.queryString.encode(urlRequest, with: Dictionary(items.query, uniquingKeysWith: { $1 }))
+            if !items.query.isEmpty, var components = urlRequest.url.flatMap({ URLComponents(url: $0, resolvingAgainstBaseURL: false) }) {
+                components.percentEncodedQuery = [components.percentEncodedQuery, items.encodedQuery].compactMap { $0 }.joined(separator: "&")
+                urlRequest.url = components.url
             }
-            if !items.fields.isEmpty, !sendsMultipart {
+            if let stdinBody {
+                urlRequest.httpBody = stdinBody
+            } else if !items.fields.isEmpty, !sendsMultipart {
                 urlRequest = try Self.encodeFields(items.fields, form: form, into: urlRequest)
             }
         } catch {
@@ -102,7 +161,14 @@ struct RequestCommand: AsyncParsableCommand {
             }
         }
 
-        let session = noFollow ? Session(redirectHandler: Redirector.doNotFollow) : AF
+        let (session, sessionHeaders) = makeSession(removing: items.removedHeaders)
+        if offline {
+            printSentRequest(urlRequest, parts: parts, protocolName: nil, sessionHeaders: sessionHeaders, output: output)
+            if sendsMultipart, parts.contains("B") {
+                print(output.paint("[multipart form: \(items.fields.count) field(s), \(items.files.count) file(s)]", "2"))
+            }
+            return
+        }
         let request = sendsMultipart ? Self.multipartUpload(items, with: urlRequest, on: session) : session.request(urlRequest)
         if let challengeCredential { request.authenticate(with: challengeCredential) }
         if curl {
@@ -119,34 +185,80 @@ struct RequestCommand: AsyncParsableCommand {
         }
         let response = await request.serializingResponse().response
         if let uploadBar { barQueue.sync { uploadBar.finish() } }
-        if verbose, let sent = response.request {
-            print(output.paint("\(sent.httpMethod ?? "GET") \(sent.url.map(Self.withoutPassword) ?? "")", "1"))
-            for header in sent.headers.sorted() { print(output.paint(header.name, "36") + ": " + header.value) }
-            if let body = sent.httpBody { print("\n" + String(decoding: body, as: UTF8.self)) }
-            if sendsMultipart {
-                print("\n" + output.paint("[multipart form: \(items.fields.count) field(s), \(items.files.count) file(s)]", "2"))
+        let protocolName = response.metrics?.transactionMetrics.last?.networkProtocolName
+        if let sent = response.request {
+            printSentRequest(sent, parts: parts, protocolName: protocolName, sessionHeaders: sessionHeaders, output: output)
+            if sendsMultipart, parts.contains("B") {
+                print(output.paint("[multipart form: \(items.fields.count) field(s), \(items.files.count) file(s)]", "2") + "\n")
             }
-            print("")
         }
         guard let http = response.response else {
             Self.fail(response.error ?? AFError.explicitlyCancelled)
         }
-        if !body {
-            print(output.statusLine(http))
+        if parts.contains("h") {
+            print(output.statusLine(http, protocolName: protocolName))
             print(output.headers(http))
         }
-        if !headers {
-            if !body { print("") }
-            let text = output.body(response.data, contentType: http.value(forHTTPHeaderField: "Content-Type"))
-            if !text.isEmpty { print(text) }
+        // Anything that ended the response after its head (a reset, a truncated body, a limit) is an error, not an
+        // empty body: say so and exit non-zero, whatever --check-status says.
+        if let error = response.error {
+            Self.fail(error)
         }
-        if timeline {
+        if parts.contains("b") {
+            if parts.contains("h") { print("") }
+            output.writeBody(response.data, response: http)
+        }
+        if timeline || parts.contains("m") {
             print("")
             print(output.paint(response.timeline.description, "2"))
         }
         if checkStatus, http.statusCode >= 300 {
             throw ExitCode(Int32(http.statusCode / 100))
         }
+    }
+
+    /// The method word, when the first word is one: letters only, and followed by something that is not an item.
+    /// As in httpie, `get URL` is a method, while in `localhost a=1` the first word is the URL.
+    static func methodWord(in words: [String]) -> String? {
+        guard words.count > 1, let first = words.first, !first.isEmpty, first.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            return nil
+        }
+        let second = words[1]
+        return RequestItems.split(second) == nil || second.hasPrefix(":") || second.contains("://") ? first : nil
+    }
+
+    /// The session for this request: redirects as asked, `--timeout` as the idle timeout (not capped by the
+    /// default 60 s), and no default header the items removed.
+    private func makeSession(removing removed: [String]) -> (Session, HTTPHeaders) {
+        let configuration = URLSessionConfiguration.af.default
+        if let timeout, timeout > 0 { configuration.timeoutIntervalForRequest = timeout }
+        var defaults = HTTPHeaders.default
+        for name in removed { defaults.remove(name: name) }
+        configuration.headers = defaults
+        let redirector = Redirector(behavior: noFollow ? .doNotFollow : .follow, maximumRedirects: maxRedirects ?? 16)
+        return (Session(configuration: configuration, redirectHandler: redirector), defaults)
+    }
+
+    /// `H` and `B`: the request line and every header as sent (the session's defaults included), then the body.
+    private func printSentRequest(_ sent: URLRequest, parts: Set<Character>, protocolName: String?, sessionHeaders: HTTPHeaders,
+                                  output: Output) {
+        guard parts.contains("H") || parts.contains("B"),
+              let url = sent.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return }
+        if parts.contains("H") {
+            let path = (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
+                + (components.percentEncodedQuery.map { "?\($0)" } ?? "")
+            print(output.paint("\(sent.httpMethod ?? "GET") \(path) \(Output.httpVersion(protocolName))", "1")
+                  + output.paint("   # \(Self.withoutPassword(url))", "2"))
+            var headers = sessionHeaders
+            for header in sent.headers { headers.update(header) }
+            let port = url.port.map { ":\($0)" } ?? ""
+            print(output.paint("Host", "36") + ": " + output.sanitized("\(url.host ?? "")\(port)"))
+            for header in headers.sorted() { print(output.paint(header.name, "36") + ": " + output.sanitized(header.value)) }
+        }
+        if parts.contains("B"), let body = sent.httpBody {
+            print("\n" + output.sanitized(String(decoding: body, as: UTF8.self)))
+        }
+        print("")
     }
 
     static func encodeFields(_ fields: [(String, any Sendable)], form: Bool, into request: URLRequest) throws -> URLRequest {
@@ -206,7 +318,15 @@ struct RequestCommand: AsyncParsableCommand {
     static func fail(_ error: any Error) -> Never {
         var standardError = FileHandle.standardError
         print("bonnet: error: \(error.localizedDescription)", to: &standardError)
-        Foundation.exit(1)
+        Foundation.exit(exitCode(for: error))
+    }
+
+    /// httpie's exit codes: 2 for a timeout, 6 for too many redirects, 1 for any other error.
+    static func exitCode(for error: any Error) -> Int32 {
+        guard let error = error.asAFError else { return 1 }
+        if case .redirectFailed(reason: .tooManyRedirects) = error { return 6 }
+        if let urlError = error.underlyingError as? URLError, urlError.code == .timedOut { return 2 }
+        return 1
     }
 }
 

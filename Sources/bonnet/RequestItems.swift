@@ -1,9 +1,14 @@
 import Bluebonnet
 import Foundation
 
-/// The httpie-style items after the URL: `Header:value`, `name=value`, `name:=json`, `name==query`, `name@file`.
+/// The httpie-style items after the URL: `Header:value`, `Header:` (remove it), `Header;` (send it empty),
+/// `name=value`, `name=@file` (the file's text), `name:=json`, `name:=@file` (the file's JSON), `name==query` and
+/// `name@file` (a multipart file part).
 struct RequestItems {
     var headers = HTTPHeaders()
+    /// Headers to leave out, even the session's defaults (`Header:` with nothing after the colon).
+    var removedHeaders: [String] = []
+    /// Query parameters in order, repeated names kept.
     var query: [(String, String)] = []
     var fields: [(String, any Sendable)] = []
     /// Files to send as multipart parts: (field name, path).
@@ -12,31 +17,60 @@ struct RequestItems {
     enum ParseError: Error, CustomStringConvertible {
         case unrecognized(String)
         case invalidJSON(String)
+        case unreadableFile(item: String, path: String)
 
         var description: String {
             switch self {
-            case let .unrecognized(item): return "'\(item)' is not an item: use Header:value, name=value, name:=json, name==value or name@file"
-            case let .invalidJSON(item): return "'\(item)': the value after := is not JSON"
+            case let .unrecognized(item):
+                return "'\(item)' is not an item: use Header:value, name=value, name:=json, name==value or name@file"
+            case let .invalidJSON(item):
+                return "'\(item)': the value after := is not JSON"
+            case let .unreadableFile(item, path):
+                return "'\(item)': cannot read \(path)"
             }
         }
     }
 
     init(_ items: [String]) throws {
         for item in items {
+            // `Header;` is httpie's way to send a header with an empty value.
+            if item.hasSuffix(";"), Self.split(item) == nil, item.count > 1 {
+                headers.add(name: String(item.dropLast()), value: "")
+                continue
+            }
             // The earliest separator wins, and at one position the longer one (":=" before ":", "==" before "=").
             guard let (name, separator, value) = Self.split(item) else { throw ParseError.unrecognized(item) }
             switch separator {
-            case "==": query.append((name, value))
+            case "==":
+                query.append((name, value))
             case ":=":
-                guard let json = try? JSONSerialization.jsonObject(with: Data(value.utf8), options: [.fragmentsAllowed]) else {
+                let text = value.hasPrefix("@") ? try Self.contents(of: String(value.dropFirst()), item: item) : Data(value.utf8)
+                guard let json = try? JSONSerialization.jsonObject(with: text, options: [.fragmentsAllowed]) else {
                     throw ParseError.invalidJSON(item)
                 }
                 fields.append((name, SendableJSON(json)))
-            case "=": fields.append((name, value))
-            case "@": files.append((name, value))
-            default: headers.add(name: name, value: value)
+            case "=" where value.hasPrefix("@"):
+                let text = try Self.contents(of: String(value.dropFirst()), item: item)
+                fields.append((name, String(decoding: text, as: UTF8.self)))
+            case "=":
+                fields.append((name, value))
+            case "@":
+                files.append((name, value))
+            default:
+                if value.isEmpty { removedHeaders.append(name) } else { headers.add(name: name, value: value) }
             }
         }
+    }
+
+    /// The query string of `query`, each name and value escaped as `URLEncoding` escapes them, order kept.
+    var encodedQuery: String {
+        query.map { "\(URLEncoding.default.escape($0.0))=\(URLEncoding.default.escape($0.1))" }.joined(separator: "&")
+    }
+
+    private static func contents(of path: String, item: String) throws -> Data {
+        let url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+        guard let data = try? Data(contentsOf: url) else { throw ParseError.unreadableFile(item: item, path: path) }
+        return data
     }
 
     static func split(_ item: String) -> (String, String, String)? {

@@ -10,21 +10,27 @@ final class BonnetProcessTests: ServerTestCase {
     }
 
     /// Runs the `bonnet` built beside this test bundle, killing it after `timeout` seconds.
-    func bonnet(_ arguments: [String], timeout: TimeInterval = 20) throws -> Run {
+    func bonnet(_ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20) throws -> Run {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bonnet")
         // `swift build --build-tests` builds every product, so a missing binary is a broken build, not a skip.
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: binary.path])
         }
+        // Output is read only after exit, so a test's output must fit the pipe buffer (64 KiB).
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        // Not a terminal, so nothing prompts.
-        process.standardInput = FileHandle.nullDevice
+        // Not a terminal, so nothing prompts; empty unless the test pipes a body in.
+        let input = Pipe()
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
         try process.run()
+        if let stdin {
+            input.fileHandleForWriting.write(stdin)
+            try input.fileHandleForWriting.close()
+        }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         if process.isRunning {

@@ -1,0 +1,73 @@
+import Bluebonnet
+import Foundation
+import XCTest
+
+/// httpie's flags, in httpie's spelling, as a process sees them.
+extension BonnetProcessTests {
+    func testVersionAndHelpListEveryOption() throws {
+        let version = try bonnet(["--version"])
+        XCTAssertEqual(version.output.trimmingCharacters(in: .whitespacesAndNewlines), bluebonnetVersion)
+        let help = try bonnet(["request", "--help"])
+        for option in ["--json", "--form", "--multipart", "--verbose", "--headers", "--body", "--print", "--pretty", "--offline",
+                       "--follow", "--no-follow", "--max-redirects", "--check-status", "--auth", "--auth-type", "--timeout",
+                       "--timeline", "--curl", "--ignore-stdin", "-h", "-b", "-v", "-p", "-a", "-A", "-j", "-f"] {
+            XCTAssertTrue(help.output.contains(option), "\(option) missing from --help: \(help.output)")
+        }
+    }
+
+    func testShortHIsHeadersAsInHttpie() throws {
+        let run = try bonnet(["-h", url("/get")])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.output.hasPrefix("HTTP/1.1 200 OK"), run.output)
+        XCTAssertFalse(run.output.contains("\"args\""), "headers only: \(run.output)")
+    }
+
+    func testPrintChoosesThePartsShown() throws {
+        let requestOnly = try bonnet(["--print=HB", url("/post"), "a=1"])
+        XCTAssertTrue(requestOnly.output.contains("POST /post HTTP/1.1"), requestOnly.output)
+        XCTAssertTrue(requestOnly.output.contains(#"{"a":"1"}"#), requestOnly.output)
+        XCTAssertFalse(requestOnly.output.contains("HTTP/1.1 200"), requestOnly.output)
+        let everything = try bonnet(["-p", "Hhbm", url("/get")])
+        XCTAssertTrue(everything.output.contains("GET /get HTTP/1.1"), everything.output)
+        XCTAssertTrue(everything.output.contains("HTTP/1.1 200 OK"), everything.output)
+        XCTAssertTrue(everything.output.contains("\"args\""), everything.output)
+        XCTAssertTrue(everything.output.contains("Timeline"), everything.output)
+        let invalid = try bonnet(["--print=x", url("/get")])
+        XCTAssertNotEqual(invalid.status, 0)
+    }
+
+    func testPrettyFormatsWhenAskedEvenWhenPiped() throws {
+        let raw = try bonnet([url("/echo?content_type=application/json")], stdin: Data(#"{"b":1,"a":2}"#.utf8))
+        XCTAssertEqual(raw.output, #"{"b":1,"a":2}"#)
+        let formatted = try bonnet(["--pretty=format", url("/echo?content_type=application/json")], stdin: Data(#"{"b":1,"a":2}"#.utf8))
+        XCTAssertEqual(formatted.output, "{\n  \"a\" : 2,\n  \"b\" : 1\n}\n")
+        let colored = try bonnet(["--pretty=colors", url("/echo?content_type=application/json")], stdin: Data(#"{"b":1}"#.utf8))
+        XCTAssertEqual(colored.output, #"{"b":1}"# + "\n", "colors alone do not reformat")
+    }
+
+    func testOfflinePrintsTheRequestWithoutSendingIt() throws {
+        // Port 1 has nothing listening: anything sent would fail.
+        let run = try bonnet(["--offline", "put", "http://127.0.0.1:1/things", "name=x", "X-A:1"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.output.contains("PUT /things HTTP/1.1"), run.output)
+        XCTAssertTrue(run.output.contains("X-A: 1"), run.output)
+        XCTAssertTrue(run.output.contains(#"{"name":"x"}"#), run.output)
+    }
+
+    func testMaxRedirectsAndFollow() throws {
+        let limited = try bonnet(["--max-redirects", "2", url("/redirect/3")])
+        XCTAssertEqual(limited.status, 6, limited.errors)
+        let enough = try bonnet(["--follow", "--max-redirects", "3", url("/redirect/3")])
+        XCTAssertEqual(enough.status, 0, enough.errors)
+        let notFollowed = try bonnet(["--no-follow", "--check-status", url("/redirect/1")])
+        XCTAssertEqual(notFollowed.status, 3)
+        let contradiction = try bonnet(["--follow", "--no-follow", url("/get")])
+        XCTAssertNotEqual(contradiction.status, 0)
+    }
+
+    func testJSONFlagIsTheDefaultEncoding() throws {
+        let run = try bonnet(["-j", url("/post"), "a=1", "n:=2"])
+        let echo = try json(Data(run.output.utf8))
+        XCTAssertEqual((echo["json"] as? [String: Any])?["n"] as? Int, 2)
+    }
+}
