@@ -11,11 +11,15 @@ struct Output {
     let formats: Bool
     /// Whether standard output is a terminal: control characters are then shown escaped, and binary as a note.
     let toTerminal: Bool
+    /// Whether a body is rendered as text rather than written byte for byte: on a terminal, or when `--pretty` asks
+    /// for colours or formatting (whatever `NO_COLOR` then says about the colours themselves).
+    let rendersBody: Bool
 
     init(colored: Bool? = nil, formats: Bool = true, toTerminal: Bool = isatty(STDOUT_FILENO) != 0) {
         self.colored = (colored ?? toTerminal) && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
         self.formats = formats
         self.toTerminal = toTerminal
+        rendersBody = toTerminal || (colored ?? false) || formats
     }
 
     func paint(_ text: String, _ code: String) -> String {
@@ -63,8 +67,7 @@ struct Output {
     /// for byte, so a file gets exactly what the server sent.
     func writeBody(_ data: Data?, response: HTTPURLResponse) {
         guard let data, !data.isEmpty else { return }
-        let rendered = toTerminal || colored || formats
-        guard rendered, toTerminal || !data.contains(0) else {
+        guard rendersBody, toTerminal || !data.contains(0) else {
             // `print` buffers; the head it wrote must come out before these bytes.
             fflush(nil)
             FileHandle.standardOutput.write(data)
