@@ -47,7 +47,7 @@ struct Output {
     }
 
     /// `text` with every control character but tab and newline shown as `\u{..}` on a terminal, so a server cannot
-    /// retitle, recolour or rewrite it; unchanged when the output is not colored for a terminal.
+    /// retitle, recolour or rewrite it; unchanged when the output is not a terminal.
     func sanitized(_ text: String) -> String {
         guard toTerminal else { return text }
         var result = ""
@@ -80,7 +80,11 @@ struct Output {
     /// The body as text for a terminal.
     func body(_ data: Data?, contentType: String?) -> String {
         guard let data, !data.isEmpty else { return "" }
-        // A NUL is binary, whatever the type says.
+        // Text in the charset the response names (UTF-16 included), its control characters shown escaped.
+        if let encoding = Self.encoding(ofContentType: contentType), encoding != .utf8, let text = String(data: data, encoding: encoding) {
+            return sanitized(text)
+        }
+        // Otherwise a NUL is binary, whatever the type says.
         guard !data.contains(0) else { return binaryNote(data.count) }
         let looksLikeJSON = contentType?.lowercased().contains("json") == true || data.first == UInt8(ascii: "{") || data.first == UInt8(ascii: "[")
         if formats, looksLikeJSON {
@@ -88,9 +92,6 @@ struct Output {
                let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
                 return colorJSON(sanitized(String(decoding: pretty, as: UTF8.self)))
             }
-        }
-        if let encoding = Self.encoding(ofContentType: contentType), let text = String(data: data, encoding: encoding) {
-            return sanitized(text)
         }
         if let text = String(data: data, encoding: .utf8) { return sanitized(text) }
         return binaryNote(data.count)
