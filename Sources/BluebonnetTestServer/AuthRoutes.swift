@@ -24,6 +24,9 @@ final class AuthRoutes: Sendable {
         var token: String { "token-\(generation)" }
     }
 
+    /// The most nonces, and token spaces, remembered at once.
+    static let maximumEntries = 10_000
+
     private let state = NIOLockedValueBox(State())
     private let opaque = UUID().uuidString
 
@@ -54,7 +57,11 @@ final class AuthRoutes: Sendable {
         let nonce = Self.hexDigest(SHA256.hash(data: Data(UUID().uuidString.utf8)))
         // `?stale_first=true`: the first nonce is stale at its first use, the one sent with `stale=true` never is.
         let uses = call.queryValue("stale_first") == "true" ? (stale ? nil : 0) : staleAfter
-        state.withLockedValue { $0.nonces[nonce] = .some(uses) }
+        state.withLockedValue { state in
+            // `bonnet serve` may run for long: nonces never answered are forgotten rather than kept forever.
+            if state.nonces.count >= Self.maximumEntries { state.nonces.removeAll() }
+            state.nonces[nonce] = .some(uses)
+        }
         var headers: [(String, String)] = []
         if call.queryValue("malformed") == "true" {
             return HTTPBinResponses.empty(status: .unauthorized, headers: [("WWW-Authenticate", "Digest realm=\"unterminated")])
@@ -164,6 +171,9 @@ final class AuthRoutes: Sendable {
     func token(_ call: HTTPBinCall, segments: [String]) async throws -> Response {
         guard segments.count == 2 else { return HTTPBinResponses.notFound() }
         let space = segments[0]
+        state.withLockedValue { state in
+            if state.spaces[space] == nil, state.spaces.count >= Self.maximumEntries { state.spaces.removeAll() }
+        }
         switch (segments[1], call.method) {
         case ("refresh", "POST"):
             if let delay = call.queryValue("delay_ms").flatMap(Int.init), delay > 0 {
