@@ -51,6 +51,8 @@ enum BodyRoutes {
             })
         case "range":
             return range(call, argument: argument)
+        case "download":
+            return ResumableDownloadRoute.respond(call, argument: argument)
         case "drip":
             return drip(call)
         default:
@@ -133,8 +135,15 @@ enum BodyRoutes {
 
 /// Deterministic bytes for `/bytes/{n}?seed=`: SplitMix64 keyed by the seed and the 8-byte block index, so any
 /// chunk can be made without the ones before it.
-enum SeededBytes {
-    static func bytes(seed: UInt64, offset: Int, count: Int) -> Data {
+public enum SeededBytes {
+    /// The `count` bytes at `offset` of the body seeded with `seed`, so a test can check what it downloaded.
+    ///
+    /// - Parameters:
+    ///   - seed:   The seed.
+    ///   - offset: The first byte's position.
+    ///   - count:  How many bytes.
+    /// - Returns: The bytes.
+    public static func bytes(seed: UInt64, offset: Int, count: Int) -> Data {
         var bytes = [UInt8](repeating: 0, count: count)
         for index in 0..<count {
             let position = offset + index

@@ -394,9 +394,10 @@ extension Request: TransportSink {
     }
 
     func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength expected: Int64, encodedBodyLength: Int64??,
-                                     protocolName: String) {
+                                     protocolName: String) -> Bool {
         let now = Timeline.now()
-        mutableState.write { state in
+        let consumer = bodyConsumer
+        let streams = mutableState.write { state -> Bool in
             state.response = response
             state.initialResponseTime = now
             state.progress.download.completed = 0
@@ -407,6 +408,26 @@ extension Request: TransportSink {
                 hop.protocolName = protocolName
                 hop.responseBodyBytesEncoded = encodedBodyLength
             }
+            // A response that will be followed (a redirect, a challenge) keeps its body in memory: only the final
+            // response's body reaches a file or a stream.
+            state.hopStreamsBody = consumer != nil && !mayFollow(response, state: state)
+            return state.hopStreamsBody
+        }
+        if streams, let consumer { consumer.responseBodyWillBegin(response) }
+        return streams
+    }
+
+    /// Whether `response` is a redirect or a 401 the request may follow; read inside the caller's lock.
+    private func mayFollow(_ response: HTTPURLResponse, state: borrowing MutableState) -> Bool {
+        switch response.statusCode {
+        case 300...399:
+            guard let last = state.requests.last else { return false }
+            return RedirectRules.redirectedRequest(from: last, response: response) != nil
+        case 401:
+            return ChallengeResponder(requestCredential: state.credential, storage: context.credentialStorage)
+                .mayAnswer(response, firstURL: state.requests.first?.url)
+        default:
+            return false
         }
     }
 
@@ -432,7 +453,32 @@ extension Request: TransportSink {
         }
     }
 
+    func transportDidReceiveBodyChunk(_ chunk: Data, readiness: TransportReadiness) {
+        guard let consumer = bodyConsumer else {
+            readiness.fail(.explicitlyCancelled)
+            return
+        }
+        consumer.consume(chunk, readiness: readiness)
+    }
+
     func transportDidComplete(body: Data, error: AFError?) {
+        let streamed = mutableState.write { state -> Bool in
+            defer { state.hopStreamsBody = false }
+            return state.hopStreamsBody
+        }
+        if streamed, let consumer = bodyConsumer {
+            // The consumer finishes what it holds (writes, moves the file) before the hop is weighed.
+            consumer.responseBodyDidEnd(error: error) { [self] endError in
+                if let error {
+                    hopDidComplete(.failure(delegate == nil ? .sessionDeinitialized : error), body: nil)
+                } else if let endError {
+                    hopDidComplete(.failure(endError), body: nil)
+                } else {
+                    hopDidComplete(.success, body: nil)
+                }
+            }
+            return
+        }
         if let error {
             let sessionGone = delegate == nil
             hopDidComplete(.failure(sessionGone ? .sessionDeinitialized : error), body: nil)

@@ -65,6 +65,8 @@ public class Request: @unchecked Sendable {
         var credential: URLCredential?
         /// What the current hop answered of 401 challenges.
         var challengeHop = ChallengeResponder.HopState()
+        /// Whether the current hop's body streams to `bodyConsumer` (a final response, not one to follow).
+        var hopStreamsBody = false
 
         var state: State { machine.state }
     }
@@ -358,8 +360,13 @@ public class Request: @unchecked Sendable {
 
     // MARK: - Completion
 
-    /// Hook for subclasses: the body of the final response (`nil` when the request failed or was cancelled).
+    /// Hook for subclasses: the body of the final response (`nil` when the request failed or was cancelled, or when
+    /// it streamed to `bodyConsumer`).
     func didReceiveBody(_ body: Data?) {}
+
+    /// Hook for subclasses that take a final response's body as it arrives (a file, a stream) rather than in memory;
+    /// `nil` gathers it.
+    var bodyConsumer: (any ResponseBodyConsumer)? { nil }
 
     /// Hook for uploads: the body to stream for one hop (0 for the first request, then one per redirect).
     func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? { nil }

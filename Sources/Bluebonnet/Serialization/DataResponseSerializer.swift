@@ -7,6 +7,9 @@ import FoundationNetworking
 /// a request returning `nil` or no data is considered an error. However, if the request has an `HTTPMethod` or the
 /// response has an HTTP status code valid for empty responses, then an empty `Data` value is returned.
 public final class DataResponseSerializer: ResponseSerializer {
+    /// The value made: named, so one type answers for both data and download serialization.
+    public typealias SerializedObject = Data
+
     /// The preprocessor.
     public let dataPreprocessor: any DataPreprocessor
 

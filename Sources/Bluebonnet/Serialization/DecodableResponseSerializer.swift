@@ -6,6 +6,9 @@ import FoundationNetworking
 /// A `ResponseSerializer` that decodes the body into a `Decodable` type with any `DataDecoder`. An allowed empty body
 /// decodes to the type's `emptyValue()` when it is an `EmptyResponse` (such as `Empty`), and fails otherwise.
 public final class DecodableResponseSerializer<T: Decodable>: ResponseSerializer {
+    /// The value made: named, so one type answers for both data and download serialization.
+    public typealias SerializedObject = T
+
     /// The preprocessor.
     public let dataPreprocessor: any DataPreprocessor
     /// The `DataDecoder` instance used to decode responses.

@@ -8,6 +8,9 @@ import FoundationNetworking
 /// `maximumPixelCount`, so it is never handed on to be inflated. An empty body is not an image:
 /// `.invalidEmptyResponse(type: "Image")`.
 public final class ImageResponseSerializer: ResponseSerializer {
+    /// The value made: named, so one type answers for both data and download serialization.
+    public typealias SerializedObject = Image
+
     /// The content types AFNetworking's image serializer accepts, plus WebP and HEIC.
     public static let defaultAcceptableContentTypes: Set<String> = [
         "image/tiff", "image/jpeg", "image/gif", "image/png", "image/ico", "image/x-icon", "image/bmp",

@@ -6,6 +6,9 @@ import FoundationNetworking
 /// A `ResponseSerializer` that parses the body with `JSONSerialization`. An allowed empty body, or one that is a
 /// single space (AFNetworking's workaround for Rails' `head :ok`), is `NSNull()`.
 public final class JSONResponseSerializer: ResponseSerializer {
+    /// The value made: named, so one type answers for both data and download serialization.
+    public typealias SerializedObject = Any
+
     /// The content types AFNetworking's JSON serializer accepts.
     public static let defaultAcceptableContentTypes: Set<String> = ["application/json", "text/json", "text/javascript"]
 

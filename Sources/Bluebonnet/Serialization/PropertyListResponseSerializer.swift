@@ -6,6 +6,9 @@ import FoundationNetworking
 /// A `ResponseSerializer` that parses XML and binary property lists with `PropertyListSerialization` (the seed's
 /// `responsePropertyList`). An allowed empty body is `NSNull()`.
 public final class PropertyListResponseSerializer: ResponseSerializer {
+    /// The value made: named, so one type answers for both data and download serialization.
+    public typealias SerializedObject = Any
+
     /// The content types AFNetworking's property list serializer accepts.
     public static let defaultAcceptableContentTypes: Set<String> = ["application/x-plist"]
 

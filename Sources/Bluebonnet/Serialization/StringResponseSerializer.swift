@@ -6,6 +6,9 @@ import FoundationNetworking
 /// A `ResponseSerializer` that decodes the body as a `String`: with the explicit encoding if given, else the
 /// `charset` of the response's `Content-Type`, else ISO-8859-1 (HTTP/1.1's historical default, as the seed says).
 public final class StringResponseSerializer: ResponseSerializer {
+    /// The value made: named, so one type answers for both data and download serialization.
+    public typealias SerializedObject = String
+
     /// The preprocessor.
     public let dataPreprocessor: any DataPreprocessor
     /// Optional string encoding used to validate the response.

@@ -9,6 +9,9 @@ import FoundationNetworking
 /// A `ResponseSerializer` that parses the body into an `XMLDocument` (AFNetworking's XML document serializer). An
 /// allowed empty body is an empty document.
 public final class XMLResponseSerializer: ResponseSerializer {
+    /// The value made: named, so one type answers for both data and download serialization.
+    public typealias SerializedObject = XMLDocument
+
     /// The content types AFNetworking's XML serializers accept.
     public static let defaultAcceptableContentTypes: Set<String> = ["application/xml", "text/xml"]
 
@@ -68,6 +71,9 @@ public final class XMLResponseSerializer: ResponseSerializer {
 /// A `ResponseSerializer` that returns an `XMLParser` over the body, for callers who parse by events (AFNetworking's
 /// XML parser serializer). The parser is configured but not run; external entities are never resolved.
 public final class XMLParserResponseSerializer: ResponseSerializer {
+    /// The value made: named, so one type answers for both data and download serialization.
+    public typealias SerializedObject = XMLParser
+
     /// The preprocessor.
     public let dataPreprocessor: any DataPreprocessor
     /// HTTP response codes for which empty responses are allowed.

@@ -7,7 +7,8 @@ import FoundationNetworking
 #endif
 
 /// Streams one AsyncHTTPClient response into a `TransportSink`: the head becomes an `HTTPURLResponse`, body parts
-/// are appended once into a `Data`, and reading pauses while the request is suspended.
+/// are appended once into a `Data` or, when the sink streams the body, handed over one by one with reading paused
+/// until the sink is ready for more; reading also pauses while the request is suspended.
 final class AHCResponseDelegate: HTTPClientResponseDelegate {
     typealias Response = Void
 
@@ -25,6 +26,11 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         var timedOut = false
         var task: HTTPClient.Task<Void>?
         var completed = false
+        /// Whether the body streams to the sink rather than into `body`.
+        var streams = false
+        /// A streamed chunk is with the sink, which has not asked for more yet: the wait is the consumer's, not the
+        /// server's, so the idle timer does not count it.
+        var awaitingConsumer = false
     }
 
     private let url: URL
@@ -80,7 +86,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         // `remaining` is nil once the attempt completed: nothing left to watch.
         let (expired, remaining, task) = state.write { state -> (Bool, TimeAmount?, HTTPClient.Task<Void>?) in
             guard !state.completed else { return (false, nil, nil) }
-            guard !state.suspended else { return (false, idleTimeout, nil) }
+            guard !state.suspended, !state.awaitingConsumer else { return (false, idleTimeout, nil) }
             let idleFor = NIODeadline.now() - state.lastActivity
             if idleFor >= idleTimeout {
                 state.timedOut = true
@@ -141,25 +147,19 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             if let existing = fields[name] { fields[name] = existing + ", " + value } else { fields[name] = value }
         }
         let declared = head.headers.first(name: "content-length").flatMap(Int64.init)
-        // A declared length past the limit fails at the head rather than after the limit's worth of bytes;
-        // bodiless responses declare lengths they never send.
-        let status = head.status.code
-        let tooLarge = expectsBody && status != 204 && status != 304 && (declared ?? 0) > (maximumBodySize ?? .max)
-        let reserve = tooLarge ? nil : declared.map { Int(min($0, Int64(Self.maximumReservation), maximumBodySize ?? .max)) }
         // A decoded body is longer than the `Content-Length` the server announced, so its length is unknown.
         let expected = head.headers.contains(name: "content-encoding") ? -1 : Int64(declared ?? -1)
         state.write { state in
             state.lastActivity = .now()
             state.body = Data()
-            if let reserve, reserve > 0 { state.body.reserveCapacity(reserve) }
         }
-        let response = HTTPURLResponse(
+        var streams = false
+        if let response = HTTPURLResponse(
             url: url,
             statusCode: Int(head.status.code),
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
             headerFields: fields
-        )
-        if let response {
+        ) {
             // `.none`: not decoded, so the bytes received are the bytes delivered.
             let encoded: Int64?? = head.headers.contains(name: "content-encoding") ? .some(declared) : .none
             let protocolName = switch (head.version.major, head.version.minor) {
@@ -168,18 +168,34 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             case (2, _): "h2"
             case let (major, minor): "http/\(major).\(minor)"
             }
-            sink.transportDidReceiveResponse(response, expectedBodyLength: expected, encodedBodyLength: encoded,
-                                             protocolName: protocolName)
+            streams = sink.transportDidReceiveResponse(response, expectedBodyLength: expected, encodedBodyLength: encoded,
+                                                       protocolName: protocolName)
         }
-        if tooLarge, let maximumBodySize {
-            return task.eventLoop.makeFailedFuture(Self.bodyTooLarge(limit: maximumBodySize))
+        // A streamed body goes to disk or to a consumer, so the memory limit does not apply to it.
+        let limit = streams ? nil : maximumBodySize
+        // A declared length past the limit fails at the head rather than after the limit's worth of bytes;
+        // bodiless responses declare lengths they never send.
+        let status = head.status.code
+        let tooLarge = expectsBody && status != 204 && status != 304 && (declared ?? 0) > (limit ?? .max)
+        let reserve = streams || tooLarge ? nil : declared.map { Int(min($0, Int64(Self.maximumReservation), limit ?? .max)) }
+        state.write { state in
+            state.streams = streams
+            if let reserve, reserve > 0 { state.body.reserveCapacity(reserve) }
+        }
+        if tooLarge, let limit {
+            return task.eventLoop.makeFailedFuture(Self.bodyTooLarge(limit: limit))
         }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        enum Next { case `continue`, wait(EventLoopPromise<Void>), tooLarge(limit: Int64) }
+        enum Next { case `continue`, wait(EventLoopPromise<Void>), tooLarge(limit: Int64), stream }
         let next = state.write { state -> Next in
+            if state.streams {
+                state.lastActivity = .now()
+                state.awaitingConsumer = true
+                return .stream
+            }
             if let maximumBodySize, Int64(state.body.count) + Int64(buffer.readableBytes) > maximumBodySize {
                 // Dropped at once, not when the error arrives: the limit bounds memory, not only the result.
                 state.body = Data()
@@ -201,7 +217,26 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             return promise.futureResult
         case let .tooLarge(limit):
             return task.eventLoop.makeFailedFuture(Self.bodyTooLarge(limit: limit))
+        case .stream:
+            let eventLoop = task.eventLoop
+            let accepted = eventLoop.makePromise(of: Void.self)
+            sink.transportDidReceiveBodyBytes(buffer.readableBytes)
+            sink.transportDidReceiveBodyChunk(Data(buffer.readableBytesView), readiness: TransportReadiness(promise: accepted))
+            return accepted.futureResult.flatMap { [self] in whenReadingResumed(on: eventLoop) }
         }
+    }
+
+    /// After the consumer took a chunk: reads on at once unless the request is suspended, else when it is resumed.
+    private func whenReadingResumed(on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        let promise = state.write { state -> EventLoopPromise<Void>? in
+            state.awaitingConsumer = false
+            state.lastActivity = .now()
+            guard state.suspended, !state.completed else { return nil }
+            let promise = eventLoop.makePromise(of: Void.self)
+            state.pendingRead = promise
+            return promise
+        }
+        return promise?.futureResult ?? eventLoop.makeSucceededVoidFuture()
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {

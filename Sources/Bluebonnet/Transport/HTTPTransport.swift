@@ -40,8 +40,10 @@ protocol TransportSink: AnyObject, Sendable {
     ///   - expectedBodyLength: The body's decoded length when known, else -1.
     ///   - encodedBodyLength:  For a body the engine decodes, its length on the wire when the server declared it.
     ///   - protocolName:       The protocol, as ALPN names it (`http/1.1`, `h2`).
+    /// - Returns: Whether the body streams to `transportDidReceiveBodyChunk(_:readiness:)` as it arrives, with no
+    ///   limit on its size, rather than being gathered for `transportDidComplete(body:error:)`.
     func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength: Int64, encodedBodyLength: Int64??,
-                                     protocolName: String)
+                                     protocolName: String) -> Bool
     /// Bytes of the request body reached the socket.
     func transportDidSendBodyBytes(_ count: Int)
     /// The whole request was sent.
@@ -50,6 +52,9 @@ protocol TransportSink: AnyObject, Sendable {
     func transportDidSendRequest(hadBody: Bool)
     /// Bytes of the response body arrived (after decoding).
     func transportDidReceiveBodyBytes(_ count: Int)
+    /// A chunk of a body that streams. The engine reads no more until `readiness` is told, which is how a slow
+    /// disk or consumer slows the server down rather than filling memory.
+    func transportDidReceiveBodyChunk(_ chunk: Data, readiness: TransportReadiness)
     /// The attempt ended: the whole body, or the error that stopped it, already an `AFError` (the engine maps its
     /// own errors, so nothing above `Transport/` knows them).
     func transportDidComplete(body: Data, error: AFError?)

@@ -1,0 +1,230 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+private let systemWrite = Darwin.write
+#endif
+
+/// Writes a download's body to a temporary file as it arrives: in order, off the event loop, holding at most
+/// `highWater` bytes not yet written. Past that the engine is told to wait, so a slow disk slows the server rather
+/// than filling memory.
+final class DownloadFileWriter: Sendable {
+    /// Bytes queued for the disk before the engine is made to wait.
+    static let highWater = 4 * 1024 * 1024
+    /// Bytes queued below which a waiting engine reads again.
+    static let lowWater = 1024 * 1024
+
+    /// What the file holds once a body ended.
+    struct Written: Sendable {
+        /// The temporary file.
+        let url: URL
+        /// Its length.
+        let length: Int64
+    }
+
+    private enum Operation {
+        case begin(append: Bool)
+        case write(Data)
+        case end(@Sendable (Result<Written, AFError>) -> Void)
+    }
+
+    private struct State {
+        var operations: [Operation] = []
+        var draining = false
+        var queuedBytes = 0
+        var waiting: [TransportReadiness] = []
+        /// The first error met; later writes are dropped and later chunks refused with it.
+        var error: AFError?
+        var descriptor: Int32 = -1
+        var url: URL?
+        var length: Int64 = 0
+    }
+
+    private let directory: URL
+    private let state = Protected(State())
+
+    /// - Parameter directory: Where temporary files are made.
+    init(directory: URL = FileManager.default.temporaryDirectory) {
+        self.directory = directory
+    }
+
+    deinit {
+        let (descriptor, url) = state.write { ($0.descriptor, $0.url) }
+        if descriptor >= 0 { close(descriptor) }
+        if let url { try? FileManager.default.removeItem(at: url) }
+    }
+
+    /// Starts a body: the file is emptied, or kept and appended to when `append` (a resumed download).
+    ///
+    /// - Parameter append: Whether to keep what the file holds.
+    func begin(append: Bool) {
+        enqueue(.begin(append: append), bytes: 0)
+    }
+
+    /// Adopts `url` (a partial download being resumed) as the file; the writer owns it from now on.
+    ///
+    /// - Parameter url: The file.
+    func adopt(_ url: URL) {
+        state.write { state in
+            if state.url == nil { state.url = url }
+        }
+    }
+
+    /// Queues `chunk`; `readiness` is told at once while little is queued, else once the disk caught up.
+    ///
+    /// - Parameters:
+    ///   - chunk:     The bytes.
+    ///   - readiness: The engine's wait.
+    func write(_ chunk: Data, readiness: TransportReadiness) {
+        enum Verdict { case ready, wait, failed(AFError) }
+        let (verdict, drain) = state.write { state -> (Verdict, Bool) in
+            if let error = state.error { return (.failed(error), false) }
+            state.operations.append(.write(chunk))
+            state.queuedBytes += chunk.count
+            let verdict: Verdict
+            if state.queuedBytes <= Self.highWater {
+                verdict = .ready
+            } else {
+                state.waiting.append(readiness)
+                verdict = .wait
+            }
+            return (verdict, startDraining(&state))
+        }
+        switch verdict {
+        case .ready: readiness.ready()
+        case .wait: break
+        case let .failed(error): readiness.fail(error)
+        }
+        if drain { scheduleDrain() }
+    }
+
+    /// Ends the body: once every queued write is done the file is closed and `completion` gets it, or the error
+    /// the writes met. The writer forgets the file: the caller owns it.
+    ///
+    /// - Parameter completion: Called on a thread of the global queue.
+    func end(_ completion: @escaping @Sendable (Result<Written, AFError>) -> Void) {
+        enqueue(.end(completion), bytes: 0)
+    }
+
+    /// The file of the body in progress or last ended, if the writer still owns it.
+    var temporaryURL: URL? { state.write { $0.url } }
+
+    private func enqueue(_ operation: Operation, bytes: Int) {
+        let drain = state.write { state -> Bool in
+            state.operations.append(operation)
+            return startDraining(&state)
+        }
+        if drain { scheduleDrain() }
+    }
+
+    private func startDraining(_ state: inout State) -> Bool {
+        guard !state.draining else { return false }
+        state.draining = true
+        return true
+    }
+
+    private func scheduleDrain() {
+        DispatchQueue.global(qos: .utility).async { [self] in drain() }
+    }
+
+    /// Runs queued operations in order until none is left; only one drain runs at a time.
+    private func drain() {
+        while true {
+            let next = state.write { state -> (Operation, Int32, URL?, AFError?)? in
+                guard !state.operations.isEmpty else {
+                    state.draining = false
+                    return nil
+                }
+                return (state.operations.removeFirst(), state.descriptor, state.url, state.error)
+            }
+            guard let (operation, descriptor, url, error) = next else { return }
+            switch operation {
+            case let .begin(append):
+                perform(begin: append, descriptor: descriptor, url: url)
+            case let .write(chunk):
+                let failure = error == nil ? Self.write(chunk, to: descriptor) : nil
+                let released = state.write { state -> ([TransportReadiness], AFError?) in
+                    state.queuedBytes -= chunk.count
+                    if failure == nil, error == nil { state.length += Int64(chunk.count) }
+                    if let failure, state.error == nil { state.error = failure }
+                    guard state.error != nil || state.queuedBytes <= Self.lowWater else { return ([], nil) }
+                    defer { state.waiting = [] }
+                    return (state.waiting, state.error)
+                }
+                for readiness in released.0 {
+                    if let error = released.1 { readiness.fail(error) } else { readiness.ready() }
+                }
+            case let .end(completion):
+                if descriptor >= 0 { close(descriptor) }
+                let result = state.write { state -> Result<Written, AFError> in
+                    defer {
+                        state.descriptor = -1
+                        state.error = nil
+                        state.length = 0
+                        state.url = nil
+                    }
+                    if let error = state.error {
+                        if let url = state.url { try? FileManager.default.removeItem(at: url) }
+                        return .failure(error)
+                    }
+                    guard let url = state.url else {
+                        return .failure(Self.fileError(.cannotCreateFile, nil))
+                    }
+                    return .success(Written(url: url, length: state.length))
+                }
+                completion(result)
+            }
+        }
+    }
+
+    private func perform(begin append: Bool, descriptor: Int32, url: URL?) {
+        if descriptor >= 0 { close(descriptor) }
+        let target = url ?? directory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp")
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC)
+        let opened = target.withUnsafeFileSystemRepresentation { path in path.map { open($0, flags, 0o600) } ?? -1 }
+        var length: Int64 = 0
+        if opened >= 0, append {
+            var status = stat()
+            if fstat(opened, &status) == 0 { length = Int64(status.st_size) }
+        }
+        let failure = opened < 0 ? Self.fileError(.cannotCreateFile, POSIXErrorCode(rawValue: errno)) : nil
+        state.write { state in
+            state.url = target
+            state.descriptor = opened
+            state.length = length
+            state.error = failure
+        }
+    }
+
+    /// Writes all of `chunk`, across short writes and interruptions.
+    private static func write(_ chunk: Data, to descriptor: Int32) -> AFError? {
+        guard descriptor >= 0 else { return fileError(.cannotWriteToFile, nil) }
+        return chunk.withUnsafeBytes { buffer -> AFError? in
+            guard var pointer = buffer.baseAddress else { return nil }
+            var remaining = buffer.count
+            while remaining > 0 {
+                let written = systemWrite(descriptor, pointer, remaining)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return fileError(.cannotWriteToFile, POSIXErrorCode(rawValue: errno))
+                }
+                remaining -= written
+                pointer += written
+            }
+            return nil
+        }
+    }
+
+    /// What URLSession reports when it cannot make or write a download's file, with the system's reason beneath.
+    static func fileError(_ code: URLError.Code, underlying: (any Error)?) -> AFError {
+        var userInfo: [String: any Sendable] = [:]
+        if let underlying { userInfo[NSUnderlyingErrorKey] = underlying }
+        return .sessionTaskFailed(error: URLError(code, userInfo: userInfo))
+    }
+
+    private static func fileError(_ code: URLError.Code, _ posix: POSIXErrorCode?) -> AFError {
+        fileError(code, underlying: posix.map { POSIXError($0) })
+    }
+}

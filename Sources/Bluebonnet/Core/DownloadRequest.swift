@@ -1,0 +1,279 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request whose response body is written to a file as it arrives, never held whole in memory, then moved to a
+/// destination of the caller's choosing.
+public final class DownloadRequest: Request, @unchecked Sendable {
+    // @unchecked: the download's own state is behind `Protected`; the rest is immutable.
+
+    /// What to do with the destination when the downloaded file is moved there.
+    public struct Options: OptionSet, Sendable {
+        /// Creates the directories the destination needs.
+        public static let createIntermediateDirectories = Options(rawValue: 1 << 0)
+        /// Removes a file already at the destination.
+        public static let removePreviousFile = Options(rawValue: 1 << 1)
+
+        /// The raw bits.
+        public let rawValue: Int
+
+        /// Creates options from raw bits.
+        ///
+        /// - Parameter rawValue: The bits.
+        public init(rawValue: Int) {
+            self.rawValue = rawValue
+        }
+    }
+
+    /// Picks where a finished download goes, from its temporary file and the response. It runs off the event loop,
+    /// on a file I/O thread.
+    public typealias Destination = @Sendable (_ temporaryURL: URL, _ response: HTTPURLResponse)
+        -> (destinationURL: URL, options: Options)
+
+    /// What a download is made from.
+    public enum Downloadable: Sendable {
+        /// A request to send.
+        case request(any URLRequestConvertible)
+        /// The `resumeData` of an earlier download, to continue where it stopped.
+        case resumeData(Data)
+    }
+
+    /// A destination in `directory` of `domain`, named after the response's suggested file name (sanitised) or,
+    /// without one, the last component of the request's URL.
+    ///
+    /// - Parameters:
+    ///   - directory: The search path directory. `.documentDirectory` by default.
+    ///   - domain:    The search path domain mask. `.userDomainMask` by default.
+    ///   - options:   The options. None by default.
+    /// - Returns: The `Destination`.
+    public class func suggestedDownloadDestination(
+        for directory: FileManager.SearchPathDirectory = .documentDirectory,
+        in domain: FileManager.SearchPathDomainMask = .userDomainMask,
+        options: Options = []
+    ) -> Destination {
+        { temporaryURL, response in
+            let base = FileManager.default.urls(for: directory, in: domain).first ?? FileManager.default.temporaryDirectory
+            let name = SuggestedFilename.name(for: response) ?? temporaryURL.lastPathComponent
+            return (base.appendingPathComponent(name), options)
+        }
+    }
+
+    /// Where a download goes when no destination is given: the temporary directory, under a name of its own, as
+    /// Alamofire does; the file is the caller's to remove.
+    static let defaultDestination: Destination = { temporaryURL, _ in
+        (FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(temporaryURL.lastPathComponent)"), [])
+    }
+
+    /// The request or resume data the download is made from.
+    public let downloadable: Downloadable
+    let destination: Destination
+    let writer: DownloadFileWriter
+
+    private struct DownloadState {
+        var fileURL: URL?
+        var resumeData: Data?
+        /// Set by `cancel(producingResumeData: true)`.
+        var producesResumeDataOnCancel = false
+        var resumeHandlers: [@Sendable (Data?) -> Void] = []
+        /// The resumed download being continued, and whether the current body appends to it.
+        var resuming: DownloadResumeData?
+        /// Set when a `206` does not continue the partial file: its chunks are refused with this.
+        var refusal: AFError?
+        var response: HTTPURLResponse?
+        var cleanedUp = false
+    }
+
+    private let downloadState: Protected<DownloadState>
+
+    /// Where the downloaded file was moved, once it was.
+    public var fileURL: URL? { downloadState.write { $0.fileURL } }
+
+    /// What `download(resumingWith:)` needs to continue this download: made when the download was cancelled with
+    /// `cancel(producingResumeData: true)`, or cut short by the network, and the server named a validator (a strong
+    /// `ETag` or a `Last-Modified`). A documented, versioned JSON document: see `DownloadResumeData`.
+    public var resumeData: Data? { downloadState.write { $0.resumeData } }
+
+    init(
+        downloadable: Downloadable,
+        underlyingQueue: DispatchQueue,
+        serializationQueue: DispatchQueue,
+        eventMonitor: (any EventMonitor)?,
+        interceptor: (any RequestInterceptor)?,
+        shouldAutomaticallyResume: Bool?,
+        context: SessionContext,
+        delegate: any RequestDelegate,
+        destination: @escaping Destination
+    ) {
+        self.downloadable = downloadable
+        self.destination = destination
+        let writer = DownloadFileWriter()
+        let state = Protected(DownloadState())
+        self.writer = writer
+        downloadState = state
+        super.init(underlyingQueue: underlyingQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
+                   interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, context: context,
+                   delegate: delegate, makeURLRequest: {
+                       switch downloadable {
+                       case let .request(convertible):
+                           return try convertible.asURLRequest()
+                       case let .resumeData(data):
+                           let resume = try DownloadResumeData(data: data)
+                           writer.adopt(resume.temporaryFileURL)
+                           state.write { $0.resuming = resume }
+                           return resume.resumingRequest()
+                       }
+                   })
+    }
+
+    // MARK: - Cancelling
+
+    /// Cancels the download without producing resume data.
+    ///
+    /// - Returns: The instance.
+    @discardableResult
+    override public func cancel() -> Self {
+        cancel(producingResumeData: false)
+    }
+
+    /// Cancels the download; with `true`, `resumeData` is made if the server allows resuming.
+    ///
+    /// - Parameter shouldProduceResumeData: Whether to make resume data.
+    /// - Returns: The instance.
+    @discardableResult
+    public func cancel(producingResumeData shouldProduceResumeData: Bool) -> Self {
+        downloadState.write { $0.producesResumeDataOnCancel = shouldProduceResumeData }
+        super.cancel()
+        return self
+    }
+
+    /// Cancels the download, producing resume data, and hands it to `completionHandler` once it is known.
+    ///
+    /// - Parameter completionHandler: Called on `.main` with the resume data, `nil` when none could be made.
+    /// - Returns: The instance.
+    @discardableResult
+    public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (_ data: Data?) -> Void) -> Self {
+        downloadState.write {
+            $0.producesResumeDataOnCancel = true
+            $0.resumeHandlers.append(completionHandler)
+        }
+        super.cancel()
+        return self
+    }
+
+    // MARK: - The body
+
+    override var bodyConsumer: (any ResponseBodyConsumer)? { self }
+
+    override var cleanupBlocks: Bool { true }
+
+    override func cleanup() {
+        let handlers = downloadState.write { state -> [@Sendable (Data?) -> Void] in
+            state.cleanedUp = true
+            defer { state.resumeHandlers = [] }
+            return state.resumeHandlers
+        }
+        let data = resumeData
+        for handler in handlers { DispatchQueue.main.async { handler(data) } }
+    }
+
+    /// The body of a response that was not followed (a redirect declined): written like any other, then moved.
+    override func didReceiveBody(_ body: Data?) {
+        guard let body, let response else { return }
+        do {
+            let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp")
+            try body.write(to: temporary)
+            if let error = moveToDestination(temporary, response: response) { recordError(error) }
+        } catch {
+            recordError(DownloadFileWriter.fileError(.cannotWriteToFile, underlying: error))
+        }
+    }
+
+    private func recordError(_ error: AFError) {
+        mutableState.write { state in
+            if state.error == nil { state.error = error }
+        }
+    }
+
+    /// Moves a finished body to the destination; the error when it could not.
+    private func moveToDestination(_ temporaryURL: URL, response: HTTPURLResponse) -> AFError? {
+        let (destinationURL, options) = destination(temporaryURL, response)
+        let fileManager = FileManager.default
+        do {
+            if options.contains(.createIntermediateDirectories) {
+                try fileManager.createDirectory(at: destinationURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+            if options.contains(.removePreviousFile), fileManager.fileExists(atPath: destinationURL.path) {
+                try fileManager.removeItem(at: destinationURL)
+            }
+            try fileManager.moveItem(at: temporaryURL, to: destinationURL)
+        } catch {
+            try? fileManager.removeItem(at: temporaryURL)
+            return .downloadedFileMoveFailed(error: error, source: temporaryURL, destination: destinationURL)
+        }
+        downloadState.write { $0.fileURL = destinationURL }
+        return nil
+    }
+
+    /// Keeps a partial body for `resumeData` when the server allows resuming, else removes it.
+    private func keepForResume(_ written: DownloadFileWriter.Written) {
+        let (response, resuming, produce) = downloadState.write { ($0.response, $0.resuming, $0.producesResumeDataOnCancel) }
+        // A plain `cancel()` means the caller is done with the download; the network cutting it short does not.
+        let wanted = !isCancelled || produce
+        guard wanted, written.length > 0, let response, let request = lastRequest,
+              let resume = DownloadResumeData(partial: written, response: response, request: request, resuming: resuming),
+              let data = try? resume.encoded() else {
+            try? FileManager.default.removeItem(at: written.url)
+            return
+        }
+        downloadState.write { $0.resumeData = data }
+    }
+}
+
+extension DownloadRequest: ResponseBodyConsumer {
+    func responseBodyWillBegin(_ response: HTTPURLResponse) {
+        let append = downloadState.write { state -> Bool in
+            state.response = response
+            state.fileURL = nil
+            state.resumeData = nil
+            state.refusal = nil
+            switch state.resuming?.continuation(with: response) {
+            case .append: return true
+            case .restart, nil: return false
+            case let .refuse(reason):
+                state.refusal = .sessionTaskFailed(error: reason)
+                return true
+            }
+        }
+        writer.begin(append: append)
+    }
+
+    func consume(_ chunk: Data, readiness: TransportReadiness) {
+        if let refusal = downloadState.write({ $0.refusal }) {
+            readiness.fail(refusal)
+            return
+        }
+        writer.write(chunk, readiness: readiness)
+    }
+
+    func responseBodyDidEnd(error: AFError?, completion: @escaping @Sendable (AFError?) -> Void) {
+        writer.end { [self] result in
+            switch result {
+            case let .failure(writeError):
+                completion(writeError)
+            case let .success(written):
+                if error != nil {
+                    keepForResume(written)
+                    completion(nil)
+                    return
+                }
+                guard let response = downloadState.write({ $0.response }) else {
+                    try? FileManager.default.removeItem(at: written.url)
+                    completion(nil)
+                    return
+                }
+                completion(moveToDestination(written.url, response: response))
+            }
+        }
+    }
+}
