@@ -53,6 +53,8 @@ enum BodyRoutes {
             return range(call, argument: argument)
         case "download":
             return ResumableDownloadRoute.respond(call, argument: argument)
+        case "slices":
+            return slices(call)
         case "drip":
             return drip(call)
         default:
@@ -111,6 +113,27 @@ enum BodyRoutes {
         let last = parts[1].isEmpty ? length - 1 : min(Int(parts[1]) ?? -1, length - 1)
         guard last >= first else { return nil }
         return (first, last)
+    }
+
+    /// `/slices?size=k&delay_ms=d`: the request body back in `k`-byte writes `d` ms apart (1 by default), so each
+    /// arrives as a chunk of its own and values straddle chunks wherever `k` cuts them.
+    static func slices(_ call: HTTPBinCall) -> Response {
+        let size = call.queryValue("size").flatMap(Int.init) ?? 1
+        let delay = call.queryValue("delay_ms").flatMap(UInt64.init) ?? 1
+        guard size > 0, delay <= 1000 else { return HTTPBinResponses.badRequest("Invalid slices") }
+        let body = call.body
+        var fields = HTTPFields()
+        fields[.contentType] = call.queryValue("content_type") ?? "application/octet-stream"
+        return Response(status: .ok, headers: fields, body: ResponseBody { writer in
+            var offset = body.startIndex
+            while offset < body.endIndex {
+                let end = min(offset + size, body.endIndex)
+                try await writer.write(ByteBuffer(bytes: body[offset..<end]))
+                offset = end
+                try await Task.sleep(nanoseconds: delay * 1_000_000)
+            }
+            try await writer.finish(nil)
+        })
     }
 
     static func drip(_ call: HTTPBinCall) -> Response {

@@ -39,7 +39,7 @@ struct HTTPBinRouter: Sendable {
             return StatusRoutes.echo(call)
         case ("json-array", _):
             return ContentRoutes.jsonArray(count: argument.flatMap(Int.init))
-        case ("bytes", _), ("stream", _), ("delay", _), ("range", _), ("drip", _), ("chunked", _), ("truncated", _), ("download", _):
+        case ("bytes", _), ("stream", _), ("delay", _), ("range", _), ("drip", _), ("chunked", _), ("truncated", _), ("download", _), ("slices", _):
             return try await BodyRoutes.respond(call, kind: first, argument: argument)
         case ("json", _), ("xml", _), ("html", _), ("encoding", _), ("base64", _), ("image", _), ("gzip", _), ("deflate", _):
             return ContentRoutes.respond(call, kind: first, argument: argument)

@@ -1,0 +1,281 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request whose response body is handed to stream handlers chunk by chunk as it arrives, with back-pressure: when
+/// handlers fall behind by more than `highWater` bytes, the connection stops being read until they catch up.
+public final class DataStreamRequest: Request, @unchecked Sendable {
+    // @unchecked: the stream's own state is behind `Protected`; the rest is immutable.
+
+    /// Closure type executed when new stream events are received; an error it throws is captured as the request's
+    /// error and, with `automaticallyCancelOnStreamError`, cancels the request.
+    public typealias Handler<Success, Failure: Error> = @Sendable (Stream<Success, Failure>) throws -> Void
+
+    /// A stream event, with a token to cancel the request from inside the handler.
+    public struct Stream<Success, Failure: Error> {
+        /// The event.
+        public let event: Event<Success, Failure>
+        /// Cancels the request.
+        public let token: CancellationToken
+
+        /// Cancels the request that produced this event.
+        public func cancel() {
+            token.cancel()
+        }
+    }
+
+    /// What a stream handler is told: a chunk's result, or the end.
+    public enum Event<Success, Failure: Error> {
+        /// A chunk, serialized.
+        case stream(Result<Success, Failure>)
+        /// The request ended; always the last event.
+        case complete(Completion)
+    }
+
+    /// How the request ended.
+    public struct Completion {
+        /// The last `URLRequest` sent.
+        public let request: URLRequest?
+        /// The response, if one arrived.
+        public let response: HTTPURLResponse?
+        /// What was measured of the last attempt.
+        public let metrics: RequestTaskMetrics?
+        /// The error that ended the request, if any.
+        public let error: AFError?
+    }
+
+    /// Cancels a `DataStreamRequest` from a stream handler, without keeping it alive.
+    public struct CancellationToken: Sendable {
+        weak var request: DataStreamRequest?
+
+        init(_ request: DataStreamRequest) {
+            self.request = request
+        }
+
+        /// Cancels the request.
+        public func cancel() {
+            request?.cancel()
+        }
+    }
+
+    /// A closure used to validate the response head before any of the body is handed to handlers. It runs on the
+    /// request's `underlyingQueue`.
+    public typealias Validation = @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse) -> ValidationResult
+
+    /// Bytes handed to handlers and not yet handled before the connection stops being read.
+    static let highWater = 1024 * 1024
+    /// Bytes not yet handled below which reading resumes.
+    static let lowWater = 256 * 1024
+
+    /// The `URLRequestConvertible` the request is made from.
+    public let convertible: any URLRequestConvertible
+    /// Whether a stream handler that throws, or a chunk that fails to serialize, cancels the request.
+    public let automaticallyCancelOnStreamError: Bool
+
+    /// One registered handler: where it runs and what it does with a chunk; `done` is called once the chunk has been
+    /// dealt with, which is what lets the connection be read again.
+    struct Consumer: Sendable {
+        let queue: DispatchQueue
+        let deliver: @Sendable (_ chunk: Data, _ done: @escaping @Sendable () -> Void) -> Void
+        let finish: @Sendable () -> Void
+    }
+
+    private enum Phase {
+        /// No body yet, or a body whose head passed validation.
+        case open
+        /// Validators are running: chunks and the end wait.
+        case validating(held: [(Data, TransportReadiness)], end: (AFError?, @Sendable (AFError?) -> Void)?)
+        /// The head failed validation: every chunk is refused.
+        case refused(AFError)
+    }
+
+    private struct StreamState {
+        var consumers: [Consumer] = []
+        var validators: [Validation] = []
+        var phase = Phase.open
+        var outstandingBytes = 0
+        var waiting: [TransportReadiness] = []
+        /// The first error a handler threw or a chunk failed with: it outlives the cancellation it causes.
+        var streamError: AFError?
+    }
+
+    private let streamState = Protected(StreamState())
+
+    init(
+        convertible: any URLRequestConvertible,
+        automaticallyCancelOnStreamError: Bool,
+        underlyingQueue: DispatchQueue,
+        serializationQueue: DispatchQueue,
+        eventMonitor: (any EventMonitor)?,
+        interceptor: (any RequestInterceptor)?,
+        context: SessionContext,
+        delegate: any RequestDelegate
+    ) {
+        self.convertible = convertible
+        self.automaticallyCancelOnStreamError = automaticallyCancelOnStreamError
+        super.init(underlyingQueue: underlyingQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
+                   interceptor: interceptor, context: context, delegate: delegate,
+                   makeURLRequest: { try convertible.asURLRequest() })
+    }
+
+    /// Validates the response head with `validation` before any of the body reaches a handler; a failure ends the
+    /// request with that error (and asks the retrier, if any).
+    ///
+    /// - Parameter validation: `Validation` closure used to validate the response.
+    /// - Returns: The instance.
+    @discardableResult
+    public func validate(_ validation: @escaping Validation) -> Self {
+        streamState.write { $0.validators.append(validation) }
+        return self
+    }
+
+    /// Validates that the response has a status code in the specified sequence.
+    ///
+    /// - Parameter acceptableStatusCodes: `Sequence` of acceptable response status codes.
+    /// - Returns: The instance.
+    @discardableResult
+    public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Iterator.Element == Int {
+        validate { _, response in ResponseValidator.validate(statusCode: response.statusCode, acceptable: acceptableStatusCodes) }
+    }
+
+    /// Validates that the response has a content type in the specified sequence.
+    ///
+    /// - Parameter acceptableContentTypes: The acceptable content types, which may specify wildcard types and/or subtypes.
+    /// - Returns: The instance.
+    @discardableResult
+    public func validate<S: Sequence & Sendable>(contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S) -> Self where S.Iterator.Element == String {
+        // A stream's body is yet to come, so the head is checked as if a body will follow.
+        validate { _, response in ResponseValidator.validate(contentType: Array(acceptableContentTypes()), response: response, data: Data([0])) }
+    }
+
+    /// Validates that the response has a status code in `200..<300` and a content type matching the request's
+    /// `Accept` header (any type when there is none).
+    ///
+    /// - Returns: The instance.
+    @discardableResult
+    public func validate() -> Self {
+        validate { request, response in
+            let status = ResponseValidator.validate(statusCode: response.statusCode, acceptable: 200..<300)
+            guard case .success = status else { return status }
+            return ResponseValidator.validate(contentType: ResponseValidator.acceptableContentTypes(for: request), response: response, data: Data([0]))
+        }
+    }
+
+    /// Registers a consumer of chunks and of the end; the end comes once the request finished, after every chunk.
+    func addConsumer(_ consumer: Consumer) {
+        streamState.write { $0.consumers.append(consumer) }
+        // The end is queued as a response handler: it runs once the request finished, and the first one resumes a
+        // request that starts immediately.
+        appendResponseSerializer(inlineSafe: true) { consumer.finish() }
+    }
+
+    /// Records an error a handler threw or a chunk failed with, and cancels when the request says so.
+    func streamDidFail(_ error: AFError) {
+        streamState.write { state in
+            if state.streamError == nil { state.streamError = error }
+        }
+        recordValidationError(error)
+        if automaticallyCancelOnStreamError { cancel() }
+    }
+
+    /// The request's end, as handlers are told it: a handler's error rather than the cancellation it caused, as in
+    /// Alamofire.
+    func completion() -> Completion {
+        let state = mutableState.read()
+        let streamError = streamState.write { $0.streamError }
+        let error = state.error?.isExplicitlyCancelledError == true ? streamError ?? state.error : state.error
+        return Completion(request: state.requests.last, response: state.response, metrics: state.metrics.last, error: error)
+    }
+
+    // MARK: - The body
+
+    override var bodyConsumer: (any ResponseBodyConsumer)? { self }
+
+    private func deliver(_ chunk: Data, readiness: TransportReadiness) {
+        let (consumers, blocked) = streamState.write { state -> ([Consumer], Bool) in
+            state.outstandingBytes += chunk.count * state.consumers.count
+            let blocked = state.outstandingBytes > Self.highWater
+            if blocked { state.waiting.append(readiness) }
+            return (state.consumers, blocked)
+        }
+        for consumer in consumers {
+            consumer.queue.async { [self] in
+                consumer.deliver(chunk) { [self] in didHandle(chunk.count) }
+            }
+        }
+        // A blocked chunk is released by `didHandle` once the handlers catch up.
+        if !blocked { readiness.ready() }
+    }
+
+    private func didHandle(_ count: Int) {
+        let released = streamState.write { state -> [TransportReadiness] in
+            state.outstandingBytes -= count
+            guard state.outstandingBytes <= Self.lowWater else { return [] }
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for readiness in released { readiness.ready() }
+    }
+
+    /// Runs the validators on `underlyingQueue`, then lets held chunks through or refuses them.
+    private func runStreamValidators(_ validators: [Validation], response: HTTPURLResponse) {
+        underlyingQueue.async { [self] in
+            var failure: AFError?
+            for validator in validators {
+                if case let .failure(error) = validator(lastRequest, response) {
+                    failure = error.asAFError(or: .responseValidationFailed(reason: .customValidationFailed(error: error)))
+                    break
+                }
+            }
+            let (held, end) = streamState.write { state -> ([(Data, TransportReadiness)], (AFError?, @Sendable (AFError?) -> Void)?) in
+                guard case let .validating(held, end) = state.phase else { return ([], nil) }
+                state.phase = failure.map { .refused($0) } ?? .open
+                return (held, end)
+            }
+            for (chunk, readiness) in held {
+                if let failure { readiness.fail(failure) } else { deliver(chunk, readiness: readiness) }
+            }
+            if let (error, completion) = end { completion(error == nil ? failure : nil) }
+        }
+    }
+}
+
+extension DataStreamRequest: ResponseBodyConsumer {
+    func responseBodyWillBegin(_ response: HTTPURLResponse) {
+        let validators = streamState.write { state -> [Validation] in
+            state.phase = state.validators.isEmpty ? .open : .validating(held: [], end: nil)
+            return state.validators
+        }
+        if !validators.isEmpty { runStreamValidators(validators, response: response) }
+    }
+
+    func consume(_ chunk: Data, readiness: TransportReadiness) {
+        let refusal = streamState.write { state -> (AFError?, Bool) in
+            switch state.phase {
+            case .open: return (nil, false)
+            case let .refused(error): return (error, false)
+            case .validating(var held, let end):
+                held.append((chunk, readiness))
+                state.phase = .validating(held: held, end: end)
+                return (nil, true)
+            }
+        }
+        if let error = refusal.0 { readiness.fail(error); return }
+        if refusal.1 { return }
+        deliver(chunk, readiness: readiness)
+    }
+
+    func responseBodyDidEnd(error: AFError?, completion: @escaping @Sendable (AFError?) -> Void) {
+        let outcome = streamState.write { state -> AFError?? in
+            switch state.phase {
+            case .open: return .some(nil)
+            case let .refused(refusal): return .some(error == nil ? refusal : nil)
+            case let .validating(held, _):
+                state.phase = .validating(held: held, end: (error, completion))
+                return .none
+            }
+        }
+        if let outcome { completion(outcome) }
+    }
+}

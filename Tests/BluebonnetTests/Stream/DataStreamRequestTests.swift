@@ -1,0 +1,191 @@
+@testable import Bluebonnet
+import BluebonnetTestServer
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Streams over a real socket: every chunk in order then the completion, validation before data, back-pressure from
+/// slow consumers, cancellation from the consuming task, and values that straddle chunks.
+final class DataStreamRequestTests: ServerTestCase {
+    private struct Line: Decodable, Sendable, Equatable { let id: Int; let name: String }
+
+    /// Records a stream's events on a serial queue.
+    private final class Events<Success: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var values: [Success] = []
+        private var errors: [AFError] = []
+        private var completion: DataStreamRequest.Completion?
+        let done: XCTestExpectation
+
+        init(_ done: XCTestExpectation) { self.done = done }
+
+        func handle<Failure: Error>(_ stream: DataStreamRequest.Stream<Success, Failure>) {
+            lock.lock(); defer { lock.unlock() }
+            switch stream.event {
+            case let .stream(.success(value)): values.append(value)
+            case let .stream(.failure(error)): errors.append(error as? AFError ?? .explicitlyCancelled)
+            case let .complete(completion): self.completion = completion; done.fulfill()
+            }
+        }
+
+        var received: [Success] { lock.withLock { values } }
+        var failures: [AFError] { lock.withLock { errors } }
+        var ended: DataStreamRequest.Completion? { lock.withLock { completion } }
+    }
+
+    private let queue = DispatchQueue(label: "stream-tests")
+
+    private func jsonLines(_ count: Int) -> Data {
+        Data((0..<count).map { "{\"id\":\($0),\"name\":\"line \($0) ∑\"}\n" }.joined().utf8)
+    }
+
+    func testEveryChunkArrivesInOrderThenTheCompletion() async throws {
+        let count = 3 * 1024 * 1024 + 5
+        let events = Events<Data>(expectation(description: "complete"))
+        session.streamRequest(url("/bytes/\(count)?seed=3")).responseStream(on: queue) { events.handle($0) }
+        await fulfillment(of: [events.done], timeout: 20)
+        XCTAssertEqual(events.received.reduce(Data(), +), SeededBytes.bytes(seed: 3, offset: 0, count: count))
+        XCTAssertGreaterThan(events.received.count, 1)
+        XCTAssertEqual(events.ended?.response?.statusCode, 200)
+        XCTAssertNil(events.ended?.error)
+        XCTAssertNotNil(events.ended?.metrics)
+    }
+
+    func testValidationRunsOnTheHeadBeforeAnyDataFlows() async throws {
+        let status = Events<Data>(expectation(description: "status"))
+        session.streamRequest(url("/status/404")).validate().responseStream(on: queue) { status.handle($0) }
+        let type = Events<Data>(expectation(description: "type"))
+        session.streamRequest(url("/bytes/100000?seed=1")).validate(contentType: ["text/plain"]).responseStream(on: queue) { type.handle($0) }
+        await fulfillment(of: [status.done, type.done], timeout: 10)
+        XCTAssertTrue(status.received.isEmpty)
+        XCTAssertEqual(status.ended?.error?.responseCode, 404)
+        XCTAssertTrue(type.received.isEmpty, "no byte of a refused body reaches a handler")
+        XCTAssertEqual(type.ended?.error?.isResponseValidationError, true)
+    }
+
+    func testASlowHandlerStopsTheConnectionBeingRead() async throws {
+        let count = 64 * 1024 * 1024
+        let request = session.streamRequest(url("/bytes/\(count)?seed=2"))
+        let first = expectation(description: "first chunk")
+        let release = DispatchSemaphore(value: 0)
+        let calls = Recorder<Int>()
+        request.responseStream(on: queue) { stream in
+            guard case .stream = stream.event else { return }
+            calls.append(1)
+            if calls.values.count == 1 {
+                first.fulfill()
+                release.wait()
+            }
+        }
+        await fulfillment(of: [first], timeout: 10)
+        try await Task.sleep(nanoseconds: 700_000_000)
+        let readWhileBlocked = request.downloadProgress.completedUnitCount
+        release.signal()
+        request.cancel()
+        XCTAssertLessThan(readWhileBlocked, 4 * 1024 * 1024,
+                          "\(readWhileBlocked) bytes were read while the handler was blocked; the limit is 1 MiB queued")
+    }
+
+    func testASlowAsyncConsumerStopsTheConnectionBeingReadAndLeavingTheLoopCancels() async throws {
+        let request = session.streamRequest(url("/bytes/\(64 * 1024 * 1024)?seed=2"))
+        var seen = 0
+        for await stream in request.streamTask().streamingData() {
+            guard case .stream = stream.event else { continue }
+            seen += 1
+            if seen == 1 { try await Task.sleep(nanoseconds: 700_000_000) }
+            if seen == 2 { break }
+        }
+        XCTAssertLessThan(request.downloadProgress.completedUnitCount, 4 * 1024 * 1024)
+        for _ in 0..<100 where !request.isCancelled { try await Task.sleep(nanoseconds: 10_000_000) }
+        XCTAssertTrue(request.isCancelled, "leaving the loop cancels the request")
+    }
+
+    func testCancellingTheConsumingTaskCancelsTheRequest() async throws {
+        let request = session.streamRequest(url("/drip?numbytes=50&duration=5"))
+        let consumer = Task {
+            var count = 0
+            for await stream in request.streamTask().streamingData() {
+                if case .stream = stream.event { count += 1 }
+            }
+            return count
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        consumer.cancel()
+        let count = await consumer.value
+        XCTAssertLessThan(count, 50)
+        for _ in 0..<100 where !request.isFinished { try await Task.sleep(nanoseconds: 10_000_000) }
+        XCTAssertTrue(request.isCancelled)
+    }
+
+    func testJSONLinesSplitAcrossChunksDecodeWhole() async throws {
+        let body = jsonLines(20)
+        var values: [Line] = []
+        var completed = false
+        let request = session.streamRequest(url("/slices?size=7"), method: .post) { $0.httpBody = body }
+        for await stream in request.streamTask().streamingDecodables(Line.self) {
+            switch stream.event {
+            case let .stream(result): values.append(try result.get())
+            case let .complete(completion): XCTAssertNil(completion.error); completed = true
+            }
+        }
+        XCTAssertTrue(completed)
+        XCTAssertEqual(values, (0..<20).map { Line(id: $0, name: "line \($0) ∑") })
+    }
+
+    func testResponseStreamDecodableTakesHttpbinsStream() async throws {
+        struct Echo: Decodable, Sendable { let id: Int }
+        let events = Events<Echo>(expectation(description: "complete"))
+        session.streamRequest(url("/stream/5")).responseStreamDecodable(of: Echo.self, on: queue) { events.handle($0) }
+        await fulfillment(of: [events.done], timeout: 10)
+        XCTAssertEqual(events.received.map(\.id), [0, 1, 2, 3, 4])
+        XCTAssertTrue(events.failures.isEmpty)
+    }
+
+    func testTextKeepsCharactersSplitAcrossChunksWhole() async throws {
+        let text = "naïve ∑ 😀 done"
+        let events = Events<String>(expectation(description: "complete"))
+        session.streamRequest(url("/slices?size=1"), method: .post) { $0.httpBody = Data(text.utf8) }
+            .responseStreamString(on: queue) { events.handle($0) }
+        await fulfillment(of: [events.done], timeout: 10)
+        XCTAssertEqual(events.received.joined(), text)
+        XCTAssertFalse(events.received.joined().contains("\u{FFFD}"))
+    }
+
+    func testAThrowingHandlerCancelsWhenAskedTo() async throws {
+        struct Stop: Error {}
+        let done = expectation(description: "complete")
+        let completion = Recorder<AFError?>()
+        let request = session.streamRequest(url("/drip?numbytes=20&duration=2"), automaticallyCancelOnStreamError: true)
+        request.responseStream(on: queue) { stream in
+            switch stream.event {
+            case .stream: throw Stop()
+            case let .complete(end): completion.append(end.error); done.fulfill()
+            }
+        }
+        await fulfillment(of: [done], timeout: 10)
+        XCTAssertTrue(request.isCancelled)
+        guard case let .responseSerializationFailed(.customSerializationFailed(error))?? = completion.values.first else {
+            return XCTFail("\(completion.values)")
+        }
+        XCTAssertTrue(error is Stop)
+    }
+
+    func testUTF8ChunkDecoderHoldsBackOnlyAnIncompleteSequence() {
+        var decoder = UTF8ChunkDecoder()
+        let bytes = Array("a😀b".utf8)
+        XCTAssertEqual(decoder.decode(Data(bytes[0..<3])), "a")
+        XCTAssertEqual(decoder.decode(Data(bytes[3..<5])), "😀")
+        XCTAssertEqual(decoder.decode(Data(bytes[5...])), "b")
+        XCTAssertNil(decoder.flush())
+        XCTAssertEqual(decoder.decode(Data([0xE2, 0x88])), "")
+        XCTAssertEqual(decoder.flush(), "\u{FFFD}")
+    }
+
+    func testTheFramerBoundsAValueWithoutEnd() throws {
+        var framer = JSONValueFramer()
+        XCTAssertEqual(try framer.frames(Data("{\"a\":".utf8), isComplete: { _ in false }), [])
+        XCTAssertThrowsError(try framer.frames(Data(repeating: 0x20 + 1, count: JSONValueFramer.maximumLength), isComplete: { _ in false }))
+    }
+}
