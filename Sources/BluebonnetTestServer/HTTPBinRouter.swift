@@ -43,6 +43,8 @@ struct HTTPBinRouter: Sendable {
             return try await BodyRoutes.respond(call, kind: first, argument: argument)
         case ("json", _), ("xml", _), ("html", _), ("encoding", _), ("base64", _), ("image", _), ("gzip", _), ("deflate", _):
             return ContentRoutes.respond(call, kind: first, argument: argument)
+        case ("sse", _):
+            return ServerSentEventsRoute.respond(call)
         case ("digest-auth", _):
             return auth.digest(call, segments: Array(call.segments.dropFirst()))
         case ("token", _):

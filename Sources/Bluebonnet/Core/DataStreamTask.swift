@@ -49,6 +49,19 @@ public struct DataStreamTask: Sendable {
                bufferingPolicy: bufferingPolicy)
     }
 
+    /// The body's Server-Sent Events as they are dispatched (WHATWG `text/event-stream`). For a connection that
+    /// reconnects, use `Session.eventSource(_:headers:lastEventID:interceptor:)`.
+    ///
+    /// - Parameters:
+    ///   - shouldAutomaticallyCancel: Whether ending the iteration early cancels the request. `true` by default.
+    ///   - bufferingPolicy:           What is kept when the consumer falls behind. `.unbounded` by default.
+    /// - Returns: The `Stream`.
+    public func streamingServerSentEvents(automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
+                                          bufferingPolicy: Stream<ServerSentEvent, AFError>.BufferingPolicy = .unbounded)
+        -> Stream<ServerSentEvent, AFError> {
+        stream(framing: .serverSentEvents(), automaticallyCancelling: shouldAutomaticallyCancel, bufferingPolicy: bufferingPolicy)
+    }
+
     /// Each chunk serialized by `serializer`.
     ///
     /// - Parameters:

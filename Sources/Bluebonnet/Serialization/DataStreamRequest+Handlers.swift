@@ -62,6 +62,20 @@ extension DataStreamRequest {
                    sink: Self.sink(calling: stream))
     }
 
+    /// Adds a handler that receives the body's Server-Sent Events as they are dispatched, then the completion. A
+    /// line or event past its bound (1 MiB, 16 MiB) is a failure, and with `automaticallyCancelOnStreamError` ends
+    /// the request.
+    ///
+    /// - Parameters:
+    ///   - queue:  `DispatchQueue` on which to perform `StreamHandler` closure. `.main` by default.
+    ///   - stream: `StreamHandler` closure called as events are dispatched. May be called multiple times.
+    /// - Returns: The `DataStreamRequest`.
+    @discardableResult
+    public func responseStreamServerSentEvents(on queue: DispatchQueue = .main,
+                                               stream: @escaping Handler<ServerSentEvent, AFError>) -> Self {
+        addHandler(on: queue, framing: .serverSentEvents(), sink: Self.sink(calling: stream))
+    }
+
     /// Where a handler's events go: the event, and `taken`, to call once it has been dealt with (which is what lets
     /// the connection be read again); a handler that throws has its error returned.
     typealias EventSink<Success, Failure: Error> = @Sendable (_ stream: Stream<Success, Failure>, _ taken: @escaping @Sendable () -> Void) -> (any Error)?
@@ -148,6 +162,20 @@ extension StreamFraming where Failure == AFError, Success: Decodable {
     static func decodable(_ serializer: DecodableStreamSerializer<Success>) -> Self {
         let stream = JSONValueStream(serializer: serializer)
         return Self(transform: stream.values(in:), flush: stream.flush)
+    }
+}
+
+extension StreamFraming where Success == ServerSentEvent, Failure == AFError {
+    /// `text/event-stream` events, parsed as the WHATWG specification says; a line or event past its bound fails.
+    static func serverSentEvents() -> Self {
+        let parser = Protected(ServerSentEventParser())
+        return Self(transform: { chunk in
+            do {
+                return try parser.write { try $0.parse(chunk) }.map { .success($0) }
+            } catch {
+                return [.failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))]
+            }
+        }, flush: { [] })
     }
 }
 
