@@ -8,6 +8,7 @@ final class ProgressBar: @unchecked Sendable {
     private let lock = NSLock()
     private var lastDrawn = -1
     private var drawn = false
+    private var started: Date?
 
     /// A bar for `label`, or `nil` when standard error is not a terminal.
     init?(label: String) {
@@ -27,7 +28,16 @@ final class ProgressBar: @unchecked Sendable {
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let amount = total > 0 ? "\(Self.size(completed)) / \(Self.size(total))" : Self.size(completed)
         let shown = percent < 0 ? "" : String(format: "%3d%%", percent)
-        FileHandle.standardError.write("\r\(label) \(bar) \(shown) \(amount)\u{1B}[K")
+        let start = started ?? Date()
+        started = start
+        let elapsed = Date().timeIntervalSince(start)
+        var rate = ""
+        if elapsed > 0.2, completed > 0 {
+            let speed = Double(completed) / elapsed
+            rate = "  \(Self.size(Int64(speed)))/s"
+            if total > completed { rate += "  ETA " + Self.clock((Double(total - completed) / speed).rounded(.up)) }
+        }
+        FileHandle.standardError.write("\r\(label) \(bar) \(shown) \(amount)\(rate)\u{1B}[K")
     }
 
     /// Ends the bar's line.
@@ -35,6 +45,13 @@ final class ProgressBar: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         guard drawn else { return }
         FileHandle.standardError.write("\n")
+    }
+
+    /// `m:ss`, or `h:mm:ss` past an hour.
+    static func clock(_ seconds: Double) -> String {
+        let total = Int(min(seconds, 359_999))
+        let (hours, minutes, rest) = (total / 3600, total / 60 % 60, total % 60)
+        return hours > 0 ? String(format: "%d:%02d:%02d", hours, minutes, rest) : String(format: "%d:%02d", minutes, rest)
     }
 
     static func size(_ bytes: Int64) -> String {

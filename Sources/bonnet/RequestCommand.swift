@@ -88,6 +88,18 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not read a request body from standard input, even when it is not a terminal.")
     var ignoreStdin = false
 
+    @Flag(name: [.customShort("d"), .long], help: "Save the body to a file (named by -o, the server, or the URL) with a progress bar, headers on standard error.")
+    var download = false
+
+    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("The file the body is saved to (implies --download).", valueName: "file"))
+    var output: String?
+
+    @Flag(name: [.customShort("c"), .customLong("continue")], help: "Resume a partial download of the -o file with a Range request.")
+    var resume = false
+
+    @Flag(name: [.customShort("S"), .long], help: "Print the body as it arrives (Server-Sent Events one by one) rather than when it is complete.")
+    var stream = false
+
     func validate() throws {
         guard !words.isEmpty else { throw ValidationError("Give a URL, e.g. bonnet GET http://127.0.0.1:8080/get") }
         if let printSpec, printSpec.isEmpty || !printSpec.allSatisfy("HBhbm".contains) {
@@ -95,6 +107,8 @@ struct RequestCommand: AsyncParsableCommand {
         }
         if follow, noFollow { throw ValidationError("--follow and --no-follow contradict each other") }
         if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirects cannot be negative") }
+        if resume, output == nil { throw ValidationError("--continue needs -o FILE, the partial download to resume") }
+        if stream, download || output != nil { throw ValidationError("--stream and --download contradict each other") }
     }
 
     /// The parts to print, from --print, -v, -h, -b, --offline and whether the output is a terminal.
@@ -125,7 +139,7 @@ struct RequestCommand: AsyncParsableCommand {
         let toTerminal = isatty(STDOUT_FILENO) != 0
         let parts = parts(toTerminal: toTerminal)
         let style = pretty ?? (toTerminal ? .all : PrettyStyle.none)
-        let output = Output(colored: !noColor && (style == .all || style == .colors), formats: style == .all || style == .format,
+        let printer = Output(colored: !noColor && (style == .all || style == .colors), formats: style == .all || style == .format,
                             toTerminal: toTerminal)
 
         var urlRequest: URLRequest
@@ -163,10 +177,18 @@ struct RequestCommand: AsyncParsableCommand {
 
         let (session, sessionHeaders) = makeSession(removing: items.removedHeaders)
         if offline {
-            printSentRequest(urlRequest, parts: parts, protocolName: nil, sessionHeaders: sessionHeaders, output: output)
+            printSentRequest(urlRequest, parts: parts, protocolName: nil, sessionHeaders: sessionHeaders, output: printer)
             if sendsMultipart, parts.contains("B") {
-                print(output.paint("[multipart form: \(items.fields.count) field(s), \(items.files.count) file(s)]", "2"))
+                print(printer.paint("[multipart form: \(items.fields.count) field(s), \(items.files.count) file(s)]", "2"))
             }
+            return
+        }
+        if download || output != nil, !sendsMultipart {
+            try await downloadBody(urlRequest, on: session, credential: challengeCredential, file: output, printer: printer)
+            return
+        }
+        if stream, !sendsMultipart {
+            try await streamBody(urlRequest, on: session, credential: challengeCredential, parts: parts, printer: printer)
             return
         }
         let request = sendsMultipart ? Self.multipartUpload(items, with: urlRequest, on: session) : session.request(urlRequest)
@@ -187,17 +209,17 @@ struct RequestCommand: AsyncParsableCommand {
         if let uploadBar { barQueue.sync { uploadBar.finish() } }
         let protocolName = response.metrics?.transactionMetrics.last?.networkProtocolName
         if let sent = response.request {
-            printSentRequest(sent, parts: parts, protocolName: protocolName, sessionHeaders: sessionHeaders, output: output)
+            printSentRequest(sent, parts: parts, protocolName: protocolName, sessionHeaders: sessionHeaders, output: printer)
             if sendsMultipart, parts.contains("B") {
-                print(output.paint("[multipart form: \(items.fields.count) field(s), \(items.files.count) file(s)]", "2") + "\n")
+                print(printer.paint("[multipart form: \(items.fields.count) field(s), \(items.files.count) file(s)]", "2") + "\n")
             }
         }
         guard let http = response.response else {
             Self.fail(response.error ?? AFError.explicitlyCancelled)
         }
         if parts.contains("h") {
-            print(output.statusLine(http, protocolName: protocolName))
-            print(output.headers(http))
+            print(printer.statusLine(http, protocolName: protocolName))
+            print(printer.headers(http))
         }
         // Anything that ended the response after its head (a reset, a truncated body, a limit) is an error, not an
         // empty body: say so and exit non-zero, whatever --check-status says.
@@ -206,11 +228,11 @@ struct RequestCommand: AsyncParsableCommand {
         }
         if parts.contains("b") {
             if parts.contains("h") { print("") }
-            output.writeBody(response.data, response: http)
+            printer.writeBody(response.data, response: http)
         }
         if timeline || parts.contains("m") {
             print("")
-            print(output.paint(response.timeline.description, "2"))
+            print(printer.paint(response.timeline.description, "2"))
         }
         if checkStatus, http.statusCode >= 300 {
             throw ExitCode(Int32(http.statusCode / 100))

@@ -10,7 +10,7 @@ final class BonnetProcessTests: ServerTestCase {
     }
 
     /// Runs the `bonnet` built beside this test bundle, killing it after `timeout` seconds.
-    func bonnet(_ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20) throws -> Run {
+    func bonnet(_ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20, in directory: URL? = nil) throws -> Run {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bonnet")
         // `swift build --build-tests` builds every product, so a missing binary is a broken build, not a skip.
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
@@ -20,6 +20,7 @@ final class BonnetProcessTests: ServerTestCase {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
