@@ -13,7 +13,7 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(content-type mime-matching form-round-trip image-header multipart-parts redirect-location auth-challenge)
+  targets=(content-type mime-matching form-round-trip image-header multipart-parts redirect-location auth-challenge event-stream download-filename)
 fi
 
 scratch="$PWD/.build-fuzz"

@@ -22,6 +22,8 @@ enum FuzzTarget: String, CaseIterable {
     case redirectLocation = "redirect-location"
     /// A `WWW-Authenticate` field: parsed, then answered.
     case authChallenge = "auth-challenge"
+    case eventStream = "event-stream"
+    case downloadFilename = "download-filename"
 
     /// The target named by `BLUEBONNET_FUZZ_TARGET`, read once.
     static let selected: FuzzTarget = {
@@ -41,7 +43,32 @@ enum FuzzTarget: String, CaseIterable {
         case .multipartParts: Self.multipartParts(data)
         case .redirectLocation: Self.redirectLocation(data)
         case .authChallenge: Self.authChallenge(data)
+        case .eventStream: Self.eventStream(data)
+        case .downloadFilename: Self.downloadFilename(data)
         }
+    }
+
+    /// However the body is cut into chunks, the same events come out, or the same bound is hit.
+    private static func eventStream(_ data: Data) {
+        var whole = ServerSentEventParser()
+        let expected = try? whole.parse(data)
+        let split = data.isEmpty ? 0 : Int(data[data.startIndex]) % (data.count + 1)
+        var pieces = ServerSentEventParser()
+        let first = try? pieces.parse(data.prefix(split))
+        let rest = try? pieces.parse(data.dropFirst(split))
+        if let expected, let first, let rest {
+            precondition(first + rest == expected, "chunking changed the events")
+            precondition(whole.lastEventID == pieces.lastEventID && whole.reconnectionTime == pieces.reconnectionTime)
+        }
+    }
+
+    /// A suggested name never leaves its directory, hides itself, carries control characters or outgrows a name.
+    private static func downloadFilename(_ data: Data) {
+        let header = String(decoding: data, as: UTF8.self)
+        guard let name = SuggestedFilename.fromContentDisposition(header).flatMap(SuggestedFilename.sanitised) else { return }
+        precondition(!name.contains("/") && !name.contains("\\") && !name.hasPrefix(".") && !name.isEmpty)
+        precondition(name.utf8.count <= SuggestedFilename.maximumLength)
+        precondition(!name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F })
     }
 
     private static func contentType(_ data: Data) {
