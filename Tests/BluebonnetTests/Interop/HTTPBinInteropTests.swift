@@ -269,4 +269,53 @@ final class HTTPBinInteropTests: XCTestCase {
         let response = await session.request(try XCTUnwrap(components.url)).serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200)
     }
+
+    // MARK: - Downloads and streams
+
+    func testADownloadOfHTTPBinsBytesIsTheWholeBody() async throws {
+        let directory = try TemporaryDirectory()
+        let target = directory.url.appendingPathComponent("bytes.bin")
+        let fileURL = try await session.download(url("/bytes/4096?seed=7"), to: { _, _ in (target, []) }).validate()
+            .serializingDownloadedFileURL().value
+        let data = try Data(contentsOf: fileURL)
+        XCTAssertEqual(data.count, 4096)
+        // httpbin's seeded bytes are the same for the same seed: a second download is identical.
+        let again = try await session.download(url("/bytes/4096?seed=7")).serializingData().value
+        XCTAssertEqual(again, data)
+    }
+
+    func testResumingAgainstHTTPBinsRangeAppendsTheRest() async throws {
+        // httpbin's `/range` answers `Range` with a 206 and names a strong ETag; a partial file of its first 1000
+        // bytes, described in the documented resume format, is continued to the whole body.
+        let whole = try await session.request(url("/range/5000")).validate().serializingData().value
+        let head = await session.request(url("/range/5000"), method: .head).serializingResponse().response
+        let etag = try XCTUnwrap(head.response?.value(forHTTPHeaderField: "ETag"))
+        let directory = try TemporaryDirectory()
+        let partial = try directory.file("partial", contents: whole.prefix(1000))
+        let resumeData = try JSONSerialization.data(withJSONObject: [
+            "version": 1, "url": url("/range/5000"), "etag": etag, "bytes": 1000, "file": partial.path, "method": "GET", "headers": [[String]](),
+        ] as [String: Any])
+        let response = await session.download(resumingWith: resumeData).serializingData().response
+        XCTAssertEqual(response.response?.statusCode, 206)
+        XCTAssertEqual(try response.result.get(), whole)
+    }
+
+    func testHTTPBinsStreamDecodesLineByLine() async throws {
+        struct Line: Decodable, Sendable { let id: Int }
+        var ids: [Int] = []
+        for await event in session.streamRequest(url("/stream/7")).validate().streamTask().streamingDecodables(Line.self) {
+            if case let .stream(result) = event.event { ids.append(try result.get().id) }
+        }
+        XCTAssertEqual(ids, Array(0..<7))
+    }
+
+    func testHTTPBinsDripArrivesInPieces() async throws {
+        var pieces = 0
+        var bytes = 0
+        for await event in session.streamRequest(url("/drip?numbytes=5&duration=1&delay=0")).streamTask().streamingData() {
+            if case let .stream(.success(data)) = event.event { pieces += 1; bytes += data.count }
+        }
+        XCTAssertEqual(bytes, 5)
+        XCTAssertGreaterThan(pieces, 1, "a dripped body arrives as it is sent, not at the end")
+    }
 }
