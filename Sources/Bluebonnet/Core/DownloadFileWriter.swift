@@ -25,7 +25,7 @@ final class DownloadFileWriter: Sendable {
     }
 
     private enum Operation {
-        case begin(append: Bool)
+        case begin(append: Int64?)
         case write(Data)
         case end(@Sendable (Result<Written, AFError>) -> Void)
     }
@@ -56,11 +56,12 @@ final class DownloadFileWriter: Sendable {
         if let url { try? FileManager.default.removeItem(at: url) }
     }
 
-    /// Starts a body: the file is emptied, or kept and appended to when `append` (a resumed download).
+    /// Starts a body: the file is emptied, or cut to `offset` bytes and appended to (a resumed download: bytes an
+    /// earlier attempt appended past the offset it resumes from would be duplicated).
     ///
-    /// - Parameter append: Whether to keep what the file holds.
-    func begin(append: Bool) {
-        enqueue(.begin(append: append), bytes: 0)
+    /// - Parameter offset: The length to keep, or `nil` to start empty.
+    func begin(keeping offset: Int64?) {
+        enqueue(.begin(append: offset), bytes: 0)
     }
 
     /// Adopts `url` (a partial download being resumed) as the file; the writer owns it from now on.
@@ -141,8 +142,8 @@ final class DownloadFileWriter: Sendable {
             }
             guard let (operation, descriptor, url, error) = next else { return }
             switch operation {
-            case let .begin(append):
-                perform(begin: append, descriptor: descriptor, url: url)
+            case let .begin(offset):
+                perform(begin: offset, descriptor: descriptor, url: url)
             case let .write(chunk):
                 let failure = error == nil ? Self.write(chunk, to: descriptor) : nil
                 let released = state.write { state -> ([TransportReadiness], AFError?) in
@@ -179,17 +180,18 @@ final class DownloadFileWriter: Sendable {
         }
     }
 
-    private func perform(begin append: Bool, descriptor: Int32, url: URL?) {
+    private func perform(begin offset: Int64?, descriptor: Int32, url: URL?) {
         if descriptor >= 0 { close(descriptor) }
         let target = url ?? directory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp")
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC)
-        let opened = target.withUnsafeFileSystemRepresentation { path in path.map { open($0, flags, 0o600) } ?? -1 }
-        var length: Int64 = 0
-        if opened >= 0, append {
-            var status = stat()
-            if fstat(opened, &status) == 0 { length = Int64(status.st_size) }
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (offset != nil ? O_APPEND : O_TRUNC)
+        var opened = target.withUnsafeFileSystemRepresentation { path in path.map { open($0, flags, 0o600) } ?? -1 }
+        var failure = opened < 0 ? Self.fileError(.cannotCreateFile, POSIXErrorCode(rawValue: errno)) : nil
+        let length = offset ?? 0
+        if opened >= 0, length > 0, ftruncate(opened, off_t(length)) != 0 {
+            failure = Self.fileError(.cannotWriteToFile, POSIXErrorCode(rawValue: errno))
+            close(opened)
+            opened = -1
         }
-        let failure = opened < 0 ? Self.fileError(.cannotCreateFile, POSIXErrorCode(rawValue: errno)) : nil
         state.write { state in
             state.url = target
             state.descriptor = opened

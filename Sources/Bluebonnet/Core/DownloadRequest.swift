@@ -80,6 +80,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         var resuming: DownloadResumeData?
         /// Set when a `206` does not continue the partial file: its chunks are refused with this.
         var refusal: AFError?
+        /// The partial file an earlier attempt kept for `resumeData`: a retry that does not continue it removes it.
+        var keptPartial: URL?
         var response: HTTPURLResponse?
         var cleanedUp = false
     }
@@ -226,26 +228,35 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             try? FileManager.default.removeItem(at: written.url)
             return
         }
-        downloadState.write { $0.resumeData = data }
+        downloadState.write {
+            $0.resumeData = data
+            $0.keptPartial = written.url
+        }
     }
 }
 
 extension DownloadRequest: ResponseBodyConsumer {
     func responseBodyWillBegin(_ response: HTTPURLResponse) {
-        let append = downloadState.write { state -> Bool in
+        let (offset, stale) = downloadState.write { state -> (Int64?, URL?) in
             state.response = response
             state.fileURL = nil
             state.resumeData = nil
             state.refusal = nil
-            switch state.resuming?.continuation(with: response) {
-            case .append: return true
-            case .restart, nil: return false
+            let kept = state.keptPartial
+            state.keptPartial = nil
+            // The resumed file is the writer's own; any other partial an earlier attempt kept is now nobody's.
+            let stale = kept == state.resuming?.temporaryFileURL ? nil : kept
+            guard let resuming = state.resuming else { return (nil, stale) }
+            switch resuming.continuation(with: response) {
+            case .append: return (resuming.bytes, stale)
+            case .restart: return (nil, stale)
             case let .refuse(reason):
                 state.refusal = .sessionTaskFailed(error: reason)
-                return true
+                return (resuming.bytes, stale)
             }
         }
-        writer.begin(append: append)
+        if let stale { DispatchQueue.global(qos: .utility).async { try? FileManager.default.removeItem(at: stale) } }
+        writer.begin(keeping: offset)
     }
 
     func consume(_ chunk: Data, readiness: TransportReadiness) {

@@ -175,4 +175,29 @@ final class DownloadResumeTests: ServerTestCase {
         XCTAssertNil(response.resumeData)
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("plain.bin").path))
     }
+
+    func testARetriedResumeStartsAgainFromTheResumeDataNotFromWhatTheFailedAttemptAppended() async throws {
+        let first = await session.download(url("/download/3000?seed=16&drop_after=1000")).serializingDownloadedFileURL().response
+        let data = try XCTUnwrap(first.resumeData)
+        // The first resumed attempt is cut after appending 1,500 more bytes; the retry sent with the same resume data
+        // asks again from byte 1,000, so what the failed attempt appended must go, or bytes are doubled.
+        let attempts = Recorder<Int>()
+        let interceptor = Interceptor(adaptHandler: { request, _, completion in
+            attempts.append(1)
+            var adapted = request
+            if attempts.values.count > 1, let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+                components.queryItems = components.queryItems?.filter { $0.name != "drop_after" }
+                adapted.url = components.url
+            }
+            completion(.success(adapted))
+        }, retryHandler: { request, _, _, completion in
+            completion(request.retryCount == 0 ? .retry : .doNotRetry)
+        })
+        let edited = try resumeData(data, url: url("/download/3000?seed=16&drop_after=1500"))
+        let resumed = session.download(resumingWith: edited, interceptor: interceptor, to: destination("retried.bin"))
+        let response = await resumed.serializingDownloadedFileURL().response
+        XCTAssertEqual(resumed.retryCount, 1)
+        XCTAssertEqual(response.response?.statusCode, 206)
+        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(response.value)), SeededBytes.bytes(seed: 16, offset: 0, count: 3000))
+    }
 }
