@@ -81,6 +81,48 @@ done
 
 python3 "$here/report.py" "$results"
 
+# W4b: the 256 MiB body downloaded to a file, Bluebonnet against AsyncHTTPClient's FileDownloadDelegate, each run a
+# process of its own (alternating), so peak RSS is the client's alone.
+if [ "${W4B:-1}" != 0 ]; then
+  echo
+  w4b_path=${W4B_PATH:-$([ "$paths" = nginx ] && echo /big.bin || echo "/bytes/268435456?seed=1")}
+  echo "== W4b: 256 MiB to a file, Bluebonnet vs AsyncHTTPClient's FileDownloadDelegate, peak RSS per process"
+  for rep in $(seq "$repetitions"); do
+    for client in bluebonnet ahc-file; do
+      "$bench" download --client "$client" --url "http://127.0.0.1:$port$w4b_path" --directory "$work" >> "$work/w4b.jsonl"
+    done
+  done
+  python3 - "$work/w4b.jsonl" <<'PY'
+import json, statistics, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+rates = {}
+for client in ("bluebonnet", "ahc-file"):
+    mine = [row for row in rows if row["client"] == client]
+    rss = max(row["peakRSSKiB"] for row in mine) / 1024
+    rate = statistics.median(row["bytes"] / row["wallSeconds"] / 1024 / 1024 for row in mine)
+    cpu = statistics.median(row["cpuUserSeconds"] + row["cpuSystemSeconds"] for row in mine)
+    rates[client] = rate
+    print(f"   {client:12} median {rate:7.1f} MiB/s, median CPU {cpu:5.2f} s, peak RSS {rss:5.1f} MiB (max of {len(mine)})")
+ratio = rates["bluebonnet"] / rates["ahc-file"]
+bb_rss = max(row["peakRSSKiB"] for row in rows if row["client"] == "bluebonnet") / 1024
+print(f"   throughput bluebonnet/ahc-file {ratio:.2f}x (target >= 0.9: {'met' if ratio >= 0.9 else 'NOT MET'}); "
+      f"peak RSS {bb_rss:.1f} MiB (target <= 32: {'met' if bb_rss <= 32 else 'NOT MET'})")
+PY
+  # W4c: 1 GiB streamed to a consumer that sleeps 1 ms per chunk; only back-pressure keeps memory bounded.
+  if [ "$paths" = nginx ]; then
+    head -c $((1024 * 1024 * 1024)) /dev/zero > "$work/www/huge.bin"
+    chmod 644 "$work/www/huge.bin"
+    line=$("$bench" download --client bluebonnet-slow-stream --url "http://127.0.0.1:$port/huge.bin" --directory "$work")
+    rm -f "$work/www/huge.bin"
+    python3 - "$line" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+rss = r["peakRSSKiB"] / 1024
+print(f"== W4c: 1 GiB to a slow stream consumer in {r['wallSeconds']:.1f} s, peak RSS {rss:.1f} MiB (target <= 64: {'met' if rss <= 64 else 'NOT MET'})")
+PY
+  fi
+fi
+
 # W5: a 1 GiB file uploaded to the test server's /drain in a process of its own, so only the client's memory counts.
 if [ "${W5:-1}" != 0 ]; then
   echo

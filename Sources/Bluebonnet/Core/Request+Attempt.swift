@@ -462,11 +462,11 @@ extension Request: TransportSink {
     }
 
     func transportDidComplete(body: Data, error: AFError?) {
-        let streamed = mutableState.write { state -> Bool in
+        // Only a request with a consumer can have streamed, so a `DataRequest` takes no lock here.
+        if let consumer = bodyConsumer, mutableState.write({ state -> Bool in
             defer { state.hopStreamsBody = false }
             return state.hopStreamsBody
-        }
-        if streamed, let consumer = bodyConsumer {
+        }) {
             // The consumer finishes what it holds (writes, moves the file) before the hop is weighed.
             consumer.responseBodyDidEnd(error: error) { [self] endError in
                 if let error {

@@ -149,10 +149,6 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         let declared = head.headers.first(name: "content-length").flatMap(Int64.init)
         // A decoded body is longer than the `Content-Length` the server announced, so its length is unknown.
         let expected = head.headers.contains(name: "content-encoding") ? -1 : Int64(declared ?? -1)
-        state.write { state in
-            state.lastActivity = .now()
-            state.body = Data()
-        }
         var streams = false
         if let response = HTTPURLResponse(
             url: url,
@@ -179,6 +175,8 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         let tooLarge = expectsBody && status != 204 && status != 304 && (declared ?? 0) > (limit ?? .max)
         let reserve = streams || tooLarge ? nil : declared.map { Int(min($0, Int64(Self.maximumReservation), limit ?? .max)) }
         state.write { state in
+            state.lastActivity = .now()
+            state.body = Data()
             state.streams = streams
             if let reserve, reserve > 0 { state.body.reserveCapacity(reserve) }
         }
