@@ -223,7 +223,9 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         underlyingQueue.async { [self] in
             var failure: AFError?
             for validator in validators {
-                if case let .failure(error) = validator(lastRequest, response) {
+                let result = validator(lastRequest, response)
+                eventMonitor?.request(self, didValidateRequest: lastRequest, response: response, withResult: result)
+                if case let .failure(error) = result {
                     failure = error.asAFError(or: .responseValidationFailed(reason: .customValidationFailed(error: error)))
                     break
                 }

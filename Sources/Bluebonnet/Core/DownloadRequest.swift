@@ -214,6 +214,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             return .downloadedFileMoveFailed(error: error, source: temporaryURL, destination: destinationURL)
         }
         downloadState.write { $0.fileURL = destinationURL }
+        eventMonitor?.request(self, didCreateDestinationURL: destinationURL)
         return nil
     }
 

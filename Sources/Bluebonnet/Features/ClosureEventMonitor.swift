@@ -26,6 +26,10 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<Data?, AFError>) -> Void)?
         var uploadRequestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)?
         var uploadRequestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, AFError) -> Void)?
+        var requestDidValidateRequestResponseWithResult: (@Sendable (DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)?
+        var requestDidCreateDestinationURL: (@Sendable (DownloadRequest, URL) -> Void)?
+        var requestDidValidateRequestResponseFileURLWithResult: (@Sendable (DownloadRequest, URLRequest?, HTTPURLResponse, URL?, Request.ValidationResult) -> Void)?
+        var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?, AFError>) -> Void)?
     }
 
     // Alamofire lets these be set after the monitor is handed to a session, so they sit behind the lock.
@@ -131,6 +135,26 @@ public final class ClosureEventMonitor: EventMonitor {
         get { closures.read().uploadRequestDidFailToCreateUploadableWithError }
         set { closures.write { $0.uploadRequestDidFailToCreateUploadableWithError = newValue } }
     }
+    /// Called for `request(_:didValidateRequest:response:withResult:)` of a stream.
+    public var requestDidValidateRequestResponseWithResult: (@Sendable (DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)? {
+        get { closures.read().requestDidValidateRequestResponseWithResult }
+        set { closures.write { $0.requestDidValidateRequestResponseWithResult = newValue } }
+    }
+    /// Called for `request(_:didCreateDestinationURL:)`.
+    public var requestDidCreateDestinationURL: (@Sendable (DownloadRequest, URL) -> Void)? {
+        get { closures.read().requestDidCreateDestinationURL }
+        set { closures.write { $0.requestDidCreateDestinationURL = newValue } }
+    }
+    /// Called for `request(_:didValidateRequest:response:fileURL:withResult:)`.
+    public var requestDidValidateRequestResponseFileURLWithResult: (@Sendable (DownloadRequest, URLRequest?, HTTPURLResponse, URL?, Request.ValidationResult) -> Void)? {
+        get { closures.read().requestDidValidateRequestResponseFileURLWithResult }
+        set { closures.write { $0.requestDidValidateRequestResponseFileURLWithResult = newValue } }
+    }
+    /// Called for the unserialized `request(_:didParseResponse:)` of a download.
+    public var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?, AFError>) -> Void)? {
+        get { closures.read().requestDidParseDownloadResponse }
+        set { closures.write { $0.requestDidParseDownloadResponse = newValue } }
+    }
 
     /// The queue events are delivered on.
     public let queue: DispatchQueue
@@ -201,5 +225,19 @@ public final class ClosureEventMonitor: EventMonitor {
     /// Calls the closure.
     public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {
         uploadRequestDidFailToCreateUploadableWithError?(request, error)
+    }
+    /// Calls the closure.
+    public func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, withResult result: Request.ValidationResult) {
+        requestDidValidateRequestResponseWithResult?(request, urlRequest, response, result)
+    }
+    /// Calls the closure.
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) { requestDidCreateDestinationURL?(request, url) }
+    /// Calls the closure.
+    public func request(_ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?, withResult result: Request.ValidationResult) {
+        requestDidValidateRequestResponseFileURLWithResult?(request, urlRequest, response, fileURL, result)
+    }
+    /// Calls the closure.
+    public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>) {
+        requestDidParseDownloadResponse?(request, response)
     }
 }

@@ -107,4 +107,36 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {
         performEvent(.other) { $0.request(request, didFailToCreateUploadableWithError: error) }
     }
+
+    /// Forwards.
+    public func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, withResult result: Request.ValidationResult) {
+        performEvent(.other) { $0.request(request, didValidateRequest: urlRequest, response: response, withResult: result) }
+    }
+
+    /// Forwards.
+    public func request<Value>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {
+        let boxed = UncheckedBox(result)
+        performEvent(.parsing) { $0.request(request, didParseStream: boxed.value) }
+    }
+
+    /// Forwards.
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
+        performEvent(.other) { $0.request(request, didCreateDestinationURL: url) }
+    }
+
+    /// Forwards.
+    public func request(_ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?, withResult result: Request.ValidationResult) {
+        performEvent(.other) { $0.request(request, didValidateRequest: urlRequest, response: response, fileURL: fileURL, withResult: result) }
+    }
+
+    /// Forwards.
+    public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>) {
+        performEvent(.parsing) { $0.request(request, didParseResponse: response) }
+    }
+
+    /// Forwards.
+    public func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>) {
+        let boxed = UncheckedBox(response)
+        performEvent(.parsing) { $0.request(request, didParseResponse: boxed.value) }
+    }
 }

@@ -23,6 +23,7 @@ extension DownloadRequest {
             if case let .failure(error) = result {
                 recordValidationError(error.asAFError(or: .responseValidationFailed(reason: .customValidationFailed(error: error))))
             }
+            eventMonitor?.request(self, didValidateRequest: state.requests.last, response: response, fileURL: fileURL, withResult: result)
         }
         return self
     }

@@ -52,6 +52,18 @@ public protocol EventMonitor: Sendable {
     func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable)
     /// An upload's body could not be made; the request fails with `error`.
     func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError)
+    /// A stream's validator ran on the response head.
+    func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, withResult result: Request.ValidationResult)
+    /// A stream handler's serializer made a value of a chunk, or failed.
+    func request<Value>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>)
+    /// A download's file was moved to its destination.
+    func request(_ request: DownloadRequest, didCreateDestinationURL url: URL)
+    /// A download's validator ran.
+    func request(_ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?, withResult result: Request.ValidationResult)
+    /// A download's unserialized response was produced.
+    func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>)
+    /// A download's serialized response was produced.
+    func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>)
 }
 
 extension EventMonitor {
@@ -99,4 +111,16 @@ extension EventMonitor {
     public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {}
     /// Does nothing.
     public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {}
+    /// Does nothing.
+    public func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, withResult result: Request.ValidationResult) {}
+    /// Does nothing.
+    public func request<Value>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {}
+    /// Does nothing.
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {}
+    /// Does nothing.
+    public func request(_ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?, withResult result: Request.ValidationResult) {}
+    /// Does nothing.
+    public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>) {}
+    /// Does nothing.
+    public func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>) {}
 }

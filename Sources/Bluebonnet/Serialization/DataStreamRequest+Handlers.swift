@@ -100,6 +100,11 @@ extension DataStreamRequest {
             // The chunk counts as handled once every value made of it was taken.
             let remaining = Protected(results.count)
             for result in results {
+                if framing.parses, let self, let monitor = self.eventMonitor {
+                    monitor.request(self, didParseStream: result.mapError {
+                        $0.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: $0)))
+                    })
+                }
                 let thrown = sink(Stream(event: .stream(result), token: token)) {
                     if remaining.write({ $0 -= 1; return $0 == 0 }) { done() }
                 }
@@ -126,11 +131,13 @@ struct StreamFraming<Success, Failure: Error>: Sendable {
     let transform: @Sendable (Data) -> [Result<Success, Failure>]
     /// The values left at the end.
     let flush: @Sendable () -> [Result<Success, Failure>]
+    /// Whether the values are parsed (a serializer's), which monitors hear of as `didParseStream`.
+    var parses = true
 }
 
 extension StreamFraming where Success == Data, Failure == Never {
     /// Each chunk as it is.
-    static var passthrough: Self { Self(transform: { [.success($0)] }, flush: { [] }) }
+    static var passthrough: Self { Self(transform: { [.success($0)] }, flush: { [] }, parses: false) }
 }
 
 extension StreamFraming where Success == String, Failure == Never {
@@ -142,7 +149,7 @@ extension StreamFraming where Success == String, Failure == Never {
             return text.isEmpty ? [] : [.success(text)]
         }, flush: {
             decoder.write { $0.flush() }.map { [.success($0)] } ?? []
-        })
+        }, parses: false)
     }
 }
 

@@ -23,9 +23,11 @@ extension DownloadRequest {
     func unserializedResponse(_ snapshot: Snapshot) -> AFDownloadResponse<URL?> {
         let end = Timeline.now()
         let result: AFResult<URL?> = snapshot.state.error.map { .failure($0) } ?? .success(snapshot.fileURL)
-        return DownloadResponse(request: snapshot.state.requests.last, response: snapshot.state.response, fileURL: snapshot.fileURL,
-                                resumeData: snapshot.resumeData, metrics: snapshot.state.metrics.last, serializationDuration: 0,
-                                result: result, timeline: Self.timeline(of: snapshot.state, serializationCompletedAt: end))
+        let response = DownloadResponse(request: snapshot.state.requests.last, response: snapshot.state.response, fileURL: snapshot.fileURL,
+                                        resumeData: snapshot.resumeData, metrics: snapshot.state.metrics.last, serializationDuration: 0,
+                                        result: result, timeline: Self.timeline(of: snapshot.state, serializationCompletedAt: end))
+        eventMonitor?.request(self, didParseResponse: response)
+        return response
     }
 
     /// Runs `serializer` over a snapshot of the finished download.
@@ -43,9 +45,11 @@ extension DownloadRequest {
             result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
         }
         let end = Timeline.now()
-        return DownloadResponse(request: state.requests.last, response: state.response, fileURL: snapshot.fileURL,
-                                resumeData: snapshot.resumeData, metrics: state.metrics.last, serializationDuration: end - start,
-                                result: result, timeline: Self.timeline(of: state, serializationCompletedAt: end))
+        let response = DownloadResponse(request: state.requests.last, response: state.response, fileURL: snapshot.fileURL,
+                                        resumeData: snapshot.resumeData, metrics: state.metrics.last, serializationDuration: end - start,
+                                        result: result, timeline: Self.timeline(of: state, serializationCompletedAt: end))
+        eventMonitor?.request(self, didParseResponse: response)
+        return response
     }
 
     /// Adds a handler that receives the unserialized response (the seed's `DefaultDownloadResponse`).

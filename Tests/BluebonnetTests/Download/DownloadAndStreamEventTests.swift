@@ -1,0 +1,67 @@
+import Bluebonnet
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The events monitors hear of downloads and streams, with Alamofire's names.
+final class DownloadAndStreamEventTests: ServerTestCase {
+    private final class Monitor: EventMonitor, @unchecked Sendable {
+        let queue = DispatchQueue(label: "monitor")
+        let events = Recorder<String>()
+
+        func request<Value>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {
+            events.append("parseStream \((try? result.get()).map { "\($0)" } ?? "failure")")
+        }
+
+        func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>) {
+            events.append("parseDownload \(response.value.map { "\($0)" } ?? "nil")")
+        }
+    }
+
+    func testDownloadEventsReachClosureMonitors() async throws {
+        let destinations = Recorder<URL>()
+        let validations = Recorder<URL?>()
+        let parsed = Recorder<Int?>()
+        let closures = ClosureEventMonitor()
+        closures.requestDidCreateDestinationURL = { _, url in destinations.append(url) }
+        closures.requestDidValidateRequestResponseFileURLWithResult = { _, _, _, fileURL, _ in validations.append(fileURL) }
+        closures.requestDidParseDownloadResponse = { _, response in parsed.append(response.response?.statusCode) }
+        let session = Session(eventMonitors: [closures])
+        let directory = try TemporaryDirectory()
+        let target = directory.url.appendingPathComponent("events.bin")
+        let response = await session.download(url("/bytes/10?seed=1"), to: { _, _ in (target, []) }).validate()
+            .serializingDownloadedFileURL().response
+        XCTAssertEqual(response.value, target)
+        _ = await session.download(url("/bytes/10?seed=1"), to: { _, _ in (target, [.removePreviousFile]) }).serializingDownload(using: .url).response
+        let request = session.download(url("/bytes/10?seed=1"), to: { _, _ in (target, [.removePreviousFile]) })
+        let unserialized = expectation(description: "response")
+        request.response { _ in unserialized.fulfill() }
+        await fulfillment(of: [unserialized], timeout: 10)
+        for _ in 0..<100 where parsed.values.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        XCTAssertEqual(destinations.values, [target, target, target])
+        XCTAssertEqual(validations.values, [target])
+        XCTAssertEqual(parsed.values, [200])
+    }
+
+    func testStreamEventsReachMonitors() async throws {
+        let monitor = Monitor()
+        let validations = Recorder<Int>()
+        let closures = ClosureEventMonitor()
+        closures.requestDidValidateRequestResponseWithResult = { _, _, response, _ in validations.append(response.statusCode) }
+        let session = Session(eventMonitors: [monitor, closures])
+        struct Line: Decodable, Sendable { let id: Int }
+        var ids: [Int] = []
+        for await event in session.streamRequest(url("/stream/2")).validate().streamTask().streamingDecodables(Line.self) {
+            if case let .stream(result) = event.event { ids.append(try result.get().id) }
+        }
+        XCTAssertEqual(ids, [0, 1])
+        for _ in 0..<100 where monitor.events.values.count < 2 || validations.values.isEmpty {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        XCTAssertEqual(monitor.events.values.count, 2)
+        XCTAssertTrue(monitor.events.values.allSatisfy { $0.hasPrefix("parseStream Line(id: ") }, "\(monitor.events.values)")
+        XCTAssertEqual(validations.values, [200])
+    }
+}
