@@ -10,6 +10,11 @@ final class TransportReadiness: Sendable {
         self.promise = promise
     }
 
+    // A consumer that went away without answering must not leave the engine waiting (or leak the promise).
+    deinit {
+        if settle() { promise.fail(AFError.explicitlyCancelled) }
+    }
+
     /// The consumer has room for more.
     func ready() {
         guard settle() else { return }
