@@ -59,10 +59,10 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         }
     }
 
-    /// Where a download goes when no destination is given: the temporary directory, under a name of its own, as
-    /// Alamofire does; the file is the caller's to remove.
-    static let defaultDestination: Destination = { temporaryURL, _ in
-        (FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(temporaryURL.lastPathComponent)"), [])
+    /// Where a download goes when no destination is given: the temporary directory, under a name of its own (never
+    /// the partial file's, which a resumed download may have chosen), as Alamofire does; the file is the caller's.
+    static let defaultDestination: Destination = { _, _ in
+        (FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).download"), [])
     }
 
     /// The request or resume data the download is made from.

@@ -295,7 +295,8 @@ final class HTTPBinInteropTests: XCTestCase {
         let resumeData = try JSONSerialization.data(withJSONObject: [
             "version": 1, "url": url("/range/5000"), "etag": etag, "bytes": 1000, "file": partial.path, "method": "GET", "headers": [[String]](),
         ] as [String: Any])
-        let response = await session.download(resumingWith: resumeData).serializingData().response
+        let target = directory.url.appendingPathComponent("whole")
+        let response = await session.download(resumingWith: resumeData, to: { _, _ in (target, []) }).serializingData().response
         XCTAssertEqual(response.response?.statusCode, 206)
         XCTAssertEqual(try response.result.get(), whole)
     }
