@@ -20,6 +20,17 @@ public struct EventSource: AsyncSequence, Sendable {
     let reconnectionTime: TimeInterval
     let interceptor: (any RequestInterceptor)?
 
+    /// The longest wait before reconnecting, whatever `retry` the server sends: a hostile value must neither park the
+    /// source for years nor overflow the sleep.
+    static let maximumReconnectionTime: TimeInterval = 300
+
+    /// The wait before the next connection: the server's `retry`, else the caller's, within 0...300 seconds.
+    static func reconnectionDelay(serverMilliseconds: Int?, otherwise fallback: TimeInterval) -> TimeInterval {
+        let delay = serverMilliseconds.map { TimeInterval($0) / 1000 } ?? fallback
+        guard delay.isFinite else { return delay > 0 ? maximumReconnectionTime : 0 }
+        return Swift.min(Swift.max(0, delay), maximumReconnectionTime)
+    }
+
     /// Connects on the first `next()`.
     public func makeAsyncIterator() -> Iterator {
         Iterator(source: self)
@@ -110,9 +121,9 @@ public struct EventSource: AsyncSequence, Sendable {
                     throw error
                 }
             }
-            let delay = parser.reconnectionTime.map { TimeInterval($0) / 1000 } ?? source.reconnectionTime
+            let delay = EventSource.reconnectionDelay(serverMilliseconds: parser.reconnectionTime, otherwise: source.reconnectionTime)
             do {
-                try await Task.sleep(nanoseconds: UInt64(Swift.max(0, delay) * 1_000_000_000))
+                try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
             } catch {
                 finished = true
             }

@@ -135,14 +135,21 @@ struct JSONValueFramer {
 
     /// The complete values `chunk` finishes, in order.
     mutating func frames(_ chunk: Data, isComplete: (Data) -> Bool) throws -> [Data] {
+        // A value held from earlier chunks waits for its newline (or the end): parsing it again on every chunk would
+        // cost a server's whole value per chunk, quadratic in its length.
+        var remainderIsNew = buffer.isEmpty
         buffer.append(chunk)
         var frames: [Data] = []
-        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-            let line = buffer[buffer.startIndex..<newline]
-            buffer = Data(buffer[buffer.index(after: newline)...])
+        var start = buffer.startIndex
+        while let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            let line = buffer[start..<newline]
             if !Self.isBlank(line) { frames.append(Data(line)) }
+            start = buffer.index(after: newline)
+            remainderIsNew = true
         }
-        if !buffer.isEmpty, !Self.isBlank(buffer), isComplete(buffer) {
+        // One copy of what is left, not one per line.
+        if start != buffer.startIndex { buffer = Data(buffer[start...]) }
+        if remainderIsNew, !buffer.isEmpty, !Self.isBlank(buffer), isComplete(buffer) {
             frames.append(buffer)
             buffer = Data()
         }

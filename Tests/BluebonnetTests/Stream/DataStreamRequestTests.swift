@@ -188,4 +188,20 @@ final class DataStreamRequestTests: ServerTestCase {
         XCTAssertEqual(try framer.frames(Data("{\"a\":".utf8), isComplete: { _ in false }), [])
         XCTAssertThrowsError(try framer.frames(Data(repeating: 0x20 + 1, count: JSONValueFramer.maximumLength), isComplete: { _ in false }))
     }
+
+    func testTheFramerParsesAHeldValueOnlyOnceItsLineEnds() throws {
+        var framer = JSONValueFramer()
+        let parses = Recorder<Int>()
+        let isComplete: (Data) -> Bool = { candidate in
+            parses.append(candidate.count)
+            return (try? JSONSerialization.jsonObject(with: candidate, options: .fragmentsAllowed)) != nil
+        }
+        // A whole value per chunk, as Alamofire reads streams: parsed at once.
+        XCTAssertEqual(try framer.frames(Data("{\"a\":1}".utf8), isComplete: isComplete), [Data("{\"a\":1}".utf8)])
+        // A value split over many chunks without a newline is tried once, when it starts, not again per chunk.
+        _ = try framer.frames(Data("{\"b\":".utf8), isComplete: isComplete)
+        for _ in 0..<100 { XCTAssertEqual(try framer.frames(Data(" ".utf8), isComplete: isComplete), []) }
+        XCTAssertEqual(try framer.frames(Data("2}\n{\"c\":3}".utf8), isComplete: isComplete).count, 2)
+        XCTAssertEqual(parses.values.count, 3, "\(parses.values)")
+    }
 }

@@ -131,4 +131,14 @@ final class ServerSentEventTests: ServerTestCase {
         let count = try await task.value
         XCTAssertLessThan(count, 1000)
     }
+
+    func testAHostileRetryNeitherParksNorCrashesTheSource() throws {
+        // `retry: 99999999999999999` parses as an Int; its wait in nanoseconds would overflow the sleep.
+        let (_, parser) = try parse(["retry: 99999999999999999\n\n"])
+        XCTAssertEqual(parser.reconnectionTime, 99_999_999_999_999_999)
+        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: parser.reconnectionTime, otherwise: 3), EventSource.maximumReconnectionTime)
+        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: .infinity), EventSource.maximumReconnectionTime)
+        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: -5), 0)
+        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 250, otherwise: 3), 0.25)
+    }
 }
