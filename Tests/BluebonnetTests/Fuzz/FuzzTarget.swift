@@ -1,0 +1,1 @@
+../../../Fuzz/Sources/BluebonnetFuzz/FuzzTarget.swift
