@@ -394,10 +394,10 @@ extension Request: TransportSink {
     }
 
     func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength expected: Int64, encodedBodyLength: Int64??,
-                                     protocolName: String) -> Bool {
+                                     protocolName: String) -> TransportHeadReply {
         let now = Timeline.now()
         let consumer = bodyConsumer
-        let streams = mutableState.write { state -> Bool in
+        let (streams, responseHandler) = mutableState.write { state -> (Bool, HTTPResponseHandler?) in
             state.response = response
             state.initialResponseTime = now
             state.progress.download.completed = 0
@@ -409,12 +409,29 @@ extension Request: TransportSink {
                 hop.responseBodyBytesEncoded = encodedBodyLength
             }
             // A response that will be followed (a redirect, a challenge) keeps its body in memory: only the final
-            // response's body reaches a file or a stream.
-            state.hopStreamsBody = consumer != nil && !mayFollow(response, state: state)
-            return state.hopStreamsBody
+            // response's body reaches a file or a stream, and only the final response is shown to
+            // `onHTTPResponse`, as URLSession shows Alamofire's only the response it does not follow itself.
+            guard consumer != nil || state.httpResponseHandler != nil else { return (false, nil) }
+            let final = !mayFollow(response, state: state)
+            state.hopStreamsBody = consumer != nil && final
+            return (state.hopStreamsBody, final ? state.httpResponseHandler : nil)
         }
         if streams, let consumer { consumer.responseBodyWillBegin(response) }
-        return streams
+        guard let responseHandler else { return .proceed(streamingBody: streams) }
+        return TransportHeadReply(streamsBody: streams) { [self] readiness in
+            responseHandler.queue.async { [self] in
+                responseHandler.handler(response) { [self] disposition in
+                    switch disposition {
+                    case .allow:
+                        readiness.ready()
+                    case .cancel:
+                        // Cancelled first, so the request ends as an explicit cancellation, not a failed read.
+                        cancel()
+                        readiness.fail(.explicitlyCancelled)
+                    }
+                }
+            }
+        }
     }
 
     /// Whether `response` is a redirect or a 401 the request may follow; read inside the caller's lock.

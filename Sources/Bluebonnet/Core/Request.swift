@@ -67,6 +67,8 @@ public class Request: @unchecked Sendable {
         var challengeHop = ChallengeResponder.HopState()
         /// Whether the current hop's body streams to `bodyConsumer` (a final response, not one to follow).
         var hopStreamsBody = false
+        /// Told of each final response's head before its body is read; set by `onHTTPResponse`.
+        var httpResponseHandler: HTTPResponseHandler?
 
         var state: State { machine.state }
     }

@@ -149,7 +149,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         let declared = head.headers.first(name: "content-length").flatMap(Int64.init)
         // A decoded body is longer than the `Content-Length` the server announced, so its length is unknown.
         let expected = head.headers.contains(name: "content-encoding") ? -1 : Int64(declared ?? -1)
-        var streams = false
+        var reply = TransportHeadReply.proceed(streamingBody: false)
         if let response = HTTPURLResponse(
             url: url,
             statusCode: Int(head.status.code),
@@ -164,9 +164,10 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             case (2, _): "h2"
             case let (major, minor): "http/\(major).\(minor)"
             }
-            streams = sink.transportDidReceiveResponse(response, expectedBodyLength: expected, encodedBodyLength: encoded,
-                                                       protocolName: protocolName)
+            reply = sink.transportDidReceiveResponse(response, expectedBodyLength: expected, encodedBodyLength: encoded,
+                                                     protocolName: protocolName)
         }
+        let streams = reply.streamsBody
         // A streamed body goes to disk or to a consumer, so the memory limit does not apply to it.
         let limit = streams ? nil : maximumBodySize
         // A declared length past the limit fails at the head rather than after the limit's worth of bytes;
@@ -183,7 +184,17 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         if tooLarge, let limit {
             return task.eventLoop.makeFailedFuture(Self.bodyTooLarge(limit: limit))
         }
-        return task.eventLoop.makeSucceededVoidFuture()
+        guard let hold = reply.hold else { return task.eventLoop.makeSucceededVoidFuture() }
+        // The sink decides before any of the body is read; its wait is not the server's idleness.
+        state.write { $0.awaitingConsumer = true }
+        let decided = task.eventLoop.makePromise(of: Void.self)
+        hold(TransportReadiness(promise: decided))
+        return decided.futureResult.always { [self] _ in
+            state.write { state in
+                state.awaitingConsumer = false
+                state.lastActivity = .now()
+            }
+        }
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {

@@ -40,10 +40,9 @@ protocol TransportSink: AnyObject, Sendable {
     ///   - expectedBodyLength: The body's decoded length when known, else -1.
     ///   - encodedBodyLength:  For a body the engine decodes, its length on the wire when the server declared it.
     ///   - protocolName:       The protocol, as ALPN names it (`http/1.1`, `h2`).
-    /// - Returns: Whether the body streams to `transportDidReceiveBodyChunk(_:readiness:)` as it arrives, with no
-    ///   limit on its size, rather than being gathered for `transportDidComplete(body:error:)`.
+    /// - Returns: How the engine goes on: whether the body streams, and whether it waits for the sink first.
     func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength: Int64, encodedBodyLength: Int64??,
-                                     protocolName: String) -> Bool
+                                     protocolName: String) -> TransportHeadReply
     /// Bytes of the request body reached the socket.
     func transportDidSendBodyBytes(_ count: Int)
     /// The whole request was sent.
@@ -58,6 +57,20 @@ protocol TransportSink: AnyObject, Sendable {
     /// The attempt ended: the whole body, or the error that stopped it, already an `AFError` (the engine maps its
     /// own errors, so nothing above `Transport/` knows them).
     func transportDidComplete(body: Data, error: AFError?)
+}
+
+/// What a sink says of a response head.
+struct TransportHeadReply: Sendable {
+    /// Whether the body streams to `transportDidReceiveBodyChunk(_:readiness:)` as it arrives, with no limit on its
+    /// size, rather than being gathered for `transportDidComplete(body:error:)`.
+    var streamsBody: Bool
+    /// When set, the engine reads none of the body until the sink settles the readiness handed to this closure
+    /// (called once, on the engine's thread): `ready()` reads on, `fail(_:)` ends the attempt. The wait is the
+    /// sink's, so the idle timer does not count it.
+    var hold: (@Sendable (TransportReadiness) -> Void)?
+
+    /// Reads on at once; the body streams or is gathered.
+    static func proceed(streamingBody: Bool) -> Self { Self(streamsBody: streamingBody, hold: nil) }
 }
 
 /// A running attempt.

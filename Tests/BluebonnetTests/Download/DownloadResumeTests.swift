@@ -61,6 +61,23 @@ final class DownloadResumeTests: ServerTestCase {
         XCTAssertEqual(response.response?.statusCode, 206)
     }
 
+    func testAResumedDownloadWithTheDefaultDestinationNeverLandsOnAFileNamedAfterItsPartial() async throws {
+        // The default destination once took the temporary file's name, and a resumed download's temporary file is
+        // its partial: a file left under that name (by an earlier run) made the move fail.
+        let first = await session.download(url("/download/3000?seed=18&drop_after=1000")).serializingDownloadedFileURL().response
+        let partial = try XCTUnwrap(try document(first.resumeData)["file"] as? String)
+        let bystander = FileManager.default.temporaryDirectory
+            .appendingPathComponent("Bluebonnet_\(URL(fileURLWithPath: partial).lastPathComponent)")
+        try Data("not yours".utf8).write(to: bystander)
+        defer { try? FileManager.default.removeItem(at: bystander) }
+        let data = try resumeData(first.resumeData, url: url("/download/3000?seed=18"))
+        let fileURL = try await session.download(resumingWith: data).serializingDownloadedFileURL().value
+        defer { try? FileManager.default.removeItem(at: fileURL) }
+        XCTAssertNotEqual(fileURL.standardizedFileURL, bystander.standardizedFileURL)
+        XCTAssertEqual(try Data(contentsOf: fileURL), SeededBytes.bytes(seed: 18, offset: 0, count: 3000))
+        XCTAssertEqual(try Data(contentsOf: bystander), Data("not yours".utf8))
+    }
+
     func testTheResumeDataIsTheDocumentedVersionedFormat() async throws {
         let response = await session.download(url("/download/1000?seed=2&drop_after=400"), headers: ["X-Trace": "t1"])
             .serializingDownloadedFileURL().response

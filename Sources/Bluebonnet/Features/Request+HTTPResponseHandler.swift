@@ -1,0 +1,156 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Request {
+    /// Sets the handler told of each final response head before its body is read; the last one set wins.
+    func setHTTPResponseHandler(
+        on queue: DispatchQueue,
+        _ handler: @escaping @Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void
+    ) {
+        mutableState.write { $0.httpResponseHandler = HTTPResponseHandler(queue: queue, handler: handler) }
+    }
+
+    /// Runs `handler` in a task and answers with the disposition it returns.
+    static func asyncDisposition(
+        _ handler: @escaping @Sendable (HTTPURLResponse) async -> ResponseDisposition
+    ) -> @Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void {
+        { response, completionHandler in
+            Task { completionHandler(await handler(response)) }
+        }
+    }
+}
+
+extension DataRequest {
+    /// Sets a closure called with the response head before any of its body is read; the body is read only once
+    /// `completionHandler` is called with `.allow`, and `.cancel` cancels the request. Redirects and challenges the
+    /// request follows itself are not shown.
+    ///
+    /// - Parameters:
+    ///   - queue:   `DispatchQueue` on which the closure is called. `.main` by default.
+    ///   - handler: Closure called with the response and a completion handler that must be called once.
+    /// - Returns: The instance.
+    @_disfavoredOverload
+    @discardableResult
+    public func onHTTPResponse(
+        on queue: DispatchQueue = .main,
+        perform handler: @escaping @Sendable (_ response: HTTPURLResponse,
+                                              _ completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) -> Void
+    ) -> Self {
+        setHTTPResponseHandler(on: queue, handler)
+        return self
+    }
+
+    /// Sets a closure called with the response head when it arrives; the body is read once it returns.
+    ///
+    /// - Parameters:
+    ///   - queue:   `DispatchQueue` on which the closure is called. `.main` by default.
+    ///   - handler: Closure called with the response.
+    /// - Returns: The instance.
+    @discardableResult
+    public func onHTTPResponse(on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (HTTPURLResponse) -> Void) -> Self {
+        onHTTPResponse(on: queue) { response, completionHandler in
+            handler(response)
+            completionHandler(.allow)
+        }
+    }
+
+    /// Sets an async closure that decides, from the response head, whether the request goes on.
+    ///
+    /// - Parameter handler: Closure returning `.allow` to read the body or `.cancel` to cancel the request.
+    /// - Returns: The instance.
+    @_disfavoredOverload
+    @discardableResult
+    public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> ResponseDisposition) -> Self {
+        onHTTPResponse(on: underlyingQueue, perform: Self.asyncDisposition(handler))
+    }
+
+    /// Sets an async closure called with the response head; the body is read once it returns.
+    ///
+    /// - Parameter handler: Closure called with the response.
+    /// - Returns: The instance.
+    @discardableResult
+    public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> Void) -> Self {
+        onHTTPResponse { response async -> ResponseDisposition in
+            await handler(response)
+            return .allow
+        }
+    }
+
+    /// The request's final response heads (one per attempt) as an `AsyncSequence`, ending when the request finishes.
+    ///
+    /// - Parameter bufferingPolicy: What is kept when the consumer falls behind. `.unbounded` by default.
+    /// - Returns: The stream.
+    public func httpResponses(bufferingPolicy: StreamOf<HTTPURLResponse>.BufferingPolicy = .unbounded) -> StreamOf<HTTPURLResponse> {
+        eventStream(bufferingPolicy: bufferingPolicy) { [self] yield in
+            onHTTPResponse(on: underlyingQueue) { yield($0) }
+        }
+    }
+}
+
+extension DataStreamRequest {
+    /// Sets a closure called with the response head before any of its body is streamed; the body flows only once
+    /// `completionHandler` is called with `.allow`, and `.cancel` cancels the request.
+    ///
+    /// - Parameters:
+    ///   - queue:   `DispatchQueue` on which the closure is called. `.main` by default.
+    ///   - handler: Closure called with the response and a completion handler that must be called once.
+    /// - Returns: The instance.
+    @_disfavoredOverload
+    @discardableResult
+    public func onHTTPResponse(
+        on queue: DispatchQueue = .main,
+        perform handler: @escaping @Sendable (_ response: HTTPURLResponse,
+                                              _ completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) -> Void
+    ) -> Self {
+        setHTTPResponseHandler(on: queue, handler)
+        return self
+    }
+
+    /// Sets a closure called with the response head when it arrives; the body flows once it returns.
+    ///
+    /// - Parameters:
+    ///   - queue:   `DispatchQueue` on which the closure is called. `.main` by default.
+    ///   - handler: Closure called with the response.
+    /// - Returns: The instance.
+    @discardableResult
+    public func onHTTPResponse(on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (HTTPURLResponse) -> Void) -> Self {
+        onHTTPResponse(on: queue) { response, completionHandler in
+            handler(response)
+            completionHandler(.allow)
+        }
+    }
+
+    /// Sets an async closure that decides, from the response head, whether the stream goes on.
+    ///
+    /// - Parameter handler: Closure returning `.allow` to stream the body or `.cancel` to cancel the request.
+    /// - Returns: The instance.
+    @_disfavoredOverload
+    @discardableResult
+    public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> ResponseDisposition) -> Self {
+        onHTTPResponse(on: underlyingQueue, perform: Self.asyncDisposition(handler))
+    }
+
+    /// Sets an async closure called with the response head; the body flows once it returns.
+    ///
+    /// - Parameter handler: Closure called with the response.
+    /// - Returns: The instance.
+    @discardableResult
+    public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> Void) -> Self {
+        onHTTPResponse { response async -> ResponseDisposition in
+            await handler(response)
+            return .allow
+        }
+    }
+
+    /// The request's final response heads (one per attempt) as an `AsyncSequence`, ending when the request finishes.
+    ///
+    /// - Parameter bufferingPolicy: What is kept when the consumer falls behind. `.unbounded` by default.
+    /// - Returns: The stream.
+    public func httpResponses(bufferingPolicy: StreamOf<HTTPURLResponse>.BufferingPolicy = .unbounded) -> StreamOf<HTTPURLResponse> {
+        eventStream(bufferingPolicy: bufferingPolicy) { [self] yield in
+            onHTTPResponse(on: underlyingQueue) { yield($0) }
+        }
+    }
+}
