@@ -1,7 +1,10 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
+import NIOSSL
 import ServiceLifecycle
 
 /// An in-process httpbin-style server on a real loopback socket, for tests, `bonnet demo` and benchmarks.
@@ -34,10 +37,13 @@ public final class TestServer: Sendable {
     /// - Parameters:
     ///   - host: The address to bind. `127.0.0.1` by default.
     ///   - port: The port; `0` (the default) picks a free one.
+    ///   - tls:  A TLS configuration to serve HTTPS with (`TestCertificates.serverConfiguration(...)`); plain HTTP by
+    ///           default.
     /// - Returns: The running server.
-    public static func start(host: String = "127.0.0.1", port: Int = 0) async throws -> TestServer {
+    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration? = nil) async throws -> TestServer {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = makeApplication(host: host, port: port) { continuation.yield($0) }
+        let server: HTTPServerBuilder = try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1()
+        let app = makeApplication(host: host, port: port, server: server) { continuation.yield($0) }
         var configuration = ServiceGroupConfiguration(services: [app], logger: Logger(label: "BluebonnetTestServer.group"))
         configuration.maximumGracefulShutdownDuration = gracePeriod
         let group = ServiceGroup(configuration: configuration)
@@ -51,7 +57,8 @@ public final class TestServer: Sendable {
             do { try await task.value; failure = nil } catch { failure = error }
             throw StartError.didNotStart(failure)
         }
-        return TestServer(baseURL: URL(string: "http://\(host):\(bound)")!, port: bound, task: task, group: group)
+        let scheme = tls == nil ? "http" : "https"
+        return TestServer(baseURL: URL(string: "\(scheme)://\(host):\(bound)")!, port: bound, task: task, group: group)
     }
 
     /// Runs the server in the foreground until SIGINT or SIGTERM.
@@ -61,7 +68,7 @@ public final class TestServer: Sendable {
     ///   - port:    The port; `0` picks a free one.
     ///   - onStart: Called with the bound port once the server listens.
     public static func run(host: String = "127.0.0.1", port: Int, onStart: @escaping @Sendable (Int) -> Void) async throws {
-        let app = makeApplication(host: host, port: port, onStart: onStart)
+        let app = makeApplication(host: host, port: port, server: .http1(), onStart: onStart)
         try await app.runService()
     }
 
@@ -86,6 +93,7 @@ public final class TestServer: Sendable {
     private static func makeApplication(
         host: String,
         port: Int,
+        server: HTTPServerBuilder,
         onStart: @escaping @Sendable (Int) -> Void
     ) -> some ApplicationProtocol {
         var logger = Logger(label: "BluebonnetTestServer")
@@ -95,6 +103,7 @@ public final class TestServer: Sendable {
             responder: CallbackResponder<TestServerContext> { request, context in
                 try await router.respond(to: request, context: context)
             },
+            server: server,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "BluebonnetTestServer"),
             onServerRunning: { channel in
                 onStart(channel.localAddress?.port ?? port)

@@ -270,6 +270,7 @@ extension AFError.ServerTrustFailureReason {
     var underlyingError: (any Error)? {
         switch self {
         case let .trustEvaluationFailed(error): return error
+        case let .defaultEvaluationFailed(output): return output.error
         case let .customEvaluationFailed(error): return error
         default: return nil
         }

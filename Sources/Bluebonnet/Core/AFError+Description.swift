@@ -212,12 +212,14 @@ extension AFError.ServerTrustFailureReason {
             return "No public keys were found or provided for evaluation."
         case let .trustEvaluationFailed(error):
             return "Trust evaluation failed with error: \(error?.localizedDescription ?? "none")"
-        case let .hostValidationFailed(host):
-            return "The certificate presented does not name the host \(host)."
-        case let .certificatePinningFailed(host):
-            return "Certificate pinning failed for host \(host)."
-        case let .publicKeyPinningFailed(host):
-            return "Public key pinning failed for host \(host)."
+        case let .defaultEvaluationFailed(output):
+            return "The certificate chain of \(output.host) did not verify to a trusted root\(output.error.map { ": \($0)" } ?? ".")"
+        case let .hostValidationFailed(output):
+            return "The certificate presented does not name the host \(output.host)."
+        case let .certificatePinningFailed(host, _, _, _):
+            return "Certificate pinning failed for host \(host): the server's certificate is not one of those pinned."
+        case let .publicKeyPinningFailed(host, _, _, _):
+            return "Public key pinning failed for host \(host): the server's key is not one of those pinned."
         case let .customEvaluationFailed(error):
             return "Custom trust evaluation failed with error: \(error.localizedDescription)"
         }

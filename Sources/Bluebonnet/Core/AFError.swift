@@ -1,4 +1,5 @@
 import Foundation
+import X509
 
 /// The one error type Bluebonnet returns: each case names the stage that failed and carries what went wrong.
 public enum AFError: Error, Sendable {
@@ -117,21 +118,39 @@ public enum AFError: Error, Sendable {
 
     /// The underlying reason a server's TLS identity was not trusted.
     public enum ServerTrustFailureReason: Sendable {
-        /// No `ServerTrustEvaluator` was found for the associated host.
+        /// What an evaluation saw when it failed.
+        public struct Output: Sendable {
+            /// The host evaluated.
+            public let host: String
+            /// What the connection showed of the server; `nil` when the handshake itself refused the chain.
+            public let trust: ServerTrust?
+            /// The TLS layer's error, when the handshake refused the chain.
+            public let error: (any Error)?
+
+            init(host: String, trust: ServerTrust?, error: (any Error)?) {
+                self.host = host
+                self.trust = trust
+                self.error = error
+            }
+        }
+
+        /// No `ServerTrustEvaluating` was found for the associated host, and the `ServerTrustManager` requires one.
         case noRequiredEvaluator(host: String)
         /// No certificates were found with which to perform the trust evaluation.
         case noCertificatesFound
         /// No public keys were found with which to perform the trust evaluation.
         case noPublicKeysFound
-        /// The server's certificate chain did not verify; the TLS layer's error is attached.
+        /// The trust could not be evaluated at all; the error is attached.
         case trustEvaluationFailed(error: (any Error)?)
-        /// The certificate did not name the host that was connected to.
-        case hostValidationFailed(host: String)
-        /// Certificate pinning failed: none of the server's certificates is one of the pinned ones.
-        case certificatePinningFailed(host: String)
-        /// Public key pinning failed: none of the server's keys is one of the pinned ones.
-        case publicKeyPinningFailed(host: String)
-        /// Custom server trust evaluation failed due to the associated `Error`.
+        /// The server's chain did not verify to a trusted root (expired, self-signed, unknown issuer...).
+        case defaultEvaluationFailed(output: Output)
+        /// The server's certificate does not name the host.
+        case hostValidationFailed(output: Output)
+        /// None of the server's certificates is one of the pinned ones.
+        case certificatePinningFailed(host: String, trust: ServerTrust, pinnedCertificates: [Certificate], serverCertificates: [Certificate])
+        /// None of the server's public keys is one of the pinned ones.
+        case publicKeyPinningFailed(host: String, trust: ServerTrust, pinnedKeys: [Certificate.PublicKey], serverKeys: [Certificate.PublicKey])
+        /// A custom evaluator threw the associated error.
         case customEvaluationFailed(error: any Error)
     }
 

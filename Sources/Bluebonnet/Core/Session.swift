@@ -43,6 +43,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
     public let interceptor: (any RequestInterceptor)?
     /// The session-wide redirect handler; `nil` means follow redirects.
     public let redirectHandler: (any RedirectHandler)?
+    /// Chooses how each TLS host's identity is judged; `nil` when the system's roots and host names decide.
+    public let serverTrustManager: ServerTrustManager?
     /// The monitor told of every request's events, when any monitor was given.
     public let eventMonitor: CompositeEventMonitor?
     /// The largest response body, in decoded bytes, a request holds in memory; `nil` for no limit.
@@ -73,6 +75,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///                               immediately makes each on the first resume, saving a thread hop.
     ///   - serializationQueue:       The queue where responses are serialized. A queue targeting `rootQueue` by default.
     ///   - interceptor:              The `RequestInterceptor` for every request, after each request's own. `nil` by default.
+    ///   - serverTrustManager:       Chooses how each TLS host's identity is judged (pinning, self-signed servers).
+    ///                               `nil` (the system's trust roots and host names) by default.
     ///   - redirectHandler:          The `RedirectHandler` for every request. `nil` (follow, up to 16 hops) by default.
     ///   - eventMonitors:            Monitors told of every request's events. None by default.
     ///   - maximumResponseSize:      The largest body, in decoded bytes, a request holds in memory; a larger one fails
@@ -88,6 +92,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
         requestQueue: DispatchQueue? = nil,
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
+        serverTrustManager: ServerTrustManager? = nil,
         redirectHandler: (any RedirectHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
         maximumResponseSize: Int64? = Session.defaultMaximumResponseSize,
@@ -102,13 +107,15 @@ open class Session: @unchecked Sendable, RequestDelegate {
         self.serializationQueue = serializationQueue ?? DispatchQueue(label: "\(rootQueue.label).serializationQueue", target: rootQueue)
         self.interceptor = interceptor
         self.redirectHandler = redirectHandler
+        self.serverTrustManager = serverTrustManager
         eventMonitor = eventMonitors.isEmpty ? nil : CompositeEventMonitor(monitors: eventMonitors)
         let requestTimeout = configuration.timeoutIntervalForRequest > 0 ? configuration.timeoutIntervalForRequest : 60
         let resourceTimeout = configuration.timeoutIntervalForResource > 0 ? configuration.timeoutIntervalForResource : nil
         let maximumConnections = configuration.httpMaximumConnectionsPerHost > 0 ? configuration.httpMaximumConnectionsPerHost : 8
         let transport = Self.injectedTransport ?? AsyncHTTPClientTransport(configuration: TransportConfiguration(
             requestTimeout: requestTimeout,
-            maximumConnectionsPerHost: maximumConnections
+            maximumConnectionsPerHost: maximumConnections,
+            serverTrustManager: serverTrustManager
         ))
         context = SessionContext(
             transport: transport,

@@ -43,10 +43,14 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     /// Whether the response can carry a body: not for `HEAD`, whose `Content-Length` describes a body never sent.
     private let expectsBody: Bool
     private let state = Protected(State())
+    /// The host's trust evaluation, when a `ServerTrustManager` has one for it: a handshake that refused the chain is
+    /// then a trust failure, not a connection failure.
+    private let trust: ServerTrustEnforcer?
 
     init(url: URL, sink: any TransportSink, idleTimeout: TimeInterval?, hasUploadBody: Bool, maximumBodySize: Int64?,
-         method: String) {
+         method: String, trust: ServerTrustEnforcer? = nil) {
         self.url = url
+        self.trust = trust
         self.sink = sink
         self.hasUploadBody = hasUploadBody
         self.maximumBodySize = maximumBodySize
@@ -279,6 +283,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         guard let (timedOut, pending, upload) = failed else { return }
         pending?.fail(error)
         upload?.fail(error)
-        sink.transportDidComplete(body: Data(), error: TransportErrorMapper.afError(from: timedOut ? HTTPClientError.readTimeout : error))
+        let mapped = timedOut ? nil : trust?.mappedHandshakeError(error)
+        sink.transportDidComplete(body: Data(), error: mapped ?? TransportErrorMapper.afError(from: timedOut ? HTTPClientError.readTimeout : error))
     }
 }

@@ -16,8 +16,20 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     let client: HTTPClient
     /// Set before the client is shut down, so a request that raced the shutdown knows to watch its task.
     private let isShuttingDown = Atomic<Bool>(false)
+    private let serverTrustManager: ServerTrustManager?
+    /// The configuration every client starts from.
+    private let baseConfiguration: HTTPClient.Configuration
+    /// One client per host a `ServerTrustManager` evaluates, made on first use: its connections are judged by that
+    /// host's evaluator, so a pin holds on the very connection that carries the request.
+    private let trustedClients = Protected([String: TrustedClient]())
+
+    private struct TrustedClient {
+        let client: HTTPClient
+        let enforcer: ServerTrustEnforcer
+    }
 
     init(configuration: TransportConfiguration) {
+        serverTrustManager = configuration.serverTrustManager
         var config = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: HTTPClient.Configuration.Timeout(
@@ -30,7 +42,27 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         // A refused or unresolvable host fails the request at once, as URLSession does, rather than retrying
         // until the timeout.
         config.connectionPool.retryConnectionEstablishment = false
+        baseConfiguration = config
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+    }
+
+    /// The client for `url` and, for a host a `ServerTrustManager` evaluates, its evaluation.
+    private func client(for url: URL) throws -> (HTTPClient, ServerTrustEnforcer?) {
+        guard let serverTrustManager, url.scheme?.lowercased() == "https", let host = url.host else { return (client, nil) }
+        if let existing = trustedClients.read({ $0[host] }) { return (existing.client, existing.enforcer) }
+        guard let evaluator = try serverTrustManager.serverTrustEvaluator(forHost: host) else { return (client, nil) }
+        let enforcer = ServerTrustEnforcer(host: host, evaluator: evaluator)
+        var config = baseConfiguration
+        config.tlsConfiguration = try enforcer.tlsConfiguration(base: config.tlsConfiguration ?? .makeClientConfiguration())
+        config.http1_1ConnectionDebugInitializer = { enforcer.verify($0) }
+        config.http2ConnectionDebugInitializer = { enforcer.verify($0) }
+        return try trustedClients.write { clients in
+            if let raced = clients[host] { return (raced.client, raced.enforcer) }
+            if isShuttingDown.load(ordering: .sequentiallyConsistent) { throw HTTPClientError.alreadyShutdown }
+            let made = TrustedClient(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: config), enforcer: enforcer)
+            clients[host] = made
+            return (made.client, made.enforcer)
+        }
     }
 
     static func timeAmount(_ interval: TimeInterval) -> TimeAmount {
@@ -41,15 +73,18 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         let urlRequest = request.urlRequest
         let ahcRequest: HTTPClient.Request
         let delegate: AHCResponseDelegate
+        let client: HTTPClient
         do {
             guard let url = urlRequest.url else { throw HTTPClientError.invalidURL }
+            let (chosen, enforcer) = try self.client(for: url)
+            client = chosen
             var headers = NIOHTTP1.HTTPHeaders()
             headers.reserveCapacity(request.headers.count)
             for (name, value) in request.headers { headers.add(name: name, value: value) }
             let methodName = urlRequest.httpMethod ?? "GET"
             let method = NIOHTTP1.HTTPMethod(rawValue: methodName)
             delegate = AHCResponseDelegate(url: url, sink: sink, idleTimeout: request.idleTimeout, hasUploadBody: request.body != nil,
-                                           maximumBodySize: request.maximumBodySize, method: methodName)
+                                           maximumBodySize: request.maximumBodySize, method: methodName, trust: enforcer)
             let body = request.body.map { AHCBodyStreamer.body(for: $0, eventLoopGroup: client.eventLoopGroup, gate: delegate) }
                 ?? urlRequest.httpBody.map { .bytes($0) }
             ahcRequest = try HTTPClient.Request(url: url, method: method, headers: headers, body: body)
@@ -71,6 +106,9 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     func shutdown() {
         isShuttingDown.store(true, ordering: .sequentiallyConsistent)
         client.shutdown { _ in }
+        for trusted in trustedClients.write({ clients in defer { clients = [:] }; return Array(clients.values) }) {
+            trusted.client.shutdown { _ in }
+        }
     }
 }
 
@@ -78,6 +116,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
 struct TransportConfiguration: Sendable {
     var requestTimeout: TimeInterval
     var maximumConnectionsPerHost: Int
+    var serverTrustManager: ServerTrustManager? = nil
 }
 
 /// A running AsyncHTTPClient request.

@@ -1,0 +1,31 @@
+import Foundation
+
+/// Trusts a server whose chain verifies to a trusted root and, by default, whose certificate names the host.
+public final class DefaultTrustEvaluator: ServerTrustEvaluating {
+    private let validateHost: Bool
+
+    /// Creates an evaluator.
+    ///
+    /// - Parameter validateHost: Whether the certificate must name the host. `true` by default.
+    public init(validateHost: Bool = true) {
+        self.validateHost = validateHost
+    }
+
+    /// Checks the host; the chain was verified by the handshake.
+    ///
+    /// - Parameters:
+    ///   - trust: What the connection showed.
+    ///   - host:  The host.
+    public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+        if validateHost { try trust.validateHost(host) }
+    }
+}
+
+extension ServerTrust {
+    /// Throws `.hostValidationFailed` unless the leaf certificate names `host`.
+    func validateHost(_ host: String) throws {
+        guard leafNames(host) else {
+            throw AFError.serverTrustEvaluationFailed(reason: .hostValidationFailed(output: .init(host: host, trust: self, error: nil)))
+        }
+    }
+}

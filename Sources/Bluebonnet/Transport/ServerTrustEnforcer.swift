@@ -1,0 +1,86 @@
+import Dispatch
+import Foundation
+import NIOCore
+import NIOSSL
+import SwiftASN1
+import X509
+
+/// Judges each new TLS connection to one host with its `ServerTrustEvaluating`, on the connection that will carry
+/// the requests: AsyncHTTPClient runs it after the handshake and before the first request, and a failed future fails
+/// the connection (and the requests waiting for it) instead of handing it to the pool.
+struct ServerTrustEnforcer: Sendable {
+    let host: String
+    let evaluator: any ServerTrustEvaluating
+
+    /// The TLS configuration the handshake runs with: the chain verified (names are ours to check) unless the
+    /// evaluator asks for no verification, with the evaluator's own roots added.
+    func tlsConfiguration(base: TLSConfiguration) throws -> TLSConfiguration {
+        var configuration = base
+        configuration.certificateVerification = evaluator.requiresTrustedChain ? .noHostnameVerification : .none
+        switch (evaluator as? any TrustRootsProviding)?.trustRoots ?? .system {
+        case .system:
+            break
+        case let .adding(roots):
+            configuration.additionalTrustRoots.append(.certificates(try roots.map(Self.nioCertificate)))
+        case let .replacing(roots):
+            configuration.trustRoots = .certificates(try roots.map(Self.nioCertificate))
+            configuration.additionalTrustRoots = []
+        }
+        return configuration
+    }
+
+    /// The check AsyncHTTPClient runs on each new connection.
+    func verify(_ channel: any Channel) -> EventLoopFuture<Void> {
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        channel.pipeline.handler(type: NIOSSLHandler.self).whenComplete { [self] result in
+            let leaf: Certificate?
+            switch result {
+            case let .success(handler):
+                leaf = handler.peerCertificate.flatMap { try? Certificate(derEncoded: $0.toDERBytes()) }
+            case .failure:
+                leaf = nil
+            }
+            let trust = ServerTrust(certificates: leaf.map { [$0] } ?? [], isChainTrusted: evaluator.requiresTrustedChain)
+            // The evaluator may be the user's code: it never runs on the event loop.
+            DispatchQueue.global().async { [self] in
+                let verdict = Self.verdict(of: evaluator, trust: trust, host: host)
+                channel.eventLoop.execute {
+                    guard let verdict else { return promise.succeed(()) }
+                    // Failed first, so the pool forgets the connection before it hears the channel close; the other
+                    // order leaves the pool a failure for a connection it no longer knows.
+                    promise.fail(verdict)
+                    channel.close(promise: nil)
+                }
+            }
+        }
+        return promise.futureResult
+    }
+
+    /// `nil` when `evaluator` trusts `trust`, else the `AFError` that says why not.
+    static func verdict(of evaluator: any ServerTrustEvaluating, trust: ServerTrust, host: String) -> AFError? {
+        guard !trust.certificates.isEmpty else {
+            return .serverTrustEvaluationFailed(reason: .noCertificatesFound)
+        }
+        do {
+            try evaluator.evaluate(trust, forHost: host)
+            return nil
+        } catch let error as AFError {
+            return error
+        } catch {
+            return .serverTrustEvaluationFailed(reason: .customEvaluationFailed(error: error))
+        }
+    }
+
+    /// A handshake that refused the chain, as the trust failure it is.
+    func mappedHandshakeError(_ error: any Error) -> AFError? {
+        guard error is NIOSSLError || String(describing: type(of: error)).contains("BoringSSL") else { return nil }
+        guard String(describing: error).contains("CERTIFICATE_VERIFY_FAILED") else { return nil }
+        return .serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(output: .init(host: host, trust: nil, error: error)))
+    }
+
+    static func nioCertificate(_ certificate: Certificate) throws -> NIOSSLCertificate {
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return try NIOSSLCertificate(bytes: serializer.serializedBytes, format: .der)
+    }
+}
