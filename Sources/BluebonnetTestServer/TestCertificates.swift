@@ -18,7 +18,7 @@ public struct TestCertificates: Sendable {
         /// The certificate, DER-encoded.
         public var der: [UInt8] { TestCertificates.der(certificate) }
         /// The certificate, PEM-encoded.
-        public var pem: String { (try? certificate.serializeAsPEM().pemString) ?? "" }
+        public var pem: String { ((try? certificate.serializeAsPEM().pemString) ?? "") + "\n" }
         /// The key, PEM-encoded (PKCS#8).
         public var privateKeyPEM: String { privateKey.pemRepresentation }
     }

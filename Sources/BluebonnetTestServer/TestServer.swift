@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import HummingbirdHTTP2
 import HummingbirdTLS
 import Logging
 import NIOCore
@@ -37,12 +38,16 @@ public final class TestServer: Sendable {
     /// - Parameters:
     ///   - host: The address to bind. `127.0.0.1` by default.
     ///   - port: The port; `0` (the default) picks a free one.
-    ///   - tls:  A TLS configuration to serve HTTPS with (`TestCertificates.serverConfiguration(...)`); plain HTTP by
-    ///           default.
+    ///   - tls:   A TLS configuration to serve HTTPS with (`TestCertificates.serverConfiguration(...)`); plain HTTP by
+    ///            default.
+    ///   - http2: With `tls`, whether HTTP/2 is offered through ALPN as well as HTTP/1.1. `false` by default.
     /// - Returns: The running server.
-    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration? = nil) async throws -> TestServer {
+    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration? = nil,
+                             http2: Bool = false) async throws -> TestServer {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let server: HTTPServerBuilder = try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1()
+        let server: HTTPServerBuilder = try tls.map { tls in
+            http2 ? try .http2Upgrade(tlsConfiguration: tls) : try .tls(.http1(), tlsConfiguration: tls)
+        } ?? .http1()
         let app = makeApplication(host: host, port: port, server: server) { continuation.yield($0) }
         var configuration = ServiceGroupConfiguration(services: [app], logger: Logger(label: "BluebonnetTestServer.group"))
         configuration.maximumGracefulShutdownDuration = gracePeriod

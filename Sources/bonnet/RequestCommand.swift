@@ -100,6 +100,21 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("S"), .long], help: "Print the body as it arrives (Server-Sent Events one by one) rather than when it is complete.")
     var stream = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "yes (the default: the system's roots and the host name), no (check nothing: development servers only), "
+            + "or a PEM file of CA certificates trusted in place of the system's.", valueName: "yes|no|file"))
+    var verify: String?
+
+    @Option(name: .long, help: ArgumentHelp("A PEM client certificate (with its key, or give --cert-key) for servers that ask for one.",
+                                            valueName: "file"))
+    var cert: String?
+
+    @Option(name: .long, help: ArgumentHelp("The PEM private key of --cert, when it is not in the same file.", valueName: "file"))
+    var certKey: String?
+
+    @Option(name: .long, help: ArgumentHelp("The passphrase of an encrypted --cert-key.", valueName: "passphrase"))
+    var certKeyPass: String?
+
     func validate() throws {
         guard !words.isEmpty else { throw ValidationError("Give a URL, e.g. bonnet GET http://127.0.0.1:8080/get") }
         if let printSpec, printSpec.isEmpty || !printSpec.allSatisfy("HBhbm".contains) {
@@ -109,6 +124,7 @@ struct RequestCommand: AsyncParsableCommand {
         if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirects cannot be negative") }
         if resume, output == nil { throw ValidationError("--continue needs -o FILE, the partial download to resume") }
         if stream, download || output != nil { throw ValidationError("--stream and --download contradict each other") }
+        if certKey != nil, cert == nil { throw ValidationError("--cert-key needs --cert, the certificate it belongs to") }
     }
 
     /// The parts to print, from --print, -v, -h, -b, --offline and whether the output is a terminal.
@@ -175,7 +191,7 @@ struct RequestCommand: AsyncParsableCommand {
             }
         }
 
-        let (session, sessionHeaders) = makeSession(removing: items.removedHeaders)
+        let (session, sessionHeaders) = try makeSession(removing: items.removedHeaders)
         if offline {
             printSentRequest(urlRequest, parts: parts, protocolName: nil, sessionHeaders: sessionHeaders, output: printer)
             if sendsMultipart, parts.contains("B") {
@@ -251,14 +267,44 @@ struct RequestCommand: AsyncParsableCommand {
 
     /// The session for this request: redirects as asked, `--timeout` as the idle timeout (not capped by the
     /// default 60 s), and no default header the items removed.
-    private func makeSession(removing removed: [String]) -> (Session, HTTPHeaders) {
+    private func makeSession(removing removed: [String]) throws -> (Session, HTTPHeaders) {
         let configuration = URLSessionConfiguration.af.default
         if let timeout, timeout > 0 { configuration.timeoutIntervalForRequest = timeout }
         var defaults = HTTPHeaders.default
         for name in removed { defaults.remove(name: name) }
         configuration.headers = defaults
         let redirector = Redirector(behavior: noFollow ? .doNotFollow : .follow, maximumRedirects: maxRedirects ?? 16)
-        return (Session(configuration: configuration, redirectHandler: redirector), defaults)
+        let (trustManager, tls) = try tlsChoices()
+        return (Session(configuration: configuration, serverTrustManager: trustManager, tls: tls, redirectHandler: redirector), defaults)
+    }
+
+    /// What --verify, --cert, --cert-key and --cert-key-pass ask for.
+    private func tlsChoices() throws -> (ServerTrustManager?, TLSSettings) {
+        var tls = TLSSettings()
+        var trustManager: ServerTrustManager?
+        switch verify?.lowercased() {
+        case nil, "yes", "true":
+            break
+        case "no", "false":
+            trustManager = TrustingEveryHost()
+        default:
+            let path = verify ?? ""
+            guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("--verify: cannot read \(path)") }
+            let roots = CertificateFiles.certificates(in: data)
+            guard !roots.isEmpty else { throw ValidationError("--verify: no PEM certificate in \(path)") }
+            tls.trustRoots = .replacing(roots)
+        }
+        if let cert {
+            guard let chain = FileManager.default.contents(atPath: cert) else { throw ValidationError("--cert: cannot read \(cert)") }
+            let keyPath = certKey ?? cert
+            guard let key = FileManager.default.contents(atPath: keyPath) else { throw ValidationError("--cert-key: cannot read \(keyPath)") }
+            do {
+                tls.clientCertificate = try ClientCertificate(pemCertificateChain: chain, privateKey: key, passphrase: certKeyPass)
+            } catch {
+                throw ValidationError("--cert: \(error)")
+            }
+        }
+        return (trustManager, tls)
     }
 
     /// `H` and `B`: the request line and every header as sent (the session's defaults included), then the body.

@@ -45,6 +45,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
     public let redirectHandler: (any RedirectHandler)?
     /// Chooses how each TLS host's identity is judged; `nil` when the system's roots and host names decide.
     public let serverTrustManager: ServerTrustManager?
+    /// The trust roots, client certificates and HTTP/2 offer of every TLS connection.
+    public let tls: TLSSettings
     /// The monitor told of every request's events, when any monitor was given.
     public let eventMonitor: CompositeEventMonitor?
     /// The largest response body, in decoded bytes, a request holds in memory; `nil` for no limit.
@@ -77,6 +79,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///   - interceptor:              The `RequestInterceptor` for every request, after each request's own. `nil` by default.
     ///   - serverTrustManager:       Chooses how each TLS host's identity is judged (pinning, self-signed servers).
     ///                               `nil` (the system's trust roots and host names) by default.
+    ///   - tls:                      The trust roots, client certificates and HTTP/2 offer of every TLS connection.
+    ///                               `.default` (system roots, no client identity, HTTP/2 offered) by default.
     ///   - redirectHandler:          The `RedirectHandler` for every request. `nil` (follow, up to 16 hops) by default.
     ///   - eventMonitors:            Monitors told of every request's events. None by default.
     ///   - maximumResponseSize:      The largest body, in decoded bytes, a request holds in memory; a larger one fails
@@ -93,6 +97,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
         serializationQueue: DispatchQueue? = nil,
         interceptor: (any RequestInterceptor)? = nil,
         serverTrustManager: ServerTrustManager? = nil,
+        tls: TLSSettings = .default,
         redirectHandler: (any RedirectHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
         maximumResponseSize: Int64? = Session.defaultMaximumResponseSize,
@@ -108,6 +113,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
         self.interceptor = interceptor
         self.redirectHandler = redirectHandler
         self.serverTrustManager = serverTrustManager
+        self.tls = tls
         eventMonitor = eventMonitors.isEmpty ? nil : CompositeEventMonitor(monitors: eventMonitors)
         let requestTimeout = configuration.timeoutIntervalForRequest > 0 ? configuration.timeoutIntervalForRequest : 60
         let resourceTimeout = configuration.timeoutIntervalForResource > 0 ? configuration.timeoutIntervalForResource : nil
@@ -115,7 +121,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
         let transport = Self.injectedTransport ?? AsyncHTTPClientTransport(configuration: TransportConfiguration(
             requestTimeout: requestTimeout,
             maximumConnectionsPerHost: maximumConnections,
-            serverTrustManager: serverTrustManager
+            serverTrustManager: serverTrustManager,
+            tls: tls
         ))
         context = SessionContext(
             transport: transport,

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -17,19 +18,26 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     /// Set before the client is shut down, so a request that raced the shutdown knows to watch its task.
     private let isShuttingDown = Atomic<Bool>(false)
     private let serverTrustManager: ServerTrustManager?
+    private let tls: TLSSettings
     /// The configuration every client starts from.
     private let baseConfiguration: HTTPClient.Configuration
-    /// One client per host a `ServerTrustManager` evaluates, made on first use: its connections are judged by that
-    /// host's evaluator, so a pin holds on the very connection that carries the request.
-    private let trustedClients = Protected([String: TrustedClient]())
+    /// One client per host that a `ServerTrustManager` evaluates or that has an identity of its own, made on first
+    /// use: its connections are judged by that host's evaluator, so a pin holds on the very connection that carries
+    /// the request.
+    private let hostClients = Protected([String: HostClient]())
 
-    private struct TrustedClient {
+    private struct HostClient {
         let client: HTTPClient
-        let enforcer: ServerTrustEnforcer
+        let enforcer: ServerTrustEnforcer?
     }
+
+    /// Set when the session's trust roots could not be turned into the TLS layer's: every request then fails with
+    /// it rather than trusting less or more than asked.
+    private let configurationError: AFError?
 
     init(configuration: TransportConfiguration) {
         serverTrustManager = configuration.serverTrustManager
+        tls = configuration.tls
         var config = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: HTTPClient.Configuration.Timeout(
@@ -42,24 +50,63 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         // A refused or unresolvable host fails the request at once, as URLSession does, rather than retrying
         // until the timeout.
         config.connectionPool.retryConnectionEstablishment = false
+        config.httpVersion = configuration.tls.allowsHTTP2 ? .automatic : .http1Only
+        do {
+            config.tlsConfiguration = try Self.tlsConfiguration(roots: configuration.tls.trustRoots,
+                                                                identity: configuration.tls.clientCertificate,
+                                                                verification: .fullVerification)
+            configurationError = nil
+        } catch {
+            configurationError = .serverTrustEvaluationFailed(reason: .trustEvaluationFailed(error: error))
+        }
         baseConfiguration = config
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
     }
 
-    /// The client for `url` and, for a host a `ServerTrustManager` evaluates, its evaluation.
+    /// A client TLS configuration from the session's choices.
+    static func tlsConfiguration(roots: TrustRoots, identity: ClientCertificate?,
+                                 verification: CertificateVerification) throws -> TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = verification
+        switch roots {
+        case .system:
+            break
+        case let .adding(certificates):
+            configuration.additionalTrustRoots = [.certificates(try certificates.map(ServerTrustEnforcer.nioCertificate))]
+        case let .replacing(certificates):
+            configuration.trustRoots = .certificates(try certificates.map(ServerTrustEnforcer.nioCertificate))
+        }
+        if let identity {
+            configuration.certificateChain = identity.chain.map { .certificate($0) }
+            configuration.privateKey = .privateKey(identity.privateKey)
+        }
+        return configuration
+    }
+
+    /// The client for `url`: a host's own when it is evaluated or has its own identity, else the shared one.
     private func client(for url: URL) throws -> (HTTPClient, ServerTrustEnforcer?) {
-        guard let serverTrustManager, url.scheme?.lowercased() == "https", let host = url.host else { return (client, nil) }
-        if let existing = trustedClients.read({ $0[host] }) { return (existing.client, existing.enforcer) }
-        guard let evaluator = try serverTrustManager.serverTrustEvaluator(forHost: host) else { return (client, nil) }
-        let enforcer = ServerTrustEnforcer(host: host, evaluator: evaluator)
+        if let configurationError { throw configurationError }
+        guard serverTrustManager != nil || !tls.clientCertificatesByHost.isEmpty,
+              url.scheme?.lowercased() == "https", let host = url.host else { return (client, nil) }
+        if let existing = hostClients.read({ $0[host] }) { return (existing.client, existing.enforcer) }
+        let evaluator = try serverTrustManager?.serverTrustEvaluator(forHost: host)
+        let identity = tls.clientCertificatesByHost[host]
+        guard evaluator != nil || identity != nil else { return (client, nil) }
+        let enforcer = evaluator.map { ServerTrustEnforcer(host: host, evaluator: $0) }
         var config = baseConfiguration
-        config.tlsConfiguration = try enforcer.tlsConfiguration(base: config.tlsConfiguration ?? .makeClientConfiguration())
-        config.http1_1ConnectionDebugInitializer = { enforcer.verify($0) }
-        config.http2ConnectionDebugInitializer = { enforcer.verify($0) }
-        return try trustedClients.write { clients in
+        config.tlsConfiguration = try Self.tlsConfiguration(
+            roots: enforcer?.trustRoots(over: tls.trustRoots) ?? tls.trustRoots,
+            identity: identity ?? tls.clientCertificate,
+            verification: enforcer?.certificateVerification ?? .fullVerification
+        )
+        if let enforcer {
+            config.http1_1ConnectionDebugInitializer = { enforcer.verify($0) }
+            config.http2ConnectionDebugInitializer = { enforcer.verify($0) }
+        }
+        return try hostClients.write { clients in
             if let raced = clients[host] { return (raced.client, raced.enforcer) }
             if isShuttingDown.load(ordering: .sequentiallyConsistent) { throw HTTPClientError.alreadyShutdown }
-            let made = TrustedClient(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: config), enforcer: enforcer)
+            let made = HostClient(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: config), enforcer: enforcer)
             clients[host] = made
             return (made.client, made.enforcer)
         }
@@ -106,8 +153,8 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     func shutdown() {
         isShuttingDown.store(true, ordering: .sequentiallyConsistent)
         client.shutdown { _ in }
-        for trusted in trustedClients.write({ clients in defer { clients = [:] }; return Array(clients.values) }) {
-            trusted.client.shutdown { _ in }
+        for hostClient in hostClients.write({ clients in defer { clients = [:] }; return Array(clients.values) }) {
+            hostClient.client.shutdown { _ in }
         }
     }
 }
@@ -117,6 +164,7 @@ struct TransportConfiguration: Sendable {
     var requestTimeout: TimeInterval
     var maximumConnectionsPerHost: Int
     var serverTrustManager: ServerTrustManager? = nil
+    var tls = TLSSettings.default
 }
 
 /// A running AsyncHTTPClient request.

@@ -12,21 +12,14 @@ struct ServerTrustEnforcer: Sendable {
     let host: String
     let evaluator: any ServerTrustEvaluating
 
-    /// The TLS configuration the handshake runs with: the chain verified (names are ours to check) unless the
-    /// evaluator asks for no verification, with the evaluator's own roots added.
-    func tlsConfiguration(base: TLSConfiguration) throws -> TLSConfiguration {
-        var configuration = base
-        configuration.certificateVerification = evaluator.requiresTrustedChain ? .noHostnameVerification : .none
-        switch (evaluator as? any TrustRootsProviding)?.trustRoots ?? .system {
-        case .system:
-            break
-        case let .adding(roots):
-            configuration.additionalTrustRoots.append(.certificates(try roots.map(Self.nioCertificate)))
-        case let .replacing(roots):
-            configuration.trustRoots = .certificates(try roots.map(Self.nioCertificate))
-            configuration.additionalTrustRoots = []
-        }
-        return configuration
+    /// Whether the handshake verifies the chain (names are ours to check) or leaves everything to the evaluator.
+    var certificateVerification: CertificateVerification {
+        evaluator.requiresTrustedChain ? .noHostnameVerification : .none
+    }
+
+    /// The session's roots with the evaluator's applied on top.
+    func trustRoots(over base: TrustRoots) -> TrustRoots {
+        base.applying((evaluator as? any TrustRootsProviding)?.trustRoots ?? .system)
     }
 
     /// The check AsyncHTTPClient runs on each new connection.

@@ -15,7 +15,7 @@ public final class CompositeTrustEvaluator: ServerTrustEvaluating, TrustRootsPro
     /// Whether the chain is verified first: when any evaluator asks for it.
     public var requiresTrustedChain: Bool { evaluators.contains { $0.requiresTrustedChain } }
 
-    var trustRoots: TrustRootsChoice {
+    var trustRoots: TrustRoots {
         var added: [Certificate] = []
         var replaced: [Certificate]?
         for case let provider as any TrustRootsProviding in evaluators {

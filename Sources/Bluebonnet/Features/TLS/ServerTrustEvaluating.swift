@@ -23,17 +23,7 @@ extension ServerTrustEvaluating {
     public var requiresTrustedChain: Bool { true }
 }
 
-/// The roots an evaluator has its host's chain verified against.
-enum TrustRootsChoice {
-    /// The system's (and the session's).
-    case system
-    /// These as well as the system's.
-    case adding([Certificate])
-    /// These only, as Alamofire's `acceptSelfSignedCertificates` sets a trust's anchors to the pinned certificates.
-    case replacing([Certificate])
-}
-
-/// An evaluator that chooses its host's trust roots.
+/// An evaluator that chooses its host's trust roots, on top of the session's.
 protocol TrustRootsProviding {
-    var trustRoots: TrustRootsChoice { get }
+    var trustRoots: TrustRoots { get }
 }

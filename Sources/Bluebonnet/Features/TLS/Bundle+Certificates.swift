@@ -7,7 +7,7 @@ extension AlamofireExtension where ExtendedType: Bundle {
     public var certificates: [Certificate] {
         paths(forResourcesOfTypes: [".cer", ".CER", ".crt", ".CRT", ".der", ".DER", ".pem", ".PEM"]).flatMap { path in
             guard let data = FileManager.default.contents(atPath: path) else { return [Certificate]() }
-            return CertificateLoader.certificates(in: data)
+            return CertificateFiles.certificates(in: data)
         }
     }
 
@@ -25,18 +25,4 @@ extension AlamofireExtension where ExtendedType: Bundle {
     }
 }
 
-/// Reads certificates from PEM or DER bytes.
-enum CertificateLoader {
-    /// Every certificate in `data`: each PEM block, or the data as one DER certificate.
-    static func certificates(in data: Data) -> [Certificate] {
-        if let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN CERTIFICATE-----") {
-            let blocks = text.components(separatedBy: "-----END CERTIFICATE-----").compactMap { part -> String? in
-                guard let start = part.range(of: "-----BEGIN CERTIFICATE-----") else { return nil }
-                return String(part[start.lowerBound...]) + "-----END CERTIFICATE-----"
-            }
-            return blocks.compactMap { try? Certificate(pemEncoded: $0) }
-        }
-        return (try? Certificate(derEncoded: Array(data))).map { [$0] } ?? []
-    }
-}
 extension Bundle: AlamofireExtended {}

@@ -35,7 +35,7 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating, Trus
     /// Whether the chain is verified first: when `performDefaultValidation` is set.
     public var requiresTrustedChain: Bool { performDefaultValidation }
 
-    var trustRoots: TrustRootsChoice { acceptSelfSignedCertificates ? .replacing(certificates) : .system }
+    var trustRoots: TrustRoots { acceptSelfSignedCertificates ? .replacing(certificates) : .system }
 
     /// Checks the host, then that a server certificate is pinned.
     ///

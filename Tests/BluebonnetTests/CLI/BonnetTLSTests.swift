@@ -1,0 +1,54 @@
+import BluebonnetTestServer
+import Foundation
+import XCTest
+
+/// `bonnet --verify`, `--cert`, `--cert-key` and `--cert-key-pass` against HTTPS test servers, as httpie spells them.
+extension BonnetProcessTests {
+    /// An HTTPS server on a hierarchy made for the test, and a folder holding its root and a client identity as PEM.
+    private func tlsServer(requireClientCertificate: Bool = false) async throws -> (TestServer, TestCertificates, TemporaryDirectory) {
+        let certificates = try TestCertificates()
+        let tls = try certificates.serverConfiguration(presenting: certificates.leaf, chain: [certificates.intermediate],
+                                                       requireClientCertificate: requireClientCertificate)
+        let server = try await TestServer.start(tls: tls)
+        let directory = try TemporaryDirectory()
+        try Data(certificates.root.pem.utf8).write(to: directory.url.appendingPathComponent("root.pem"))
+        try Data((certificates.client.pem + certificates.intermediate.pem).utf8).write(to: directory.url.appendingPathComponent("client.pem"))
+        try Data(certificates.client.privateKeyPEM.utf8).write(to: directory.url.appendingPathComponent("client.key"))
+        try Data((certificates.client.pem + certificates.intermediate.pem + certificates.client.privateKeyPEM).utf8).write(to: directory.url.appendingPathComponent("both.pem"))
+        return (server, certificates, directory)
+    }
+
+    func testVerifyTakesACABundleOrNoAndRefusesAnUnknownRootByDefault() async throws {
+        let (server, _, directory) = try await tlsServer()
+        let url = server.url("/get").absoluteString
+        let refused = try bonnet(["--no-color", url])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.errors.contains("bonnet: error:"), refused.errors)
+        let bundle = try bonnet(["--no-color", "--verify", directory.url.appendingPathComponent("root.pem").path, url])
+        XCTAssertEqual(bundle.status, 0, bundle.errors)
+        XCTAssertTrue(bundle.output.contains("\"url\""), bundle.output)
+        let unchecked = try bonnet(["--no-color", "--verify=no", url])
+        XCTAssertEqual(unchecked.status, 0, unchecked.errors)
+        let missing = try bonnet(["--no-color", "--verify", directory.url.appendingPathComponent("absent.pem").path, url])
+        XCTAssertNotEqual(missing.status, 0)
+        XCTAssertTrue(missing.errors.contains("cannot read"), missing.errors)
+        await server.stop()
+    }
+
+    func testCertPresentsAClientIdentityFromOneFileOrTwo() async throws {
+        let (server, _, directory) = try await tlsServer(requireClientCertificate: true)
+        let url = server.url("/get").absoluteString
+        let root = directory.url.appendingPathComponent("root.pem").path
+        let anonymous = try bonnet(["--no-color", "--verify", root, url])
+        XCTAssertNotEqual(anonymous.status, 0, "the server asks for a certificate")
+        let twoFiles = try bonnet(["--no-color", "--verify", root, "--cert", directory.url.appendingPathComponent("client.pem").path,
+                                   "--cert-key", directory.url.appendingPathComponent("client.key").path, url])
+        XCTAssertEqual(twoFiles.status, 0, twoFiles.errors)
+        let oneFile = try bonnet(["--no-color", "--verify", root, "--cert", directory.url.appendingPathComponent("both.pem").path, url])
+        XCTAssertEqual(oneFile.status, 0, oneFile.errors)
+        let keyWithoutCert = try bonnet(["--no-color", "--cert-key", directory.url.appendingPathComponent("client.key").path, url])
+        XCTAssertNotEqual(keyWithoutCert.status, 0)
+        XCTAssertTrue(keyWithoutCert.errors.contains("--cert-key needs --cert"), keyWithoutCert.errors)
+        await server.stop()
+    }
+}

@@ -1,0 +1,144 @@
+import Bluebonnet
+import BluebonnetTestServer
+import Foundation
+import X509
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A session's own trust roots, client certificates for mutual TLS, and HTTP/2 through ALPN, against HTTPS test
+/// servers with a hierarchy made for this run.
+final class TLSSettingsTests: XCTestCase {
+    private static let certificates = Result { try TestCertificates() }
+    private var certificates: TestCertificates!
+    private var servers: [TestServer] = []
+
+    override func setUp() async throws {
+        try await super.setUp()
+        certificates = try Self.certificates.get()
+    }
+
+    override func tearDown() async throws {
+        for server in servers { await server.stop() }
+        servers = []
+        try await super.tearDown()
+    }
+
+    private func server(requireClientCertificate: Bool = false, http2: Bool = false) async throws -> TestServer {
+        let tls = try certificates.serverConfiguration(presenting: certificates.leaf, chain: [certificates.intermediate],
+                                                       requireClientCertificate: requireClientCertificate)
+        let server = try await TestServer.start(tls: tls, http2: http2)
+        servers.append(server)
+        return server
+    }
+
+    private static func get(_ session: Session, _ url: URL) async -> AFDataResponse<Data> {
+        await session.request(url).serializingData().response
+    }
+
+    private var clientIdentity: ClientCertificate {
+        get throws {
+            try ClientCertificate(pemCertificateChain: Data((certificates.client.pem + certificates.intermediate.pem).utf8),
+                                  privateKey: Data(certificates.client.privateKeyPEM.utf8))
+        }
+    }
+
+    func testAddedRootsAreTrustedWithFullVerification() async throws {
+        let server = try await server()
+        let session = Session(tls: TLSSettings(trustRoots: .adding([certificates.root.certificate])))
+        let response = await Self.get(session, server.url("/get"))
+        XCTAssertNil(response.error)
+        let other = try TestCertificates()
+        let narrowed = Session(tls: TLSSettings(trustRoots: .replacing([other.root.certificate])))
+        let refused = await Self.get(narrowed, server.url("/get"))
+        XCTAssertEqual(refused.error?.urlErrorCode, .secureConnectionFailed)
+    }
+
+    func testAnEvaluatorBuildsOnTheSessionsRoots() async throws {
+        let server = try await server()
+        let session = Session(serverTrustManager: ServerTrustManager(evaluators: ["127.0.0.1": DefaultTrustEvaluator()]),
+                              tls: TLSSettings(trustRoots: .adding([certificates.root.certificate])))
+        let response = await Self.get(session, server.url("/get"))
+        XCTAssertNil(response.error)
+    }
+
+    func testAServerThatRequiresAClientCertificateGetsOneFromPEM() async throws {
+        let server = try await server(requireClientCertificate: true)
+        let roots = TrustRoots.adding([certificates.root.certificate])
+        let anonymous = await Self.get(Session(tls: TLSSettings(trustRoots: roots)), server.url("/get"))
+        XCTAssertNotNil(anonymous.error, "the server refuses a client without a certificate")
+        let identified = await Self.get(Session(tls: TLSSettings(trustRoots: roots, clientCertificate: try clientIdentity)), server.url("/get"))
+        XCTAssertNil(identified.error)
+        XCTAssertEqual(identified.response?.statusCode, 200)
+    }
+
+    func testAPerHostIdentityGoesToThatHostOnly() async throws {
+        let server = try await server(requireClientCertificate: true)
+        let roots = TrustRoots.adding([certificates.root.certificate])
+        let forThisHost = Session(tls: TLSSettings(trustRoots: roots, clientCertificatesByHost: ["127.0.0.1": try clientIdentity]))
+        let served = await Self.get(forThisHost, server.url("/get"))
+        XCTAssertNil(served.error)
+        let forAnotherHost = Session(tls: TLSSettings(trustRoots: roots, clientCertificatesByHost: ["example.invalid": try clientIdentity]))
+        let refused = await Self.get(forAnotherHost, server.url("/get"))
+        XCTAssertNotNil(refused.error)
+    }
+
+    func testPKCS12AndEncryptedKeysLoadWithTheirPassphraseAndFailClearlyWithout() throws {
+        let directory = try TemporaryDirectory()
+        let certificate = directory.url.appendingPathComponent("client.pem")
+        let key = directory.url.appendingPathComponent("client.key")
+        try Data(certificates.client.pem.utf8).write(to: certificate)
+        try Data(certificates.client.privateKeyPEM.utf8).write(to: key)
+        let archive = directory.url.appendingPathComponent("client.p12")
+        let encrypted = directory.url.appendingPathComponent("client-encrypted.key")
+        try Self.openssl(["pkcs12", "-export", "-in", certificate.path, "-inkey", key.path, "-out", archive.path, "-passout", "pass:s3cret"])
+        try Self.openssl(["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", key.path, "-out", encrypted.path, "-passout", "pass:s3cret"])
+
+        XCTAssertNoThrow(try ClientCertificate(pkcs12: Data(contentsOf: archive), passphrase: "s3cret"))
+        XCTAssertThrowsError(try ClientCertificate(pkcs12: Data(contentsOf: archive), passphrase: "wrong")) { error in
+            guard case .invalidPKCS12? = error as? ClientCertificate.LoadingError else { return XCTFail("\(error)") }
+        }
+        let chain = try Data(contentsOf: certificate)
+        XCTAssertNoThrow(try ClientCertificate(pemCertificateChain: chain, privateKey: Data(contentsOf: encrypted), passphrase: "s3cret"))
+        XCTAssertThrowsError(try ClientCertificate(pemCertificateChain: chain, privateKey: Data(contentsOf: encrypted))) { error in
+            guard case .invalidPrivateKey? = error as? ClientCertificate.LoadingError else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try ClientCertificate(pemCertificateChain: Data("not a certificate".utf8), privateKey: Data(contentsOf: key))) { error in
+            guard case .invalidCertificateChain? = error as? ClientCertificate.LoadingError else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testHTTP2IsNegotiatedUnlessTurnedOffAndTrustIsEnforcedOnIt() async throws {
+        let server = try await server(http2: true)
+        let roots = TrustRoots.adding([certificates.root.certificate])
+        let negotiated = await Self.get(Session(tls: TLSSettings(trustRoots: roots)), server.url("/get"))
+        XCTAssertNil(negotiated.error)
+        XCTAssertEqual(negotiated.metrics?.transactionMetrics.last?.networkProtocolName, "h2")
+        let http1 = await Self.get(Session(tls: TLSSettings(trustRoots: roots, allowsHTTP2: false)), server.url("/get"))
+        XCTAssertEqual(http1.metrics?.transactionMetrics.last?.networkProtocolName, "http/1.1")
+
+        let other = try TestCertificates()
+        let pinned = Session(serverTrustManager: ServerTrustManager(evaluators: [
+            "127.0.0.1": PinnedCertificatesTrustEvaluator(certificates: [other.leaf.certificate], performDefaultValidation: false),
+        ]))
+        let refused = await Self.get(pinned, server.url("/get"))
+        guard case .serverTrustEvaluationFailed(reason: .certificatePinningFailed)? = refused.error else {
+            return XCTFail("the pin must hold on an HTTP/2 connection too: \(String(describing: refused.error))")
+        }
+    }
+
+    /// Runs the `openssl` command line tool, which makes the PKCS#12 archive and encrypted key swift-crypto cannot.
+    private static func openssl(_ arguments: [String]) throws {
+        guard let path = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
+            throw XCTSkip("openssl is not installed")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "openssl \(arguments.joined(separator: " "))")
+    }
+}
