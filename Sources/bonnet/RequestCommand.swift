@@ -101,6 +101,14 @@ struct RequestCommand: AsyncParsableCommand {
     var stream = false
 
     @Option(name: .long, help: ArgumentHelp(
+        "A proxy for one scheme, as httpie spells it: http:http://host:port or https:http://user:pass@host:port. "
+            + "Repeat for both schemes; NO_PROXY-style exceptions come from --no-proxy.", valueName: "scheme:url"))
+    var proxy: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Hosts reached without the proxy, comma-separated (names, .domain, *).", valueName: "hosts"))
+    var noProxy: String?
+
+    @Option(name: .long, help: ArgumentHelp(
         "yes (the default: the system's roots and the host name), no (check nothing: development servers only), "
             + "or a PEM file of CA certificates trusted in place of the system's.", valueName: "yes|no|file"))
     var verify: String?
@@ -274,8 +282,27 @@ struct RequestCommand: AsyncParsableCommand {
         for name in removed { defaults.remove(name: name) }
         configuration.headers = defaults
         let redirector = Redirector(behavior: noFollow ? .doNotFollow : .follow, maximumRedirects: maxRedirects ?? 16)
+        configuration.connectionProxyDictionary = try proxyDictionary()
         let (trustManager, tls) = try tlsChoices()
         return (Session(configuration: configuration, serverTrustManager: trustManager, tls: tls, redirectHandler: redirector), defaults)
+    }
+
+    /// The `connectionProxyDictionary` --proxy and --no-proxy ask for, read as the environment's variables would be.
+    private func proxyDictionary() throws -> [AnyHashable: Any]? {
+        guard !proxy.isEmpty else { return nil }
+        var environment: [String: String] = [:]
+        for entry in proxy {
+            guard let colon = entry.firstIndex(of: ":"), ["http", "https"].contains(entry[..<colon].lowercased()) else {
+                throw ValidationError("--proxy takes SCHEME:URL with SCHEME http or https, e.g. --proxy=https:http://127.0.0.1:3128")
+            }
+            environment["\(entry[..<colon].lowercased())_proxy"] = String(entry[entry.index(after: colon)...])
+        }
+        if let noProxy { environment["no_proxy"] = noProxy }
+        do {
+            return try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: environment)
+        } catch {
+            throw ValidationError("--proxy: \(error)")
+        }
     }
 
     /// What --verify, --cert, --cert-key and --cert-key-pass ask for.

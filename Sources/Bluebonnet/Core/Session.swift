@@ -122,7 +122,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
             requestTimeout: requestTimeout,
             maximumConnectionsPerHost: maximumConnections,
             serverTrustManager: serverTrustManager,
-            tls: tls
+            tls: tls,
+            proxies: ProxyConfiguration(dictionary: configuration.connectionProxyDictionary)
         ))
         context = SessionContext(
             transport: transport,

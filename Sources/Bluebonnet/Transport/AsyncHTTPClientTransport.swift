@@ -21,10 +21,17 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     private let tls: TLSSettings
     /// The configuration every client starts from.
     private let baseConfiguration: HTTPClient.Configuration
-    /// One client per host that a `ServerTrustManager` evaluates or that has an identity of its own, made on first
-    /// use: its connections are judged by that host's evaluator, so a pin holds on the very connection that carries
-    /// the request.
-    private let hostClients = Protected([String: HostClient]())
+    /// The proxies of the session's configuration, if it enables any.
+    private let proxies: ProxyConfiguration?
+    /// Clients besides the shared one, made on first use: one per proxy, and one per host that a
+    /// `ServerTrustManager` evaluates or that has an identity of its own (its connections are judged by that host's
+    /// evaluator, so a pin holds on the very connection that carries the request).
+    private let otherClients = Protected([ClientKey: HostClient]())
+
+    private struct ClientKey: Hashable {
+        let host: String?
+        let proxy: HTTPClient.Configuration.Proxy?
+    }
 
     private struct HostClient {
         let client: HTTPClient
@@ -38,6 +45,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     init(configuration: TransportConfiguration) {
         serverTrustManager = configuration.serverTrustManager
         tls = configuration.tls
+        proxies = configuration.proxies
         var config = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: HTTPClient.Configuration.Timeout(
@@ -83,17 +91,22 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         return configuration
     }
 
-    /// The client for `url`: a host's own when it is evaluated or has its own identity, else the shared one.
+    /// The client for `url`: the shared one, or one of its own when a proxy carries it or its host is evaluated or
+    /// has its own identity.
     private func client(for url: URL) throws -> (HTTPClient, ServerTrustEnforcer?) {
         if let configurationError { throw configurationError }
-        guard serverTrustManager != nil || !tls.clientCertificatesByHost.isEmpty,
-              url.scheme?.lowercased() == "https", let host = url.host else { return (client, nil) }
-        if let existing = hostClients.read({ $0[host] }) { return (existing.client, existing.enforcer) }
-        let evaluator = try serverTrustManager?.serverTrustEvaluator(forHost: host)
-        let identity = tls.clientCertificatesByHost[host]
-        guard evaluator != nil || identity != nil else { return (client, nil) }
-        let enforcer = evaluator.map { ServerTrustEnforcer(host: host, evaluator: $0) }
+        let proxy = proxies?.proxy(for: url)
+        let ownsHost = (serverTrustManager != nil || !tls.clientCertificatesByHost.isEmpty) && url.scheme?.lowercased() == "https"
+        guard proxy != nil || ownsHost else { return (client, nil) }
+        let host = ownsHost ? url.host : nil
+        let key = ClientKey(host: host, proxy: proxy)
+        if let existing = otherClients.read({ $0[key] }) { return (existing.client, existing.enforcer) }
+        let evaluator = try host.flatMap { try serverTrustManager?.serverTrustEvaluator(forHost: $0) }
+        let identity = host.flatMap { tls.clientCertificatesByHost[$0] }
+        guard proxy != nil || evaluator != nil || identity != nil else { return (client, nil) }
+        let enforcer: ServerTrustEnforcer? = if let host, let evaluator { ServerTrustEnforcer(host: host, evaluator: evaluator) } else { nil }
         var config = baseConfiguration
+        config.proxy = proxy
         config.tlsConfiguration = try Self.tlsConfiguration(
             roots: enforcer?.trustRoots(over: tls.trustRoots) ?? tls.trustRoots,
             identity: identity ?? tls.clientCertificate,
@@ -103,11 +116,11 @@ final class AsyncHTTPClientTransport: HTTPTransport {
             config.http1_1ConnectionDebugInitializer = { enforcer.verify($0) }
             config.http2ConnectionDebugInitializer = { enforcer.verify($0) }
         }
-        return try hostClients.write { clients in
-            if let raced = clients[host] { return (raced.client, raced.enforcer) }
+        return try otherClients.write { clients in
+            if let raced = clients[key] { return (raced.client, raced.enforcer) }
             if isShuttingDown.load(ordering: .sequentiallyConsistent) { throw HTTPClientError.alreadyShutdown }
             let made = HostClient(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: config), enforcer: enforcer)
-            clients[host] = made
+            clients[key] = made
             return (made.client, made.enforcer)
         }
     }
@@ -153,7 +166,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     func shutdown() {
         isShuttingDown.store(true, ordering: .sequentiallyConsistent)
         client.shutdown { _ in }
-        for hostClient in hostClients.write({ clients in defer { clients = [:] }; return Array(clients.values) }) {
+        for hostClient in otherClients.write({ clients in defer { clients = [:] }; return Array(clients.values) }) {
             hostClient.client.shutdown { _ in }
         }
     }
@@ -165,6 +178,7 @@ struct TransportConfiguration: Sendable {
     var maximumConnectionsPerHost: Int
     var serverTrustManager: ServerTrustManager? = nil
     var tls = TLSSettings.default
+    var proxies: ProxyConfiguration? = nil
 }
 
 /// A running AsyncHTTPClient request.

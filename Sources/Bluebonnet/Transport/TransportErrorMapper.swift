@@ -76,6 +76,11 @@ enum TransportErrorMapper {
             return .cancelled
         case .bodyLengthMismatch:
             return .networkConnectionLost
+        case .proxyAuthenticationRequired:
+            // The proxy answered `CONNECT` with 407: its credentials are missing or wrong.
+            return .userAuthenticationRequired
+        case .invalidProxyResponse:
+            return .cannotConnectToHost
         default:
             return .unknown
         }

@@ -51,4 +51,17 @@ extension BonnetProcessTests {
         XCTAssertTrue(keyWithoutCert.errors.contains("--cert-key needs --cert"), keyWithoutCert.errors)
         await server.stop()
     }
+
+    func testProxyTakesASchemeAndAURLAndNoProxyGoesDirect() throws {
+        let proxy = try Tinyproxy()
+        let through = try bonnet(["--no-color", "--proxy", "http:http://127.0.0.1:\(proxy.port)", url("/get")])
+        XCTAssertEqual(through.status, 0, through.errors)
+        XCTAssertEqual(proxy.tunnels, ["127.0.0.1:\(server.port)"])
+        let direct = try bonnet(["--no-color", "--proxy", "http:http://127.0.0.1:\(proxy.port)", "--no-proxy", "127.0.0.1", url("/get")])
+        XCTAssertEqual(direct.status, 0, direct.errors)
+        XCTAssertEqual(proxy.tunnels.count, 1)
+        let malformed = try bonnet(["--no-color", "--proxy", "127.0.0.1:3128", url("/get")])
+        XCTAssertNotEqual(malformed.status, 0)
+        XCTAssertTrue(malformed.errors.contains("SCHEME:URL"), malformed.errors)
+    }
 }

@@ -1,0 +1,75 @@
+import AsyncHTTPClient
+import Foundation
+import NIOHTTP1
+
+/// The proxies of `URLSessionConfiguration.connectionProxyDictionary`, with CFNetwork's keys (`HTTPEnable`,
+/// `HTTPProxy`, `HTTPPort`, the same with `HTTPS`, `ExceptionsList`) and Basic credentials under
+/// `kCFProxyUsernameKey`/`kCFProxyPasswordKey`. AsyncHTTPClient reaches every target through a `CONNECT` tunnel, so
+/// credentials go to the proxy alone, never to the origin.
+struct ProxyConfiguration: Sendable, Equatable {
+    struct Endpoint: Sendable, Equatable {
+        var host: String
+        var port: Int
+        var username: String?
+        var password: String?
+    }
+
+    var http: Endpoint?
+    var https: Endpoint?
+    /// Hosts reached directly: exact names or IP addresses, `.example.com`, `*.example.com` or `example.com` for a
+    /// domain and its subdomains, `*` for every host.
+    var exceptions: [String] = []
+
+    /// The proxies `dictionary` enables; `nil` when it enables none.
+    init?(dictionary: [AnyHashable: Any]?) {
+        guard let dictionary else { return nil }
+        func string(_ key: String) -> String? {
+            (dictionary[key] as? String)?.trimmingCharacters(in: .whitespaces).nilIfEmpty
+        }
+        func integer(_ key: String) -> Int? {
+            if let number = dictionary[key] as? Int { return number }
+            if let number = dictionary[key] as? NSNumber { return number.intValue }
+            return string(key).flatMap { Int($0) }
+        }
+        func enabled(_ key: String) -> Bool {
+            if let flag = dictionary[key] as? Bool { return flag }
+            return integer(key).map { $0 != 0 } ?? false
+        }
+        func endpoint(_ prefix: String, defaultPort: Int) -> Endpoint? {
+            guard enabled("\(prefix)Enable"), let host = string("\(prefix)Proxy") else { return nil }
+            let port = integer("\(prefix)Port") ?? defaultPort
+            guard (1...65535).contains(port) else { return nil }
+            return Endpoint(host: host, port: port, username: string("kCFProxyUsernameKey"), password: string("kCFProxyPasswordKey"))
+        }
+        http = endpoint("HTTP", defaultPort: 80)
+        https = endpoint("HTTPS", defaultPort: 443)
+        exceptions = (dictionary["ExceptionsList"] as? [Any] ?? []).compactMap { ($0 as? String)?.lowercased() }
+        guard http != nil || https != nil else { return nil }
+    }
+
+    /// AsyncHTTPClient's proxy for `url`, or `nil` to connect directly.
+    func proxy(for url: URL) -> HTTPClient.Configuration.Proxy? {
+        guard let host = url.host?.lowercased() else { return nil }
+        let endpoint = url.scheme?.lowercased() == "https" ? https : http
+        guard let endpoint, !bypasses(host) else { return nil }
+        let authorization = endpoint.username.map { HTTPClient.Authorization.basic(username: $0, password: endpoint.password ?? "") }
+        return .server(host: endpoint.host, port: endpoint.port, authorization: authorization)
+    }
+
+    /// Whether `host` is one of the exceptions.
+    func bypasses(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return exceptions.contains { exception in
+            if exception == "*" { return true }
+            var domain = exception
+            if domain.hasPrefix("*.") { domain.removeFirst(2) } else if domain.hasPrefix(".") { domain.removeFirst() }
+            guard !domain.isEmpty else { return false }
+            return bare == domain || bare.hasSuffix("." + domain)
+        }
+    }
+}
+
+extension String {
+    /// `nil` for the empty string.
+    var nilIfEmpty: String? { isEmpty ? nil : self }
+}

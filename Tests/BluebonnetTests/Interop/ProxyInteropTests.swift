@@ -1,0 +1,105 @@
+@testable import Bluebonnet
+import BluebonnetTestServer
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `connectionProxyDictionary` through a real proxy (tinyproxy): plain and TLS targets tunnelled with `CONNECT`,
+/// Basic credentials that reach the proxy and never the origin, a 407 as a clear error, and exceptions going direct.
+final class ProxyInteropTests: ServerTestCase {
+    /// Sessions made by the test, kept alive until it ends.
+    private var sessions: [Session] = []
+
+    private func session(proxy: [AnyHashable: Any], trust: ServerTrustManager? = nil) -> Session {
+        let configuration = URLSessionConfiguration.af.default
+        configuration.connectionProxyDictionary = proxy
+        let session = Session(configuration: configuration, serverTrustManager: trust)
+        sessions.append(session)
+        return session
+    }
+
+    func testPlainHTTPGoesThroughTheProxy() async throws {
+        let proxy = try Tinyproxy()
+        let response = await session(proxy: proxy.dictionary()).request(url("/get?via=proxy")).serializingData().response
+        XCTAssertNil(response.error)
+        XCTAssertEqual(try json(response.data)["args"] as? [String: String], ["via": "proxy"])
+        XCTAssertEqual(proxy.tunnels, ["127.0.0.1:\(server.port)"])
+    }
+
+    func testATLSTargetIsTunnelledAndItsTrustStillEnforced() async throws {
+        let proxy = try Tinyproxy()
+        let certificates = try TestCertificates()
+        let tlsServer = try await TestServer.start(tls: try certificates.serverConfiguration(presenting: certificates.leaf,
+                                                                                              chain: [certificates.intermediate]))
+        let pinned = ServerTrustManager(evaluators: [
+            "127.0.0.1": PinnedCertificatesTrustEvaluator(certificates: [certificates.leaf.certificate], performDefaultValidation: false),
+        ])
+        let response = await session(proxy: proxy.dictionary(), trust: pinned).request(tlsServer.url("/get")).serializingData().response
+        XCTAssertNil(response.error)
+        let other = try TestCertificates()
+        let wrongPin = ServerTrustManager(evaluators: [
+            "127.0.0.1": PinnedCertificatesTrustEvaluator(certificates: [other.leaf.certificate], performDefaultValidation: false),
+        ])
+        let refused = await session(proxy: proxy.dictionary(), trust: wrongPin).request(tlsServer.url("/get")).serializingData().response
+        guard case .serverTrustEvaluationFailed(reason: .certificatePinningFailed)? = refused.error else {
+            await tlsServer.stop()
+            return XCTFail("\(String(describing: refused.error))")
+        }
+        XCTAssertEqual(Set(proxy.tunnels), ["127.0.0.1:\(tlsServer.port)"])
+        await tlsServer.stop()
+    }
+
+    func testBasicCredentialsReachTheProxyAndNeverTheOrigin() async throws {
+        let proxy = try Tinyproxy(credentials: ("walker", "s3cret"))
+        let missing = await session(proxy: proxy.dictionary()).request(url("/get")).serializingData().response
+        XCTAssertEqual(missing.error?.urlErrorCode, .userAuthenticationRequired, "tinyproxy answers 407")
+        let wrong = await session(proxy: proxy.dictionary(user: "walker", password: "nope")).request(url("/get")).serializingData().response
+        // tinyproxy answers wrong credentials with 401, which AsyncHTTPClient reports as an invalid proxy response
+        // without its status: the proxy refused the tunnel.
+        XCTAssertEqual(wrong.error?.urlErrorCode, .cannotConnectToHost)
+        let right = await session(proxy: proxy.dictionary(user: "walker", password: "s3cret")).request(url("/headers")).serializingData().response
+        XCTAssertNil(right.error)
+        let headers = try XCTUnwrap(try json(right.data)["headers"] as? [String: String])
+        XCTAssertFalse(headers.keys.contains { $0.lowercased() == "proxy-authorization" }, "the origin saw the proxy's credentials: \(headers)")
+    }
+
+    func testExceptionsGoDirect() async throws {
+        let proxy = try Tinyproxy()
+        let response = await session(proxy: proxy.dictionary(exceptions: ["127.0.0.1"])).request(url("/get")).serializingData().response
+        XCTAssertNil(response.error)
+        XCTAssertEqual(proxy.tunnels, [])
+    }
+
+    func testADisabledOrUnusableDictionaryMeansNoProxy() {
+        XCTAssertNil(ProxyConfiguration(dictionary: nil))
+        XCTAssertNil(ProxyConfiguration(dictionary: ["HTTPEnable": 0, "HTTPProxy": "proxy", "HTTPPort": 3128]))
+        XCTAssertNil(ProxyConfiguration(dictionary: ["HTTPEnable": 1, "HTTPProxy": "proxy", "HTTPPort": 70000]))
+        let configuration = ProxyConfiguration(dictionary: ["HTTPSEnable": true, "HTTPSProxy": "proxy.example", "HTTPSPort": "3128",
+                                                            "ExceptionsList": ["*.internal", ".corp.example", "localhost"]])
+        XCTAssertEqual(configuration?.https?.port, 3128)
+        XCTAssertNil(configuration?.proxy(for: URL(string: "http://example.com/")!), "no HTTP proxy was given")
+        XCTAssertNotNil(configuration?.proxy(for: URL(string: "https://example.com/")!))
+        for direct in ["https://a.internal/", "https://internal/", "https://x.corp.example/", "https://LOCALHOST/"] {
+            XCTAssertNil(configuration?.proxy(for: URL(string: direct)!), direct)
+        }
+        XCTAssertNotNil(configuration?.proxy(for: URL(string: "https://notinternal/")!))
+    }
+
+    func testTheEnvironmentIsReadOnlyWhenAskedAndLowercaseWins() throws {
+        let dictionary = try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: [
+            "http_proxy": "http://walker:s%40cret@proxy.local:3128", "HTTP_PROXY": "http://ignored:1",
+            "HTTPS_PROXY": "secure.local:8443", "NO_PROXY": "localhost, .internal ,",
+        ])
+        let configuration = try XCTUnwrap(ProxyConfiguration(dictionary: dictionary))
+        XCTAssertEqual(configuration.http, .init(host: "proxy.local", port: 3128, username: "walker", password: "s@cret"))
+        XCTAssertEqual(configuration.https?.host, "secure.local")
+        XCTAssertEqual(configuration.https?.port, 8443)
+        XCTAssertEqual(configuration.exceptions, ["localhost", ".internal"])
+        XCTAssertTrue(try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: [:]).isEmpty)
+        XCTAssertThrowsError(try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: ["https_proxy": "socks5://proxy:1080"])) { error in
+            XCTAssertEqual(error as? ProxyEnvironmentError, .unsupportedProxy(variable: "https_proxy", value: "socks5://proxy:1080"))
+        }
+    }
+}
