@@ -196,6 +196,8 @@ extension Session {
     ///   - method:                  The `HTTPMethod`. `.post` by default.
     ///   - headers:                 `HTTPHeaders` for the request. `nil` by default.
     ///   - interceptor:             `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; the session decides when `nil`
+    ///                              (the default).
     ///   - fileManager:             The `FileManager` for the form and its temporary file. `.default` by default.
     ///   - requestModifier:         `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
     /// - Returns: The created `UploadRequest`.
@@ -224,6 +226,8 @@ extension Session {
     ///   - request:                 The `URLRequestConvertible`.
     ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
     ///   - interceptor:             `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; the session decides when `nil`
+    ///                              (the default).
     ///   - fileManager:             The `FileManager` for the form and its temporary file. `.default` by default.
     /// - Returns: The created `UploadRequest`.
     public func upload(
@@ -249,6 +253,8 @@ extension Session {
     ///   - method:                  The `HTTPMethod`. `.post` by default.
     ///   - headers:                 `HTTPHeaders` for the request. `nil` by default.
     ///   - interceptor:             `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; the session decides when `nil`
+    ///                              (the default).
     ///   - fileManager:             The `FileManager` for the temporary file. `.default` by default.
     ///   - requestModifier:         `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
     /// - Returns: The created `UploadRequest`.
@@ -275,6 +281,8 @@ extension Session {
     ///   - request:                 The `URLRequestConvertible`.
     ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
     ///   - interceptor:             `RequestInterceptor` for this request, used before the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; the session decides when `nil`
+    ///                              (the default).
     ///   - fileManager:             The `FileManager` for the temporary file. `.default` by default.
     /// - Returns: The created `UploadRequest`.
     public func upload(
