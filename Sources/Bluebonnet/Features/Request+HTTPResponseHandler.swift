@@ -22,10 +22,17 @@ extension Request {
     }
 }
 
-extension DataRequest {
-    /// Sets a closure called with the response head before any of its body is read; the body is read only once
-    /// `completionHandler` is called with `.allow`, and `.cancel` cancels the request. Redirects and challenges the
-    /// request follows itself are not shown.
+/// A request that can show its response head to a handler before any of the body is read: `DataRequest` (and so
+/// `UploadRequest`) and `DataStreamRequest`, as in Alamofire.
+public protocol HTTPResponseHandling: Request {}
+
+extension DataRequest: HTTPResponseHandling {}
+extension DataStreamRequest: HTTPResponseHandling {}
+
+extension HTTPResponseHandling {
+    /// Sets a closure called with the response head before any of its body is read (or streamed); the body is read
+    /// only once `completionHandler` is called with `.allow`, and `.cancel` cancels the request. Redirects and
+    /// challenges the request follows itself are not shown.
     ///
     /// - Parameters:
     ///   - queue:   `DispatchQueue` on which the closure is called. `.main` by default.
@@ -36,7 +43,7 @@ extension DataRequest {
     public func onHTTPResponse(
         on queue: DispatchQueue = .main,
         perform handler: @escaping @Sendable (_ response: HTTPURLResponse,
-                                              _ completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) -> Void
+                                              _ completionHandler: @escaping @Sendable (Request.ResponseDisposition) -> Void) -> Void
     ) -> Self {
         setHTTPResponseHandler(on: queue, handler)
         return self
@@ -62,7 +69,7 @@ extension DataRequest {
     /// - Returns: The instance.
     @_disfavoredOverload
     @discardableResult
-    public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> ResponseDisposition) -> Self {
+    public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> Request.ResponseDisposition) -> Self {
         onHTTPResponse(on: underlyingQueue, perform: Self.asyncDisposition(handler))
     }
 
@@ -72,73 +79,7 @@ extension DataRequest {
     /// - Returns: The instance.
     @discardableResult
     public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> Void) -> Self {
-        onHTTPResponse { response async -> ResponseDisposition in
-            await handler(response)
-            return .allow
-        }
-    }
-
-    /// The request's final response heads (one per attempt) as an `AsyncSequence`, ending when the request finishes.
-    ///
-    /// - Parameter bufferingPolicy: What is kept when the consumer falls behind. `.unbounded` by default.
-    /// - Returns: The stream.
-    public func httpResponses(bufferingPolicy: StreamOf<HTTPURLResponse>.BufferingPolicy = .unbounded) -> StreamOf<HTTPURLResponse> {
-        eventStream(bufferingPolicy: bufferingPolicy) { [self] yield in
-            onHTTPResponse(on: underlyingQueue) { yield($0) }
-        }
-    }
-}
-
-extension DataStreamRequest {
-    /// Sets a closure called with the response head before any of its body is streamed; the body flows only once
-    /// `completionHandler` is called with `.allow`, and `.cancel` cancels the request.
-    ///
-    /// - Parameters:
-    ///   - queue:   `DispatchQueue` on which the closure is called. `.main` by default.
-    ///   - handler: Closure called with the response and a completion handler that must be called once.
-    /// - Returns: The instance.
-    @_disfavoredOverload
-    @discardableResult
-    public func onHTTPResponse(
-        on queue: DispatchQueue = .main,
-        perform handler: @escaping @Sendable (_ response: HTTPURLResponse,
-                                              _ completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) -> Void
-    ) -> Self {
-        setHTTPResponseHandler(on: queue, handler)
-        return self
-    }
-
-    /// Sets a closure called with the response head when it arrives; the body flows once it returns.
-    ///
-    /// - Parameters:
-    ///   - queue:   `DispatchQueue` on which the closure is called. `.main` by default.
-    ///   - handler: Closure called with the response.
-    /// - Returns: The instance.
-    @discardableResult
-    public func onHTTPResponse(on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (HTTPURLResponse) -> Void) -> Self {
-        onHTTPResponse(on: queue) { response, completionHandler in
-            handler(response)
-            completionHandler(.allow)
-        }
-    }
-
-    /// Sets an async closure that decides, from the response head, whether the stream goes on.
-    ///
-    /// - Parameter handler: Closure returning `.allow` to stream the body or `.cancel` to cancel the request.
-    /// - Returns: The instance.
-    @_disfavoredOverload
-    @discardableResult
-    public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> ResponseDisposition) -> Self {
-        onHTTPResponse(on: underlyingQueue, perform: Self.asyncDisposition(handler))
-    }
-
-    /// Sets an async closure called with the response head; the body flows once it returns.
-    ///
-    /// - Parameter handler: Closure called with the response.
-    /// - Returns: The instance.
-    @discardableResult
-    public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> Void) -> Self {
-        onHTTPResponse { response async -> ResponseDisposition in
+        onHTTPResponse { response async -> Request.ResponseDisposition in
             await handler(response)
             return .allow
         }

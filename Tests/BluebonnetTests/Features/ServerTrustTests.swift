@@ -13,30 +13,7 @@ import FoundationNetworking
 /// Server trust enforced on the connection that carries the request, against HTTPS test servers presenting a
 /// hierarchy made for this run: pins that hold and pins that fail, host names, expired and self-signed leaves,
 /// custom evaluators, and the pool surviving many failed connections at once.
-final class ServerTrustTests: XCTestCase {
-    private static let certificates = Result { try TestCertificates() }
-    private var certificates: TestCertificates!
-    private var servers: [TestServer] = []
-
-    override func setUp() async throws {
-        try await super.setUp()
-        certificates = try Self.certificates.get()
-    }
-
-    override func tearDown() async throws {
-        for server in servers { await server.stop() }
-        servers = []
-        try await super.tearDown()
-    }
-
-    /// An HTTPS server presenting `leaf` (and `chain` after it).
-    private func server(presenting leaf: TestCertificates.Identity? = nil, chain: [TestCertificates.Identity]? = nil) async throws -> TestServer {
-        let tls = try certificates.serverConfiguration(presenting: leaf ?? certificates.leaf, chain: chain ?? [certificates.intermediate])
-        let server = try await TestServer.start(tls: tls)
-        servers.append(server)
-        return server
-    }
-
+final class ServerTrustTests: TLSServerTestCase {
     /// A session whose trust manager has `evaluator` for 127.0.0.1.
     private func session(_ evaluator: any ServerTrustEvaluating, allHostsMustBeEvaluated: Bool = true) -> Session {
         Session(serverTrustManager: ServerTrustManager(allHostsMustBeEvaluated: allHostsMustBeEvaluated,
@@ -56,13 +33,13 @@ final class ServerTrustTests: XCTestCase {
     }
 
     func testWithoutATrustManagerAnUnknownRootIsRefused() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let response = await Self.get(Session(), server)
         XCTAssertEqual(response.error?.urlErrorCode, .secureConnectionFailed, String(describing: response.error))
     }
 
     func testAPinnedLeafIsTrustedWithoutTheSystemsRoots() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let evaluator = PinnedCertificatesTrustEvaluator(certificates: [certificates.leaf.certificate], performDefaultValidation: false)
         let response = await Self.get(session(evaluator), server, "/bytes/1000?seed=3")
         XCTAssertNil(response.error)
@@ -70,7 +47,7 @@ final class ServerTrustTests: XCTestCase {
     }
 
     func testAPinnedRootWithAcceptSelfSignedVerifiesTheChainThroughTheServersIntermediate() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let evaluator = PinnedCertificatesTrustEvaluator(certificates: [certificates.root.certificate], acceptSelfSignedCertificates: true)
         let response = await Self.get(session(evaluator), server)
         XCTAssertNil(response.error)
@@ -78,14 +55,14 @@ final class ServerTrustTests: XCTestCase {
     }
 
     func testAPinnedIssuerIsTrustedBecauseItSignedTheLeaf() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let evaluator = PinnedCertificatesTrustEvaluator(certificates: [certificates.intermediate.certificate], performDefaultValidation: false)
         let response = await Self.get(session(evaluator), server)
         XCTAssertNil(response.error)
     }
 
     func testAnotherCertificateFailsThePinWithWhatWasSeen() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let other = try TestCertificates()
         let evaluator = PinnedCertificatesTrustEvaluator(certificates: [other.leaf.certificate, other.intermediate.certificate],
                                                          performDefaultValidation: false)
@@ -101,14 +78,14 @@ final class ServerTrustTests: XCTestCase {
     }
 
     func testAPinnedRootAboveAnIntermediateFailsClosedWithoutAcceptSelfSigned() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let evaluator = PinnedCertificatesTrustEvaluator(certificates: [certificates.root.certificate], performDefaultValidation: false)
         let response = await Self.get(session(evaluator), server)
         guard case .certificatePinningFailed? = reason(response) else { return XCTFail("\(String(describing: response.error))") }
     }
 
     func testPublicKeyPinsHoldForTheLeafsKeyOrItsIssuersAndFailForOthers() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let leafKey = await Self.get(session(PublicKeysTrustEvaluator(keys: [certificates.leaf.certificate.publicKey],
                                                                  performDefaultValidation: false)), server)
         XCTAssertNil(leafKey.error)
@@ -127,7 +104,7 @@ final class ServerTrustTests: XCTestCase {
     }
 
     func testEmptyPinsAreAClearError() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let noCertificates = await Self.get(session(PinnedCertificatesTrustEvaluator(certificates: [], performDefaultValidation: false)), server)
         guard case .noCertificatesFound? = reason(noCertificates) else { return XCTFail() }
         let noKeys = await Self.get(session(PublicKeysTrustEvaluator(keys: [], performDefaultValidation: false)), server)
@@ -135,7 +112,7 @@ final class ServerTrustTests: XCTestCase {
     }
 
     func testTheDefaultEvaluatorRefusesAChainTheSystemDoesNotTrust() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let response = await Self.get(session(DefaultTrustEvaluator()), server)
         guard case let .defaultEvaluationFailed(output)? = reason(response) else { return XCTFail("\(String(describing: response.error))") }
         XCTAssertEqual(output.host, "127.0.0.1")
@@ -143,7 +120,7 @@ final class ServerTrustTests: XCTestCase {
     }
 
     func testACertificateForAnotherNameFailsHostValidationUnlessItIsOff() async throws {
-        let server = try await server(presenting: certificates.wrongNameLeaf)
+        let server = try await tlsServer(presenting: certificates.wrongNameLeaf)
         let root = [certificates.root.certificate]
         let checked = await Self.get(session(PinnedCertificatesTrustEvaluator(certificates: root, acceptSelfSignedCertificates: true)), server)
         guard case let .hostValidationFailed(output)? = reason(checked) else { return XCTFail("\(String(describing: checked.error))") }
@@ -155,7 +132,7 @@ final class ServerTrustTests: XCTestCase {
     }
 
     func testLocalhostAndIPv4NamesMatch() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let evaluator = PinnedCertificatesTrustEvaluator(certificates: [certificates.root.certificate], acceptSelfSignedCertificates: true)
         let session = Session(serverTrustManager: ServerTrustManager(evaluators: ["localhost": evaluator]))
         let response = await session.request("https://localhost:\(server.port)/get").serializingData().response
@@ -163,14 +140,14 @@ final class ServerTrustTests: XCTestCase {
     }
 
     func testAnExpiredLeafFailsTheChainCheck() async throws {
-        let server = try await server(presenting: certificates.expiredLeaf)
+        let server = try await tlsServer(presenting: certificates.expiredLeaf)
         let evaluator = PinnedCertificatesTrustEvaluator(certificates: [certificates.root.certificate], acceptSelfSignedCertificates: true)
         let response = await Self.get(session(evaluator), server)
         guard case .defaultEvaluationFailed? = reason(response) else { return XCTFail("\(String(describing: response.error))") }
     }
 
     func testASelfSignedLeafPassesWhenPinnedAsSelfSignedOrWhenTrustIsDisabled() async throws {
-        let server = try await server(presenting: certificates.selfSignedLeaf, chain: [])
+        let server = try await tlsServer(presenting: certificates.selfSignedLeaf, chain: [])
         let pinned = await Self.get(session(PinnedCertificatesTrustEvaluator(certificates: [certificates.selfSignedLeaf.certificate],
                                                                         acceptSelfSignedCertificates: true)), server)
         XCTAssertNil(pinned.error)
@@ -181,14 +158,13 @@ final class ServerTrustTests: XCTestCase {
     }
 
     func testAHostWithoutAnEvaluatorFailsWhenEveryHostMustBeEvaluatedButPlainHTTPIsUnaffected() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let manager = ServerTrustManager(evaluators: ["example.invalid": DisabledTrustEvaluator()])
         let session = Session(serverTrustManager: manager)
         let response = await Self.get(session, server)
         guard case let .noRequiredEvaluator(host)? = reason(response) else { return XCTFail("\(String(describing: response.error))") }
         XCTAssertEqual(host, "127.0.0.1")
-        let plain = try await TestServer.start()
-        servers.append(plain)
+        let plain = try await plainServer()
         let plainResponse = await session.request(plain.url("/get")).serializingData().response
         XCTAssertNil(plainResponse.error)
         let optional = await Self.get(Session(serverTrustManager: ServerTrustManager(allHostsMustBeEvaluated: false, evaluators: [:])), server)
@@ -207,7 +183,7 @@ final class ServerTrustTests: XCTestCase {
                 throw Refused()
             }
         }
-        let server = try await server()
+        let server = try await tlsServer()
         let evaluator = Refusing()
         let response = await Self.get(session(evaluator), server)
         guard case let .customEvaluationFailed(error)? = reason(response) else { return XCTFail("\(String(describing: response.error))") }
@@ -217,7 +193,7 @@ final class ServerTrustTests: XCTestCase {
     }
 
     func testACompositeNeedsEveryEvaluator() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let root = PinnedCertificatesTrustEvaluator(certificates: [certificates.root.certificate], acceptSelfSignedCertificates: true)
         let other = try TestCertificates()
         let passing = CompositeTrustEvaluator(evaluators: [root, DefaultTrustEvaluator()])
@@ -229,7 +205,7 @@ final class ServerTrustTests: XCTestCase {
     }
 
     func testManyConnectionsRefusedAtOnceFailEveryRequestAndLeaveThePoolWorking() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let other = try TestCertificates()
         let failing = session(PinnedCertificatesTrustEvaluator(certificates: [other.leaf.certificate], performDefaultValidation: false))
         for _ in 0..<3 {

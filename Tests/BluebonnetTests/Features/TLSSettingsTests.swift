@@ -9,30 +9,7 @@ import FoundationNetworking
 
 /// A session's own trust roots, client certificates for mutual TLS, and HTTP/2 through ALPN, against HTTPS test
 /// servers with a hierarchy made for this run.
-final class TLSSettingsTests: XCTestCase {
-    private static let certificates = Result { try TestCertificates() }
-    private var certificates: TestCertificates!
-    private var servers: [TestServer] = []
-
-    override func setUp() async throws {
-        try await super.setUp()
-        certificates = try Self.certificates.get()
-    }
-
-    override func tearDown() async throws {
-        for server in servers { await server.stop() }
-        servers = []
-        try await super.tearDown()
-    }
-
-    private func server(requireClientCertificate: Bool = false, http2: Bool = false) async throws -> TestServer {
-        let tls = try certificates.serverConfiguration(presenting: certificates.leaf, chain: [certificates.intermediate],
-                                                       requireClientCertificate: requireClientCertificate)
-        let server = try await TestServer.start(tls: tls, http2: http2)
-        servers.append(server)
-        return server
-    }
-
+final class TLSSettingsTests: TLSServerTestCase {
     private static func get(_ session: Session, _ url: URL) async -> AFDataResponse<Data> {
         await session.request(url).serializingData().response
     }
@@ -45,7 +22,7 @@ final class TLSSettingsTests: XCTestCase {
     }
 
     func testAddedRootsAreTrustedWithFullVerification() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let session = Session(tls: TLSSettings(trustRoots: .adding([certificates.root.certificate])))
         let response = await Self.get(session, server.url("/get"))
         XCTAssertNil(response.error)
@@ -56,7 +33,7 @@ final class TLSSettingsTests: XCTestCase {
     }
 
     func testAnEvaluatorBuildsOnTheSessionsRoots() async throws {
-        let server = try await server()
+        let server = try await tlsServer()
         let session = Session(serverTrustManager: ServerTrustManager(evaluators: ["127.0.0.1": DefaultTrustEvaluator()]),
                               tls: TLSSettings(trustRoots: .adding([certificates.root.certificate])))
         let response = await Self.get(session, server.url("/get"))
@@ -64,7 +41,7 @@ final class TLSSettingsTests: XCTestCase {
     }
 
     func testAServerThatRequiresAClientCertificateGetsOneFromPEM() async throws {
-        let server = try await server(requireClientCertificate: true)
+        let server = try await tlsServer(requireClientCertificate: true)
         let roots = TrustRoots.adding([certificates.root.certificate])
         let anonymous = await Self.get(Session(tls: TLSSettings(trustRoots: roots)), server.url("/get"))
         XCTAssertNotNil(anonymous.error, "the server refuses a client without a certificate")
@@ -74,7 +51,7 @@ final class TLSSettingsTests: XCTestCase {
     }
 
     func testAPerHostIdentityGoesToThatHostOnly() async throws {
-        let server = try await server(requireClientCertificate: true)
+        let server = try await tlsServer(requireClientCertificate: true)
         let roots = TrustRoots.adding([certificates.root.certificate])
         let forThisHost = Session(tls: TLSSettings(trustRoots: roots, clientCertificatesByHost: ["127.0.0.1": try clientIdentity]))
         let served = await Self.get(forThisHost, server.url("/get"))
@@ -110,7 +87,7 @@ final class TLSSettingsTests: XCTestCase {
     }
 
     func testHTTP2IsNegotiatedUnlessTurnedOffAndTrustIsEnforcedOnIt() async throws {
-        let server = try await server(http2: true)
+        let server = try await tlsServer(http2: true)
         let roots = TrustRoots.adding([certificates.root.certificate])
         let negotiated = await Self.get(Session(tls: TLSSettings(trustRoots: roots)), server.url("/get"))
         XCTAssertNil(negotiated.error)
