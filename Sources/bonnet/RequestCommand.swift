@@ -365,10 +365,9 @@ struct RequestCommand: AsyncParsableCommand {
             let parameters: Parameters = Dictionary(pairs, uniquingKeysWith: { $1 })
             return try URLEncoding.httpBody.encode(request, with: parameters)
         }
-        var object: [String: Any] = [:]
-        for (name, value) in fields { object[name] = (value as? SendableJSON)?.value ?? value }
+        let body = try NestedJSON.build(fields.map { name, value in (name, (value as? SendableJSON)?.value ?? value) })
         var request = request
-        request.httpBody = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        request.httpBody = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
         if request.value(forHTTPHeaderField: "Content-Type") == nil {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }

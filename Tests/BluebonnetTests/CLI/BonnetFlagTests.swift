@@ -70,4 +70,21 @@ extension BonnetProcessTests {
         let echo = try json(Data(run.output.utf8))
         XCTAssertEqual((echo["json"] as? [String: Any])?["n"] as? Int, 2)
     }
+
+    func testNestedJSONItemsBuildObjectsAndArraysAsHttpieDoes() throws {
+        let run = try bonnet([url("/post"), "user[name]=Ann", "user[tags][]=a", "user[tags][]:=2", "points[1]:=5", #"esc\[x\]=y"#])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let sent = try XCTUnwrap(try json(Data(run.output.utf8))["json"] as? [String: Any])
+        XCTAssertEqual(sent["user"] as? NSDictionary, ["name": "Ann", "tags": ["a", 2]] as NSDictionary)
+        XCTAssertEqual(sent["points"] as? NSArray, [NSNull(), 5] as NSArray)
+        XCTAssertEqual(sent["esc[x]"] as? String, "y")
+        let array = try bonnet([url("/post"), "[]:=1", "[]=two"])
+        XCTAssertEqual(try json(Data(array.output.utf8))["data"] as? String, #"[1,"two"]"#)
+        let conflict = try bonnet([url("/post"), "a=1", "a[b]=2"])
+        XCTAssertEqual(conflict.status, 1)
+        XCTAssertTrue(conflict.errors.contains("'a[b]': the path runs into a value of another kind"), conflict.errors)
+        let unclosed = try bonnet([url("/post"), "a[b=1"])
+        XCTAssertEqual(unclosed.status, 1)
+        XCTAssertTrue(unclosed.errors.contains("brackets do not close"), unclosed.errors)
+    }
 }

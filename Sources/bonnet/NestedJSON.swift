@@ -1,0 +1,98 @@
+import Foundation
+
+/// httpie's nested JSON items: a field name is a path of keys in brackets, so `user[name]=Ann`,
+/// `user[tags][]=a` (append) and `points[2]:=5` (an index, padded with nulls) build nested objects and arrays, and
+/// a name starting with `[` builds a top-level array. `\[` and `\]` are literal brackets.
+enum NestedJSON {
+    enum PathError: LocalizedError, CustomStringConvertible {
+        case malformed(String)
+        case conflict(String)
+
+        var description: String {
+            switch self {
+            case let .malformed(name): "'\(name)': brackets do not close, or a path part is empty"
+            case let .conflict(name): "'\(name)': the path runs into a value of another kind set by an earlier item"
+            }
+        }
+
+        var errorDescription: String? { description }
+    }
+
+    /// One step of a path.
+    enum Step: Equatable {
+        case key(String)
+        case index(Int)
+        case append
+    }
+
+    /// The steps of `name`: `a[b][]` is `.key("a"), .key("b"), .append`.
+    static func steps(of name: String) throws -> [Step] {
+        var steps: [Step] = []
+        var current = ""
+        var inBrackets = false
+        var escaped = false
+        var sawAny = false
+        for character in name {
+            if escaped { current.append(character); escaped = false; continue }
+            switch character {
+            case "\\":
+                escaped = true
+            case "[" where !inBrackets:
+                if !current.isEmpty || steps.isEmpty && sawAny { steps.append(.key(current)) }
+                current = ""
+                inBrackets = true
+            case "]" where inBrackets:
+                if current.isEmpty {
+                    steps.append(.append)
+                } else if let index = Int(current), index >= 0, current.allSatisfy(\.isASCII) {
+                    steps.append(.index(index))
+                } else {
+                    steps.append(.key(current))
+                }
+                current = ""
+                inBrackets = false
+            default:
+                // Text after a closing bracket, or a bracket inside brackets, is not httpie's syntax.
+                guard inBrackets || steps.isEmpty else { throw PathError.malformed(name) }
+                current.append(character)
+            }
+            sawAny = true
+        }
+        guard !inBrackets, !escaped else { throw PathError.malformed(name) }
+        if !current.isEmpty { steps.append(.key(current)) }
+        guard !steps.isEmpty else { throw PathError.malformed(name) }
+        return steps
+    }
+
+    /// The body built from `fields` in order.
+    static func build(_ fields: [(String, Any)]) throws -> Any {
+        var root: Any?
+        for (name, value) in fields {
+            root = try insert(value, at: steps(of: name)[...], into: root, name: name)
+        }
+        return root ?? [String: Any]()
+    }
+
+    private static func insert(_ value: Any, at steps: ArraySlice<Step>, into container: Any?, name: String) throws -> Any {
+        guard let step = steps.first else { return value }
+        let rest = steps.dropFirst()
+        switch step {
+        case let .key(key):
+            guard var object = container.map({ $0 as? [String: Any] }) ?? [:] else { throw PathError.conflict(name) }
+            object[key] = try insert(value, at: rest, into: object[key], name: name)
+            return object
+        case .append:
+            guard var array = container.map({ $0 as? [Any] }) ?? [] else { throw PathError.conflict(name) }
+            array.append(try insert(value, at: rest, into: nil, name: name))
+            return array
+        case let .index(index):
+            guard var array = container.map({ $0 as? [Any] }) ?? [] else { throw PathError.conflict(name) }
+            // A hostile or mistyped index must not allocate gigabytes of nulls.
+            guard index < 10_000 else { throw PathError.malformed(name) }
+            while array.count <= index { array.append(NSNull()) }
+            let existing: Any? = array[index] is NSNull ? nil : array[index]
+            array[index] = try insert(value, at: rest, into: existing, name: name)
+            return array
+        }
+    }
+}
