@@ -26,16 +26,12 @@ struct ServerTrustEnforcer: Sendable {
     func verify(_ channel: any Channel) -> EventLoopFuture<Void> {
         let promise = channel.eventLoop.makePromise(of: Void.self)
         channel.pipeline.handler(type: NIOSSLHandler.self).whenComplete { [self] result in
-            let leaf: Certificate?
-            switch result {
-            case let .success(handler):
-                leaf = handler.peerCertificate.flatMap { try? Certificate(derEncoded: $0.toDERBytes()) }
-            case .failure:
-                leaf = nil
-            }
-            let trust = ServerTrust(certificates: leaf.map { [$0] } ?? [], isChainTrusted: evaluator.requiresTrustedChain)
-            // The evaluator may be the user's code: it never runs on the event loop.
+            // Only the handler is read on the event loop: parsing the server's certificate and the evaluator (which
+            // may be the user's code, `requiresTrustedChain` included) run off it.
+            let peer = try? result.get().peerCertificate
             DispatchQueue.global().async { [self] in
+                let leaf = peer.flatMap { try? Certificate(derEncoded: $0.toDERBytes()) }
+                let trust = ServerTrust(certificates: leaf.map { [$0] } ?? [], isChainTrusted: evaluator.requiresTrustedChain)
                 let verdict = Self.verdict(of: evaluator, trust: trust, host: host)
                 channel.eventLoop.execute {
                     guard let verdict else { return promise.succeed(()) }

@@ -176,7 +176,11 @@ final class ServerTrustTests: TLSServerTestCase {
         final class Refusing: ServerTrustEvaluating, @unchecked Sendable {
             let onEventLoop = Recorder<Bool>()
             let seen = Recorder<Certificate>()
-            var requiresTrustedChain: Bool { false }
+            let askedOnEventLoop = Recorder<Bool>()
+            var requiresTrustedChain: Bool {
+                askedOnEventLoop.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
+                return false
+            }
             func evaluate(_ trust: ServerTrust, forHost host: String) throws {
                 onEventLoop.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
                 if let leaf = trust.leafCertificate { seen.append(leaf) }
@@ -189,6 +193,8 @@ final class ServerTrustTests: TLSServerTestCase {
         guard case let .customEvaluationFailed(error)? = reason(response) else { return XCTFail("\(String(describing: response.error))") }
         XCTAssertEqual(error as? Refused, Refused())
         XCTAssertEqual(evaluator.onEventLoop.values, [false])
+        XCTAssertFalse(evaluator.askedOnEventLoop.values.isEmpty)
+        XCTAssertFalse(evaluator.askedOnEventLoop.values.contains(true), "requiresTrustedChain was read on an event loop")
         XCTAssertEqual(evaluator.seen.values, [certificates.leaf.certificate])
     }
 
