@@ -123,7 +123,17 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The passphrase of an encrypted --cert-key.", valueName: "passphrase"))
     var certKeyPass: String?
 
+    @Option(name: .customLong("session"), help: ArgumentHelp(
+        "Keep headers, --auth and cookies between runs: a NAME (kept per host under ~/.config/bonnet/sessions) or a file PATH.",
+        valueName: "name|path"))
+    var sessionName: String?
+
+    @Option(name: .customLong("session-read-only"), help: ArgumentHelp(
+        "Use a --session without saving what this run changes.", valueName: "name|path"))
+    var sessionReadOnly: String?
+
     func validate() throws {
+        if sessionName != nil, sessionReadOnly != nil { throw ValidationError("--session and --session-read-only contradict each other") }
         guard !words.isEmpty else { throw ValidationError("Give a URL, e.g. bonnet GET http://127.0.0.1:8080/get") }
         if let printSpec, printSpec.isEmpty || !printSpec.allSatisfy("HBhbm".contains) {
             throw ValidationError("--print takes letters of HBhbm, e.g. --print=Hh")
@@ -183,10 +193,26 @@ struct RequestCommand: AsyncParsableCommand {
             Self.fail(error)
         }
 
+        var sessionFile: SessionFile?
+        if let name = sessionName ?? sessionReadOnly {
+            guard let target = urlRequest.url else { throw ValidationError("--session needs a URL with a host") }
+            do { sessionFile = try SessionFile(name, for: target) } catch { throw ValidationError("\(error)") }
+        }
+        // The session's headers go along unless this request sets or removes them.
+        for (name, value) in sessionFile?.headers ?? [:]
+            where urlRequest.value(forHTTPHeaderField: name) == nil
+            && !items.removedHeaders.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
+        let givenAuth = auth.map { SessionFile.StoredAuth(type: authType.rawValue, raw: $0) }
+        let effectiveAuth = givenAuth ?? sessionFile?.auth
         var challengeCredential: URLCredential?
-        if let auth {
+        if let effectiveAuth {
+            guard let type = AuthType(rawValue: effectiveAuth.type) else {
+                throw ValidationError("--session: unknown auth type \(effectiveAuth.type)")
+            }
             do {
-                switch try AuthOption(auth, type: authType) {
+                switch try AuthOption(effectiveAuth.raw, type: type) {
                 case let .header(header) where urlRequest.value(forHTTPHeaderField: "Authorization") == nil:
                     urlRequest.headers.add(header)
                 case .header:
@@ -199,7 +225,21 @@ struct RequestCommand: AsyncParsableCommand {
             }
         }
 
-        let (session, sessionHeaders) = try makeSession(removing: items.removedHeaders)
+        // Cookies live in memory for the run unless a --session keeps them: nothing is written behind the user's back.
+        let cookieStorage = URLSessionConfiguration.ephemeral.httpCookieStorage ?? HTTPCookieStorage.shared
+        do { try sessionFile?.loadCookies(into: cookieStorage) } catch { throw ValidationError("\(error)") }
+        let (session, sessionHeaders) = try makeSession(removing: items.removedHeaders, cookies: cookieStorage)
+        let itemHeaders = urlRequest.headers
+        let keepSession = { [sessionReadOnly] in
+            guard sessionReadOnly == nil, var file = sessionFile else { return }
+            do {
+                try file.update(headers: itemHeaders, auth: givenAuth, cookies: cookieStorage)
+                try file.save()
+            } catch {
+                var standardError = FileHandle.standardError
+                print("bonnet: warning: \(error)", to: &standardError)
+            }
+        }
         if offline {
             printSentRequest(urlRequest, parts: parts, protocolName: nil, sessionHeaders: sessionHeaders, output: printer)
             if sendsMultipart, parts.contains("B") {
@@ -209,10 +249,12 @@ struct RequestCommand: AsyncParsableCommand {
         }
         if download || output != nil, !sendsMultipart {
             try await downloadBody(urlRequest, on: session, credential: challengeCredential, file: output, printer: printer)
+            keepSession()
             return
         }
         if stream, !sendsMultipart {
             try await streamBody(urlRequest, on: session, credential: challengeCredential, parts: parts, printer: printer)
+            keepSession()
             return
         }
         let request = sendsMultipart ? Self.multipartUpload(items, with: urlRequest, on: session) : session.request(urlRequest)
@@ -230,6 +272,7 @@ struct RequestCommand: AsyncParsableCommand {
             upload.uploadProgress(queue: barQueue) { uploadBar.update(completed: $0.completedUnitCount, total: $0.totalUnitCount) }
         }
         let response = await request.serializingResponse().response
+        if response.response != nil { keepSession() }
         if let uploadBar { barQueue.sync { uploadBar.finish() } }
         let protocolName = response.metrics?.transactionMetrics.last?.networkProtocolName
         if let sent = response.request {
@@ -275,8 +318,9 @@ struct RequestCommand: AsyncParsableCommand {
 
     /// The session for this request: redirects as asked, `--timeout` as the idle timeout (not capped by the
     /// default 60 s), and no default header the items removed.
-    private func makeSession(removing removed: [String]) throws -> (Session, HTTPHeaders) {
+    private func makeSession(removing removed: [String], cookies: HTTPCookieStorage) throws -> (Session, HTTPHeaders) {
         let configuration = URLSessionConfiguration.af.default
+        configuration.httpCookieStorage = cookies
         if let timeout, timeout > 0 { configuration.timeoutIntervalForRequest = timeout }
         var defaults = HTTPHeaders.default
         for name in removed { defaults.remove(name: name) }

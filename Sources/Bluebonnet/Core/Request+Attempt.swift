@@ -394,10 +394,10 @@ extension Request: TransportSink {
     }
 
     func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength expected: Int64, encodedBodyLength: Int64??,
-                                     protocolName: String) -> TransportHeadReply {
+                                     protocolName: String, setCookieFields: [String]) -> TransportHeadReply {
         let now = Timeline.now()
         let consumer = bodyConsumer
-        let (streams, responseHandler) = mutableState.write { state -> (Bool, HTTPResponseHandler?) in
+        let (streams, responseHandler, cookies) = mutableState.write { state -> (Bool, HTTPResponseHandler?, CookieDelivery?) in
             state.response = response
             state.initialResponseTime = now
             state.progress.download.completed = 0
@@ -408,27 +408,59 @@ extension Request: TransportSink {
                 hop.protocolName = protocolName
                 hop.responseBodyBytesEncoded = encodedBodyLength
             }
+            var cookies: CookieDelivery?
+            if !setCookieFields.isEmpty, let jar = context.cookieJar, jar.storesCookies, let url = response.url,
+               state.hopRequest?.httpShouldHandleCookies ?? true {
+                cookies = CookieDelivery(jar: jar, fields: setCookieFields, url: url,
+                                         mainDocumentURL: state.hopRequest?.mainDocumentURL ?? state.requests.first?.url)
+            }
             // A response that will be followed (a redirect, a challenge) keeps its body in memory: only the final
             // response's body reaches a file or a stream, and only the final response is shown to
             // `onHTTPResponse`, as URLSession shows Alamofire's only the response it does not follow itself.
-            guard consumer != nil || state.httpResponseHandler != nil else { return (false, nil) }
+            guard consumer != nil || state.httpResponseHandler != nil else { return (false, nil, cookies) }
             let final = !mayFollow(response, state: state)
             state.hopStreamsBody = consumer != nil && final
-            return (state.hopStreamsBody, final ? state.httpResponseHandler : nil)
+            return (state.hopStreamsBody, final ? state.httpResponseHandler : nil, cookies)
         }
         if streams, let consumer { consumer.responseBodyWillBegin(response) }
-        guard let responseHandler else { return .proceed(streamingBody: streams) }
+        guard cookies != nil || responseHandler != nil else { return .proceed(streamingBody: streams) }
         return TransportHeadReply(streamsBody: streams) { [self] readiness in
-            responseHandler.queue.async { [self] in
-                responseHandler.handler(response) { [self] disposition in
-                    switch disposition {
-                    case .allow:
-                        readiness.ready()
-                    case .cancel:
-                        // Cancelled first, so the request ends as an explicit cancellation, not a failed read.
-                        cancel()
-                        readiness.fail(.explicitlyCancelled)
-                    }
+            guard let cookies else {
+                ask(responseHandler, about: response, readiness: readiness)
+                return
+            }
+            // Stored before any of the body is read, off the event loop (a storage may write a file): the next
+            // hop's `Cookie` header and any request made after completion see them.
+            underlyingQueue.async { [self] in
+                cookies.jar.store(cookies.fields, from: cookies.url, mainDocumentURL: cookies.mainDocumentURL)
+                ask(responseHandler, about: response, readiness: readiness)
+            }
+        }
+    }
+
+    /// A response's `Set-Cookie` fields, waiting to be stored.
+    private struct CookieDelivery: Sendable {
+        let jar: CookieJar
+        let fields: [String]
+        let url: URL
+        let mainDocumentURL: URL?
+    }
+
+    /// Lets the body be read once `onHTTPResponse`'s handler, when there is one, allows it.
+    private func ask(_ responseHandler: HTTPResponseHandler?, about response: HTTPURLResponse, readiness: TransportReadiness) {
+        guard let responseHandler else {
+            readiness.ready()
+            return
+        }
+        responseHandler.queue.async { [self] in
+            responseHandler.handler(response) { [self] disposition in
+                switch disposition {
+                case .allow:
+                    readiness.ready()
+                case .cancel:
+                    // Cancelled first, so the request ends as an explicit cancellation, not a failed read.
+                    cancel()
+                    readiness.fail(.explicitlyCancelled)
                 }
             }
         }

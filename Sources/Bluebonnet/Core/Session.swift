@@ -138,7 +138,10 @@ open class Session: @unchecked Sendable, RequestDelegate {
             requestQueue: self.requestQueue,
             maximumResponseSize: maximumResponseSize,
             logger: logger.logLevel <= .debug ? logger : nil,
-            credentialStorage: configuration.urlCredentialStorage
+            credentialStorage: configuration.urlCredentialStorage,
+            cookieJar: configuration.httpCookieStorage.map {
+                CookieJar(storage: $0, sendsCookies: configuration.httpShouldSetCookies, acceptPolicy: configuration.httpCookieAcceptPolicy)
+            }
         )
     }
 

@@ -33,6 +33,8 @@ struct SessionContext: Sendable {
     let logger: Logger?
     /// `URLSessionConfiguration.urlCredentialStorage`: credentials that answer challenges by protection space.
     let credentialStorage: URLCredentialStorage?
+    /// `URLSessionConfiguration.httpCookieStorage` with the configuration's cookie rules; `nil` without a storage.
+    let cookieJar: CookieJar?
 
     /// The request as it goes on the wire, or the error that keeps it from being sent.
     ///
@@ -72,6 +74,12 @@ struct SessionContext: Sendable {
                 if !sendsSessionCredentials, RedirectRules.isCredentialHeader(header.name) { continue }
                 headers.append((header.name, header.value))
             }
+        }
+        // The jar's cookies are chosen for this hop's URL; a `Cookie` header the request or session sets itself wins.
+        if urlRequest.httpShouldHandleCookies, let cookieJar, cookieJar.sendsCookies,
+           !headers.contains(where: { $0.name.caseInsensitiveCompare("Cookie") == .orderedSame }),
+           let cookie = cookieJar.cookieHeader(for: url) {
+            headers.append(("Cookie", cookie))
         }
         try HeaderValidator.validate(headers)
         // URLSession's rule: the request's own interval applies when it is tighter than the session's.

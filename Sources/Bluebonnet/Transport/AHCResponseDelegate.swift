@@ -169,7 +169,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             case let (major, minor): "http/\(major).\(minor)"
             }
             reply = sink.transportDidReceiveResponse(response, expectedBodyLength: expected, encodedBodyLength: encoded,
-                                                     protocolName: protocolName)
+                                                     protocolName: protocolName, setCookieFields: head.headers["set-cookie"])
         }
         let streams = reply.streamsBody
         // A streamed body goes to disk or to a consumer, so the memory limit does not apply to it.

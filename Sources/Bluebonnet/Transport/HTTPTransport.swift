@@ -40,9 +40,11 @@ protocol TransportSink: AnyObject, Sendable {
     ///   - expectedBodyLength: The body's decoded length when known, else -1.
     ///   - encodedBodyLength:  For a body the engine decodes, its length on the wire when the server declared it.
     ///   - protocolName:       The protocol, as ALPN names it (`http/1.1`, `h2`).
+    ///   - setCookieFields:    Each `Set-Cookie` field apart: `response` joins them with commas, which `Expires`
+    ///                         dates also contain.
     /// - Returns: How the engine goes on: whether the body streams, and whether it waits for the sink first.
     func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength: Int64, encodedBodyLength: Int64??,
-                                     protocolName: String) -> TransportHeadReply
+                                     protocolName: String, setCookieFields: [String]) -> TransportHeadReply
     /// Bytes of the request body reached the socket.
     func transportDidSendBodyBytes(_ count: Int)
     /// The whole request was sent.

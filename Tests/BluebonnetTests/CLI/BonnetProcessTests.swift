@@ -10,7 +10,8 @@ final class BonnetProcessTests: ServerTestCase {
     }
 
     /// Runs the `bonnet` built beside this test bundle, killing it after `timeout` seconds.
-    func bonnet(_ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20, in directory: URL? = nil) throws -> Run {
+    func bonnet(_ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20, in directory: URL? = nil,
+                environment: [String: String] = [:]) throws -> Run {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bonnet")
         // `swift build --build-tests` builds every product, so a missing binary is a broken build, not a skip.
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
@@ -21,6 +22,7 @@ final class BonnetProcessTests: ServerTestCase {
         process.executableURL = binary
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors

@@ -40,6 +40,22 @@ final class HTTPBinInteropTests: XCTestCase {
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any], file: file, line: line)
     }
 
+    // MARK: - Cookies
+
+    func testHTTPBinsCookiesAreStoredAcrossItsRedirectsAndDeleted() async throws {
+        let storage = try XCTUnwrap(URLSessionConfiguration.ephemeral.httpCookieStorage)
+        let configuration = URLSessionConfiguration.af.default
+        configuration.httpCookieStorage = storage
+        let cookieSession = Session(configuration: configuration)
+        let set = try await echo(cookieSession.request(url("/cookies/set?flower=bluebonnet&state=texas")))
+        XCTAssertEqual(set["cookies"] as? [String: String], ["flower": "bluebonnet", "state": "texas"])
+        let named = try await echo(cookieSession.request(url("/cookies/set/color/blue")))
+        XCTAssertEqual(named["cookies"] as? [String: String], ["flower": "bluebonnet", "state": "texas", "color": "blue"])
+        let deleted = try await echo(cookieSession.request(url("/cookies/delete?state&color")))
+        XCTAssertEqual(deleted["cookies"] as? [String: String], ["flower": "bluebonnet"])
+        XCTAssertEqual(storage.cookies?.map(\.name), ["flower"])
+    }
+
     // MARK: - Parameters
 
     func testURLEncodedFormFieldsAreReadByHTTPBin() async throws {

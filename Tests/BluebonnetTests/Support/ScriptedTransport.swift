@@ -107,7 +107,7 @@ final class ScriptedAttempt: TransportTask, @unchecked Sendable {
         let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
         sink.transportDidSendRequestHead()
         sink.transportDidSendRequest(hadBody: false)
-        _ = sink.transportDidReceiveResponse(response, expectedBodyLength: -1, encodedBodyLength: .none, protocolName: "http/1.1")
+        _ = sink.transportDidReceiveResponse(response, expectedBodyLength: -1, encodedBodyLength: .none, protocolName: "http/1.1", setCookieFields: [])
     }
 
     /// Ends the attempt with `body`, or with `error` (as `.sessionTaskFailed` unless it is an `AFError`).

@@ -1,0 +1,193 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// RFC 6265 between a session and its `HTTPCookieStorage`: which `Set-Cookie` fields are stored and how, and which
+/// cookies go with each request.
+///
+/// The storage stays the one place cookies live, so code that reads or sets `HTTPCookieStorage` directly (as
+/// Alamofire users do) sees what the session sees. FoundationNetworking's own matching is by domain only; this one
+/// applies host-only and domain cookies, paths, `Secure`, expiry and the Public Suffix List. A host-only cookie is
+/// stored with its host as `domain`, a domain cookie with a leading dot, which is how Foundation tells them apart.
+struct CookieJar: @unchecked Sendable {
+    // `HTTPCookieStorage` is not marked `Sendable`, but every method of it takes its own lock.
+    let storage: HTTPCookieStorage
+    /// Whether requests carry the storage's cookies: `URLSessionConfiguration.httpShouldSetCookies`.
+    let sendsCookies: Bool
+    /// `URLSessionConfiguration.httpCookieAcceptPolicy`.
+    let acceptPolicy: HTTPCookie.AcceptPolicy
+
+    /// The most `Set-Cookie` fields read from one response; the rest are ignored.
+    static let maximumFieldsPerResponse = 50
+    /// The most cookies kept for one registrable domain; the oldest go first.
+    static let maximumCookiesPerDomain = 180
+    /// The most cookies kept in all; the oldest go first.
+    static let maximumCookies = 3000
+    /// The longest a cookie lives, whatever the server says (RFC 6265bis: 400 days).
+    static let maximumLifetime: TimeInterval = 400 * 86400
+
+    /// Whether responses' cookies are stored at all.
+    var storesCookies: Bool { acceptPolicy != .never }
+
+    // MARK: - Sending
+
+    /// The `Cookie` header for a request to `url`, or `nil` when no cookie applies.
+    ///
+    /// - Parameters:
+    ///   - url: The hop's URL.
+    ///   - now: The current time.
+    /// - Returns: `name=value` pairs joined by `; `, longest path first, then oldest first (§5.4).
+    func cookieHeader(for url: URL, now: Date = Date()) -> String? {
+        guard sendsCookies else { return nil }
+        let cookies = Self.matching(storage.cookies ?? [], in: storage, url: url, now: now)
+        guard !cookies.isEmpty else { return nil }
+        return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    }
+
+    /// The cookies of `candidates` (of `storage`) that go with a request to `url`, in sending order.
+    static func matching(_ candidates: [HTTPCookie], in storage: HTTPCookieStorage, url: URL, now: Date) -> [HTTPCookie] {
+        guard !candidates.isEmpty, let target = CookieTarget(url) else { return [] }
+        let matched = candidates.filter { cookie in
+            if let expires = cookie.expiresDate, expires <= now { return false }
+            if cookie.isSecure, !target.isSecure { return false }
+            return target.domainMatches(cookie.domain.lowercased()) && target.pathMatches(cookie.path)
+        }
+        guard matched.count > 1 else { return matched }
+        let created = CookieAttributes.creationTimes(of: matched, in: storage)
+        return zip(matched, created).sorted { first, second in
+            let (firstLength, secondLength) = (first.0.path.utf8.count, second.0.path.utf8.count)
+            if firstLength != secondLength { return firstLength > secondLength }
+            return first.1 < second.1
+        }.map(\.0)
+    }
+
+    // MARK: - Storing
+
+    /// Stores what a response's `Set-Cookie` fields ask for, by §5.3 and RFC 6265bis's rules for `Secure`.
+    ///
+    /// - Parameters:
+    ///   - fields:          The fields, one per header line, as received.
+    ///   - url:             The URL of the hop that received them.
+    ///   - mainDocumentURL: The URL whose domain `.onlyFromMainDocumentDomain` compares with.
+    ///   - now:             The current time.
+    func store(_ fields: [String], from url: URL, mainDocumentURL: URL?, now: Date = Date()) {
+        guard storesCookies, let target = CookieTarget(url) else { return }
+        if acceptPolicy == .onlyFromMainDocumentDomain, let main = mainDocumentURL.flatMap(CookieTarget.init),
+           main.site != target.site {
+            return
+        }
+        for field in fields.prefix(Self.maximumFieldsPerResponse) {
+            guard let parsed = SetCookie(field) else { continue }
+            store(parsed, target: target, now: now)
+        }
+    }
+
+    private func store(_ parsed: SetCookie, target: CookieTarget, now: Date) {
+        // Domain: a public suffix is refused unless it is the host itself, which then gets a host-only cookie, as an
+        // IP address always does.
+        var domain = target.host
+        var hostOnly = true
+        if let requested = parsed.domain {
+            if target.isIPAddress || PublicSuffixList.isPublicSuffix(requested) {
+                guard requested == target.host else { return }
+            } else {
+                guard requested == target.host || target.host.hasSuffix("." + requested) else { return }
+                domain = requested
+                hostOnly = false
+            }
+        }
+        let path = parsed.path ?? target.defaultPath
+        // RFC 6265bis §5.7: only a secure origin sets a `Secure` cookie, and a non-secure one may not shadow one.
+        if parsed.secure, !target.isSecure { return }
+        if parsed.name.hasPrefix("__Secure-"), !parsed.secure { return }
+        if parsed.name.hasPrefix("__Host-"), !parsed.secure || !hostOnly || path != "/" { return }
+
+        let existing = storage.cookies ?? []
+        if !target.isSecure, existing.contains(where: { old in
+            old.isSecure && old.name == parsed.name && CookieTarget.pathMatches(path, cookiePath: old.path)
+                && (Self.bareDomain(old) == domain || target.domainMatches(old.domain.lowercased()))
+        }) {
+            return
+        }
+
+        var expires: Date?
+        if let maxAge = parsed.maxAge {
+            expires = maxAge <= 0 ? .distantPast : now.addingTimeInterval(min(TimeInterval(maxAge), Self.maximumLifetime))
+        } else if let date = parsed.expires {
+            expires = min(date, now.addingTimeInterval(Self.maximumLifetime))
+        }
+        // The same name, domain and path replace the old cookie, whether it was host-only or not, keeping its age.
+        let replaced = existing.filter { $0.name == parsed.name && $0.path == path && Self.bareDomain($0) == domain }
+        let created = CookieAttributes.creationTimes(of: replaced, in: storage).first
+        for old in replaced {
+            storage.deleteCookie(old)
+            CookieAttributes.forget(old, in: storage)
+        }
+        if let expires, expires <= now { return }
+
+        guard let cookie = Self.makeCookie(name: parsed.name, value: parsed.value, domain: hostOnly ? domain : "." + domain,
+                                           path: path, expires: expires, secure: parsed.secure, httpOnly: parsed.httpOnly) else {
+            return
+        }
+        storage.setCookie(cookie)
+        CookieAttributes.remember(.init(sameSite: parsed.sameSite, created: created), of: cookie, in: storage)
+        evictIfNeeded(site: target.site, now: now)
+    }
+
+    /// Keeps within `maximumCookiesPerDomain` for `site` and `maximumCookies` in all: expired cookies go first,
+    /// then the oldest.
+    private func evictIfNeeded(site: String, now: Date) {
+        let all = storage.cookies ?? []
+        let isExpired: (HTTPCookie) -> Bool = { ($0.expiresDate ?? .distantFuture) <= now }
+        var doomed = all.filter(isExpired)
+        let live = all.filter { !isExpired($0) }
+        let created = Dictionary(zip(live.map(Self.key), CookieAttributes.creationTimes(of: live, in: storage)),
+                                 uniquingKeysWith: { first, _ in first })
+        let oldestFirst: (HTTPCookie, HTTPCookie) -> Bool = { created[Self.key(of: $0)] ?? 0 < created[Self.key(of: $1)] ?? 0 }
+        var evicted: Set<String> = []
+        let sameSite = live.filter { CookieTarget.site(ofDomain: Self.bareDomain($0)) == site }
+        if sameSite.count > Self.maximumCookiesPerDomain {
+            let oldest = sameSite.sorted(by: oldestFirst).prefix(sameSite.count - Self.maximumCookiesPerDomain)
+            doomed += oldest
+            evicted = Set(oldest.map(Self.key))
+        }
+        let remaining = live.count - evicted.count
+        if remaining > Self.maximumCookies {
+            doomed += live.filter { !evicted.contains(Self.key(of: $0)) }.sorted(by: oldestFirst).prefix(remaining - Self.maximumCookies)
+        }
+        for cookie in doomed {
+            storage.deleteCookie(cookie)
+            CookieAttributes.forget(cookie, in: storage)
+        }
+    }
+
+    /// An `HTTPCookie` as Foundation stores one: a domain cookie's `domain` starts with a dot.
+    static func makeCookie(name: String, value: String, domain: String, path: String, expires: Date?, secure: Bool,
+                           httpOnly: Bool) -> HTTPCookie? {
+        var properties: [HTTPCookiePropertyKey: Any] = [.name: name, .value: value, .domain: domain, .path: path, .version: "0"]
+        if let expires { properties[.expires] = expires } else { properties[.discard] = "TRUE" }
+        if secure { properties[.secure] = "TRUE" }
+        if httpOnly { properties[HTTPCookiePropertyKey("HttpOnly")] = "TRUE" }
+        return HTTPCookie(properties: properties)
+    }
+
+    /// A cookie's domain without the leading dot of a domain cookie, lower-cased.
+    static func bareDomain(_ cookie: HTTPCookie) -> String {
+        let domain = cookie.domain.lowercased()
+        return domain.hasPrefix(".") ? String(domain.dropFirst()) : domain
+    }
+
+    /// Foundation's identity of a stored cookie.
+    static func key(of cookie: HTTPCookie) -> String { cookie.domain + "\u{0}" + cookie.path + "\u{0}" + cookie.name }
+
+    /// When the `HTTPCookie` was made, as Foundation records it (seconds since the reference date).
+    static func foundationCreationTime(of cookie: HTTPCookie) -> Double {
+        switch cookie.properties?[HTTPCookiePropertyKey("Created")] {
+        case let value as Double: value
+        case let value as NSNumber: value.doubleValue
+        case let value as String: Double(value) ?? 0
+        default: 0
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Bluebonnet
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `--session`: headers, `--auth` and cookies kept between runs in a JSON file, as httpie's sessions keep them.
+///
+/// A name is kept per host in `$BONNET_CONFIG_DIR` (else `$XDG_CONFIG_HOME/bonnet`, else `~/.config/bonnet`), under
+/// `sessions/HOST_PORT/NAME.json`; a value with a `/` is the file's path. The file holds credentials, so it is
+/// written readable by its owner only, and in one go (a temporary file renamed over the old one).
+struct SessionFile {
+    /// Where the file is.
+    let location: URL
+    /// Headers sent with every request of the session, unless the request sets its own.
+    var headers: [String: String] = [:]
+    /// `--auth` and `--auth-type` as given.
+    var auth: StoredAuth?
+    /// The cookie storage's JSON, as `HTTPCookieStorage.af.exportedCookies` makes it.
+    var cookies: Any?
+
+    /// `--auth` as kept in the file.
+    struct StoredAuth: Equatable {
+        var type: String
+        var raw: String
+    }
+
+    /// Why a session could not be used.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Headers that belong to one request, never to the session (httpie's rule).
+    static func isRequestSpecific(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return lowered.hasPrefix("content-") || lowered.hasPrefix("if-") || lowered == "cookie" || lowered == "authorization"
+    }
+
+    /// Reads the session `nameOrPath` for `url`'s host; a missing file is an empty session.
+    ///
+    /// - Parameters:
+    ///   - nameOrPath:  `--session`'s value.
+    ///   - url:         The request's URL, whose host names the folder of a named session.
+    ///   - environment: Where the configuration folder comes from.
+    init(_ nameOrPath: String, for url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        location = try Self.location(of: nameOrPath, for: url, environment: environment)
+        guard let data = FileManager.default.contents(atPath: location.path) else { return }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw Failure(description: "--session: \(location.path) is not a session file (a JSON object)")
+        }
+        headers = object["headers"] as? [String: String] ?? [:]
+        if let auth = object["auth"] as? [String: String], let type = auth["type"], let raw = auth["raw"] {
+            self.auth = StoredAuth(type: type, raw: raw)
+        }
+        cookies = object["cookies"]
+    }
+
+    /// Where a session lives.
+    static func location(of nameOrPath: String, for url: URL, environment: [String: String]) throws -> URL {
+        if nameOrPath.contains("/") { return URL(fileURLWithPath: (nameOrPath as NSString).expandingTildeInPath) }
+        guard !nameOrPath.isEmpty, nameOrPath.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_-.".contains($0)) }),
+              nameOrPath != ".", nameOrPath != ".." else {
+            throw Failure(description: "--session: a name is letters, digits, '_', '-' and '.'; give a path with a '/' for a file")
+        }
+        let base: URL
+        if let directory = environment["BONNET_CONFIG_DIR"], !directory.isEmpty {
+            base = URL(fileURLWithPath: directory)
+        } else if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty {
+            base = URL(fileURLWithPath: xdg).appendingPathComponent("bonnet")
+        } else {
+            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config/bonnet")
+        }
+        let host = (url.host ?? "localhost").replacingOccurrences(of: ":", with: "_")
+        let folder = url.port.map { "\(host)_\($0)" } ?? host
+        return base.appendingPathComponent("sessions").appendingPathComponent(folder).appendingPathComponent(nameOrPath + ".json")
+    }
+
+    /// Loads the stored cookies into `storage`.
+    func loadCookies(into storage: HTTPCookieStorage) throws {
+        guard let cookies else { return }
+        do {
+            try storage.af.importCookies(from: JSONSerialization.data(withJSONObject: cookies))
+        } catch {
+            throw Failure(description: "--session: the cookies in \(location.path) cannot be read: \(error)")
+        }
+    }
+
+    /// Keeps what this run adds: its session-wide headers, its auth and every cookie (session cookies included).
+    mutating func update(headers sent: HTTPHeaders, auth: StoredAuth?, cookies storage: HTTPCookieStorage) throws {
+        for header in sent where !Self.isRequestSpecific(header.name) {
+            headers = headers.filter { $0.key.caseInsensitiveCompare(header.name) != .orderedSame }
+            headers[header.name] = header.value
+        }
+        if let auth { self.auth = auth }
+        cookies = try JSONSerialization.jsonObject(with: storage.af.exportedCookies(includingSessionCookies: true))
+    }
+
+    /// Writes the file: owner-only, in one rename.
+    func save() throws {
+        var object: [String: Any] = ["headers": headers]
+        if let auth { object["auth"] = ["type": auth.type, "raw": auth.raw] }
+        if let cookies { object["cookies"] = cookies }
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        let folder = location.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let temporary = folder.appendingPathComponent(".\(location.lastPathComponent).\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw Failure(description: "--session: cannot write \(temporary.path)")
+        }
+        if rename(temporary.path, location.path) != 0 {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw Failure(description: "--session: cannot replace \(location.path): \(reason)")
+        }
+    }
+}
