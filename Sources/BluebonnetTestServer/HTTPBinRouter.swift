@@ -5,6 +5,7 @@ import Hummingbird
 /// Dispatches test-server requests by path, with httpbin's names and shapes.
 struct HTTPBinRouter: Sendable {
     let auth = AuthRoutes()
+    let cacheable = CacheRoutes()
 
     func respond(to request: Request, context: TestServerContext) async throws -> Response {
         // Streamed, never collected: the one route whose body may be larger than memory.
@@ -51,6 +52,8 @@ struct HTTPBinRouter: Sendable {
             return try await auth.token(call, segments: Array(call.segments.dropFirst()))
         case ("bearer", _):
             return StateRoutes.bearer(call)
+        case ("cacheable", _), ("cacheable-hits", _):
+            return cacheable.respond(call, kind: first, id: argument)
         case ("cache", _), ("etag", _), ("basic-auth", _), ("hidden-basic-auth", _), ("cookies", _):
             return StateRoutes.respond(call, kind: first, segments: Array(call.segments.dropFirst()))
         default:

@@ -108,7 +108,8 @@ extension Request {
     func execute(_ urlRequest: URLRequest) {
         let now = Timeline.now()
         let monitored = !monitoredEvents.isDisjoint(with: .tasks)
-        let (deadline, hop, firstURL, ownLimit, newTask) = mutableState.write { state -> (Date?, Int, URL?, Int64??, (RequestTask, Bool)?) in
+        let (deadline, hop, firstURL, ownLimit, newTask, cacheHandler) = mutableState.write { state
+            -> (Date?, Int, URL?, Int64??, (RequestTask, Bool)?, (any CachedResponseHandler)?) in
             if state.startTime == nil {
                 state.startTime = now
                 if let resource = context.resourceTimeout { state.deadline = Date(timeIntervalSinceReferenceDate: now + resource) }
@@ -121,7 +122,8 @@ extension Request {
                 state.task = task
                 newTask = (task, state.machine.control == .resumed)
             }
-            return (state.deadline, state.redirectCount, state.requests.first?.url, state.maximumResponseSize, newTask)
+            return (state.deadline, state.redirectCount, state.requests.first?.url, state.maximumResponseSize, newTask,
+                    state.cachedResponseHandler)
         }
         eventMonitor?.request(self, didCreateURLRequest: urlRequest)
         // Told before the engine has it, so no event of the task can reach a monitor ahead of its creation.
@@ -140,6 +142,7 @@ extension Request {
             prepared = try context.transportRequest(for: urlRequest, deadline: deadline, sendsSessionCredentials: sameOrigin,
                                                     maximumBodySize: ownLimit ?? context.maximumResponseSize)
             prepared.body = try uploadBody(for: urlRequest, hop: hop)
+            prepared.cachedResponseHandler = cacheHandler
             if let body = prepared.body { didStartSendingBody(length: body.length) }
         } catch {
             hopDidComplete(.failure(error.asAFError(or: .createURLRequestFailed(error: error))), body: nil)
@@ -388,6 +391,10 @@ extension Request {
 // MARK: - Transport events
 
 extension Request: TransportSink {
+    func transportWillServeFromCache() {
+        mutableState.write { $0.metrics.updateHop { $0.fetchType = .localCache } }
+    }
+
     func transportDidSendRequestHead() {
         let now = Timeline.now()
         mutableState.write { $0.metrics.updateHop { $0.requestStartTime = now } }

@@ -42,6 +42,7 @@ public class Request: @unchecked Sendable {
         /// Whether every validator is one of Bluebonnet's cheap, non-blocking checks.
         var validatorsAreLightweight = true
         var redirectHandler: (any RedirectHandler)?
+        var cachedResponseHandler: (any CachedResponseHandler)?
         var redirectCount = 0
         var startTime: CFAbsoluteTime?
         var initialResponseTime: CFAbsoluteTime?
@@ -307,6 +308,17 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func redirect(using handler: any RedirectHandler) -> Self {
         mutableState.write { $0.redirectHandler = handler }
+        return self
+    }
+
+    /// Sets the cached response handler for this request, overriding the session's: it decides what the session's
+    /// `HTTPCache` stores of this request's responses.
+    ///
+    /// - Parameter handler: The `CachedResponseHandler`.
+    /// - Returns: The instance.
+    @discardableResult
+    public func cacheResponse(using handler: any CachedResponseHandler) -> Self {
+        mutableState.write { $0.cachedResponseHandler = handler }
         return self
     }
 

@@ -65,6 +65,7 @@ public struct RequestTaskTransactionMetrics: Sendable {
     /// For a body the engine decoded: its declared length on the wire (`.some(nil)` when undeclared).
     var responseBodyBytesEncoded: Int64??
     var protocolName: String?
+    var fetchType: ResourceFetchType = .networkLoad
 
     init(request: URLRequest, fetchStartTime: CFAbsoluteTime) {
         self.request = request
@@ -100,7 +101,7 @@ public struct RequestTaskTransactionMetrics: Sendable {
     /// Whether the hop went through a proxy: never, as Bluebonnet connects directly.
     public var isProxyConnection: Bool { false }
     /// How the resource was fetched.
-    public var resourceFetchType: ResourceFetchType { .networkLoad }
+    public var resourceFetchType: ResourceFetchType { fetchType }
     /// Bytes of the request body written.
     public var countOfRequestBodyBytesSent: Int64 { requestBodyBytesSent }
     /// Bytes of the request body before content encoding: Bluebonnet encodes none, so the bytes sent.

@@ -43,6 +43,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
     public let interceptor: (any RequestInterceptor)?
     /// The session-wide redirect handler; `nil` means follow redirects.
     public let redirectHandler: (any RedirectHandler)?
+    /// The session-wide cached response handler, used when the configuration's `urlCache` is an `HTTPCache`.
+    public let cachedResponseHandler: (any CachedResponseHandler)?
     /// Chooses how each TLS host's identity is judged; `nil` when the system's roots and host names decide.
     public let serverTrustManager: ServerTrustManager?
     /// The trust roots, client certificates and HTTP/2 offer of every TLS connection.
@@ -82,6 +84,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///   - tls:                      The trust roots, client certificates and HTTP/2 offer of every TLS connection.
     ///                               `.default` (system roots, no client identity, HTTP/2 offered) by default.
     ///   - redirectHandler:          The `RedirectHandler` for every request. `nil` (follow, up to 16 hops) by default.
+    ///   - cachedResponseHandler:    Decides what the `HTTPCache` set as the configuration's `urlCache` stores.
+    ///                               `nil` (store what RFC 9111 allows) by default.
     ///   - eventMonitors:            Monitors told of every request's events. None by default.
     ///   - maximumResponseSize:      The largest body, in decoded bytes, a request holds in memory; a larger one fails
     ///                               with `AFError.responseLimitExceeded`. A request may set its own with
@@ -99,6 +103,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
         serverTrustManager: ServerTrustManager? = nil,
         tls: TLSSettings = .default,
         redirectHandler: (any RedirectHandler)? = nil,
+        cachedResponseHandler: (any CachedResponseHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
         maximumResponseSize: Int64? = Session.defaultMaximumResponseSize,
         logger: Logger = Session.disabledLogger
@@ -112,19 +117,27 @@ open class Session: @unchecked Sendable, RequestDelegate {
         self.serializationQueue = serializationQueue ?? DispatchQueue(label: "\(rootQueue.label).serializationQueue", target: rootQueue)
         self.interceptor = interceptor
         self.redirectHandler = redirectHandler
+        self.cachedResponseHandler = cachedResponseHandler
         self.serverTrustManager = serverTrustManager
         self.tls = tls
         eventMonitor = eventMonitors.isEmpty ? nil : CompositeEventMonitor(monitors: eventMonitors)
         let requestTimeout = configuration.timeoutIntervalForRequest > 0 ? configuration.timeoutIntervalForRequest : 60
         let resourceTimeout = configuration.timeoutIntervalForResource > 0 ? configuration.timeoutIntervalForResource : nil
         let maximumConnections = configuration.httpMaximumConnectionsPerHost > 0 ? configuration.httpMaximumConnectionsPerHost : 8
-        let transport = Self.injectedTransport ?? AsyncHTTPClientTransport(configuration: TransportConfiguration(
+        let engine = Self.injectedTransport ?? AsyncHTTPClientTransport(configuration: TransportConfiguration(
             requestTimeout: requestTimeout,
             maximumConnectionsPerHost: maximumConnections,
             serverTrustManager: serverTrustManager,
             tls: tls,
             proxies: ProxyConfiguration(dictionary: configuration.connectionProxyDictionary)
         ))
+        // Only Bluebonnet's store is used: FoundationNetworking's `URLCache` (the configuration's default) keeps one
+        // response per URL and is slow to write; see `HTTPCache`.
+        let transport: any HTTPTransport = if let cache = configuration.urlCache as? HTTPCache {
+            CachingTransport(base: engine, cache: cache, defaultPolicy: configuration.requestCachePolicy, handler: cachedResponseHandler)
+        } else {
+            engine
+        }
         context = SessionContext(
             transport: transport,
             additionalHeaders: configuration.headers,

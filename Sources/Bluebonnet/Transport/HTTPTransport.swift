@@ -20,6 +20,8 @@ struct TransportRequest: Sendable {
     var logger: Logger?
     /// The body to stream instead of `urlRequest.httpBody`, for uploads.
     var body: UploadBody?
+    /// The request's own `cacheResponse(using:)`, which prevails over the session's.
+    var cachedResponseHandler: (any CachedResponseHandler)?
 }
 
 /// Receives the events of one attempt. Calls for one attempt are serial; they may come from any thread, and with
@@ -59,6 +61,12 @@ protocol TransportSink: AnyObject, Sendable {
     /// The attempt ended: the whole body, or the error that stopped it, already an `AFError` (the engine maps its
     /// own errors, so nothing above `Transport/` knows them).
     func transportDidComplete(body: Data, error: AFError?)
+    /// The response about to arrive comes from the cache, not the network.
+    func transportWillServeFromCache()
+}
+
+extension TransportSink {
+    func transportWillServeFromCache() {}
 }
 
 /// What a sink says of a response head.

@@ -56,6 +56,41 @@ final class HTTPBinInteropTests: XCTestCase {
         XCTAssertEqual(storage.cookies?.map(\.name), ["flower"])
     }
 
+    // MARK: - Caching
+
+    func testHTTPBinsCachingRoutesAreServedRevalidatedAndStoredByTheCache() async throws {
+        let configuration = URLSessionConfiguration.af.default
+        configuration.urlCache = HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0)
+        let cached = Session(configuration: configuration)
+        // Each request says which it is; a body that still says "1" is the first response, kept.
+        func attempt(_ path: String, _ number: Int) async throws -> (String?, RequestTaskTransactionMetrics.ResourceFetchType?) {
+            let response = await cached.request(url(path), headers: ["X-Attempt": "\(number)"]).validate().serializingData().response
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: response.result.get()) as? [String: Any])
+            let headers = object["headers"] as? [String: String] ?? [:]
+            return (headers["X-Attempt"], response.metrics?.transactionMetrics.last?.resourceFetchType)
+        }
+        // `/cache/60`: `Cache-Control: public, max-age=60`, served from the cache.
+        _ = try await attempt("/cache/60", 1)
+        let fresh = try await attempt("/cache/60", 2)
+        XCTAssertEqual(fresh.0, "1")
+        XCTAssertEqual(fresh.1, .localCache)
+        // `/etag/{etag}`: no lifetime, so revalidated; httpbin's 304 delivers the stored body.
+        _ = try await attempt("/etag/bluebonnet", 1)
+        let revalidated = try await attempt("/etag/bluebonnet", 2)
+        XCTAssertEqual(revalidated.0, "1")
+        XCTAssertEqual(revalidated.1, .networkLoad)
+        // `/cache`: Last-Modified and ETag; httpbin answers any conditional request with 304.
+        _ = try await attempt("/cache", 1)
+        let conditional = try await attempt("/cache", 2)
+        XCTAssertEqual(conditional.0, "1")
+        // `/response-headers` sets what the query says.
+        let headersURL = url("/response-headers?Cache-Control=max-age%3D60&X-Mark=kept")
+        _ = await cached.request(headersURL).serializingData().response
+        let again = await cached.request(headersURL).serializingData().response
+        XCTAssertEqual(again.metrics?.transactionMetrics.last?.resourceFetchType, .localCache)
+        XCTAssertEqual(again.response?.value(forHTTPHeaderField: "X-Mark"), "kept")
+    }
+
     // MARK: - Parameters
 
     func testURLEncodedFormFieldsAreReadByHTTPBin() async throws {

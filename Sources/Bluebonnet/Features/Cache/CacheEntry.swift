@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One stored response (one variant of a URL): its head, what the request said for the fields its `Vary` names,
+/// and when it was requested and received, from which its age is reckoned (RFC 9111 §4.2.3). The body is kept apart.
+struct CacheEntry: Codable, Equatable, Sendable {
+    /// The cache key: the method and the URL without its fragment.
+    var key: String
+    var url: URL
+    var statusCode: Int
+    /// Every header field, in order, as `[name, value]`.
+    var headers: [[String]]
+    var protocolName: String
+    /// For each field `Vary` names (lower-cased), the request's value, `nil` when the request had none.
+    var varyValues: [String: String?]
+    /// Seconds since 1970.
+    var requestTime: Double
+    var responseTime: Double
+    var bodyLength: Int
+
+    /// The value of a field; repeated fields joined by commas.
+    func field(_ name: String) -> String? {
+        let values = headers.filter { $0.count == 2 && $0[0].caseInsensitiveCompare(name) == .orderedSame }.map { $0[1] }
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+
+    /// The response as `HTTPURLResponse`, with `Age` set to `age` when given.
+    func httpResponse(age: Int? = nil) -> HTTPURLResponse? {
+        var fields: [String: String] = [:]
+        for pair in headers where pair.count == 2 && !(age != nil && pair[0].caseInsensitiveCompare("Age") == .orderedSame) {
+            fields[pair[0]] = fields[pair[0]].map { $0 + ", " + pair[1] } ?? pair[1]
+        }
+        if let age { fields["Age"] = String(age) }
+        return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
+    }
+
+    /// The key of a request: only `GET` responses are stored, so the method is part of it for clarity only.
+    static func key(for url: URL) -> String? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        components.fragment = nil
+        return components.string.map { "GET " + $0 }
+    }
+
+    /// The fields `Vary` names, lower-cased; `["*"]` for `Vary: *`.
+    static func varyNames(_ vary: String?) -> [String] {
+        guard let vary else { return [] }
+        return vary.split(separator: ",").map { $0.trimmingWhitespace().lowercased() }.filter { !$0.isEmpty }
+    }
+
+    /// The request's values for `names`, from the fields as sent.
+    static func varyValues(_ names: [String], in headers: [(name: String, value: String)]) -> [String: String?] {
+        var values: [String: String?] = [:]
+        for name in names {
+            let matching = headers.filter { $0.name.lowercased() == name }.map(\.value)
+            values[name] = matching.isEmpty ? String?.none : matching.joined(separator: ", ")
+        }
+        return values
+    }
+
+    /// Whether a request with these fields may be answered by this variant (§4.1): each field `Vary` names has the
+    /// same value, whitespace around commas aside.
+    func matches(_ headers: [(name: String, value: String)]) -> Bool {
+        let requested = Self.varyValues(Array(varyValues.keys), in: headers)
+        return varyValues.allSatisfy { name, stored in Self.normalized(stored) == Self.normalized(requested[name] ?? nil) }
+    }
+
+    /// A variant's identity among the variants of its key.
+    var variantID: String {
+        varyValues.keys.sorted().map { "\($0)=\(Self.normalized(varyValues[$0] ?? nil) ?? "\u{0}")" }.joined(separator: "\n")
+    }
+
+    private static func normalized(_ value: String?) -> String? {
+        value.map { $0.split(separator: ",").map { $0.trimmingWhitespace() }.joined(separator: ",") }
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Stands between the engine and a request for a `GET` the cache may store or is revalidating: passes every event
+/// on, keeps a copy of a storable body, and turns a `304 Not Modified` into the stored response, updated.
+final class CacheSink: TransportSink {
+    /// What the sink needs to know of its request.
+    struct Context: Sendable {
+        let cache: HTTPCache
+        let key: String
+        /// The request as the session made it, before any conditional field was added.
+        let request: TransportRequest
+        let handler: (any CachedResponseHandler)?
+        /// The stale variant being revalidated.
+        var stored: (entry: CacheEntry, body: Data)?
+
+        init(cache: HTTPCache, key: String, request: TransportRequest, handler: (any CachedResponseHandler)?) {
+            self.cache = cache
+            self.key = key
+            self.request = request
+            self.handler = handler
+        }
+    }
+
+    private struct State {
+        var entry: CacheEntry?
+        var notModified: HTTPURLResponse?
+        /// The streamed body so far, while it is still small enough to store.
+        var copy: Data?
+    }
+
+    /// Fields a `304` does not update in the stored response (RFC 9111 §3.2 names `Content-Length`; the others
+    /// describe the 304's own framing).
+    private static let keptOn304: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range", "connection"]
+
+    private let sink: any TransportSink
+    private let context: Context
+    private let requestTime = Date()
+    private let state = Protected(State())
+
+    init(sink: any TransportSink, context: Context) {
+        self.sink = sink
+        self.context = context
+    }
+
+    func transportWillServeFromCache() {
+        sink.transportWillServeFromCache()
+    }
+
+    func transportDidSendRequestHead() {
+        sink.transportDidSendRequestHead()
+    }
+
+    func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength: Int64, encodedBodyLength: Int64??,
+                                     protocolName: String, setCookieFields: [String]) -> TransportHeadReply {
+        if context.stored != nil, response.statusCode == 304 {
+            // The request never sees this head: it gets the stored response once the 304's (empty) body is read.
+            state.write { $0.notModified = response }
+            return .proceed(streamingBody: false)
+        }
+        let entry = storableEntry(for: response, protocolName: protocolName)
+        let reply = sink.transportDidReceiveResponse(response, expectedBodyLength: expectedBodyLength, encodedBodyLength: encodedBodyLength,
+                                                     protocolName: protocolName, setCookieFields: setCookieFields)
+        state.write { state in
+            state.entry = entry
+            if entry != nil, reply.streamsBody { state.copy = Data() }
+        }
+        return reply
+    }
+
+    func transportDidSendBodyBytes(_ count: Int) {
+        sink.transportDidSendBodyBytes(count)
+    }
+
+    func transportDidSendRequest(hadBody: Bool) {
+        sink.transportDidSendRequest(hadBody: hadBody)
+    }
+
+    func transportDidReceiveBodyBytes(_ count: Int) {
+        if state.read({ $0.notModified != nil }) { return }
+        sink.transportDidReceiveBodyBytes(count)
+    }
+
+    func transportDidReceiveBodyChunk(_ chunk: Data, readiness: TransportReadiness) {
+        let limit = context.cache.largestEntry
+        state.write { state in
+            guard state.copy != nil else { return }
+            if (state.copy?.count ?? 0) + chunk.count > limit {
+                // Too large to store: the copy stops here, the stream goes on.
+                state.copy = nil
+                state.entry = nil
+            } else {
+                state.copy?.append(chunk)
+            }
+        }
+        sink.transportDidReceiveBodyChunk(chunk, readiness: readiness)
+    }
+
+    func transportDidComplete(body: Data, error: AFError?) {
+        let (entry, notModified, copy) = state.read { ($0.entry, $0.notModified, $0.copy) }
+        if let notModified, let stored = context.stored {
+            guard error == nil else {
+                sink.transportDidComplete(body: Data(), error: error)
+                return
+            }
+            let responseTime = Date()
+            DispatchQueue.global(qos: .userInitiated).async { [self] in
+                let updated = Self.updating(stored.entry, with: notModified, requestTime: requestTime, responseTime: responseTime)
+                context.cache.store(updated, body: stored.body)
+                let age = CacheFreshness.currentAge(of: updated, now: Date())
+                CachedResponseReplay(entry: updated, body: stored.body, age: Int(min(age, TimeInterval(Int32.max))), fromCache: false,
+                                     sink: sink).start()
+            }
+            return
+        }
+        guard error == nil, var entry else {
+            sink.transportDidComplete(body: body, error: error)
+            return
+        }
+        let stored = copy ?? body
+        entry.bodyLength = stored.count
+        let complete = entry
+        // The handler is user code and the store writes a file: both off the event loop, and both before the request
+        // completes, so a request made after completion finds the response.
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            decideAndStore(complete, body: stored) { [self] in sink.transportDidComplete(body: body, error: nil) }
+        }
+    }
+
+    /// Asks the handler (the request's, else the session's; storing as it is without one), then stores.
+    private func decideAndStore(_ entry: CacheEntry, body: Data, then proceed: @escaping @Sendable () -> Void) {
+        guard let handler = context.handler, let request = sink as? Request, let response = entry.httpResponse() else {
+            context.cache.store(entry, body: body)
+            proceed()
+            return
+        }
+        let proposed = CachedURLResponse(response: response, data: body, userInfo: nil, storagePolicy: .allowed)
+        let cache = context.cache
+        let key = context.key
+        let requestHeaders = Dictionary(context.request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $0 + ", " + $1 })
+        let (requestTime, responseTime) = (entry.requestTime, entry.responseTime)
+        let protocolName = entry.protocolName
+        handler.request(request, willCacheResponse: proposed) { decided in
+            defer { proceed() }
+            guard let decided else { return }
+            if decided === proposed {
+                cache.store(entry, body: body)
+            } else if let changed = HTTPCache.entry(for: decided, key: key, requestHeaders: requestHeaders,
+                                                    requestTime: Date(timeIntervalSince1970: requestTime),
+                                                    responseTime: Date(timeIntervalSince1970: responseTime), protocolName: protocolName) {
+                cache.store(changed, body: decided.data, memoryOnly: decided.storagePolicy == .allowedInMemoryOnly)
+            }
+        }
+    }
+
+    /// The entry to store for a response, or `nil` when RFC 9111 §3 forbids storing it.
+    private func storableEntry(for response: HTTPURLResponse, protocolName: String) -> CacheEntry? {
+        let status = response.statusCode
+        guard (200...599).contains(status), status != 206, status != 304, let url = response.url else { return nil }
+        let fields = response.allHeaderFields.compactMap { name, value -> [String]? in
+            guard let name = name as? String, let value = value as? String else { return nil }
+            return [name, value]
+        }
+        var entry = CacheEntry(key: context.key, url: url, statusCode: status, headers: fields, protocolName: protocolName,
+                               varyValues: [:], requestTime: requestTime.timeIntervalSince1970,
+                               responseTime: Date().timeIntervalSince1970, bodyLength: 0)
+        let control = CacheControl(entry.field("Cache-Control"))
+        guard !control.noStore else { return nil }
+        let explicit = control.maxAge != nil || entry.field("Expires") != nil
+        guard CacheFreshness.heuristicallyCacheable.contains(status) || explicit || control.isPublic else { return nil }
+        // §3.5: a response to an authorized request is stored only when it says a cache may.
+        if CachingTransport.field("authorization", in: context.request.headers) != nil,
+           !(control.mustRevalidate || control.isPublic || control.sharedMaxAge != nil) {
+            return nil
+        }
+        let varyNames = CacheEntry.varyNames(entry.field("Vary"))
+        guard !varyNames.contains("*") else { return nil }
+        entry.varyValues = CacheEntry.varyValues(varyNames, in: context.request.headers)
+        // Stored even when it is never fresh and has no validator: `.returnCacheDataElseLoad` may still use it.
+        return entry
+    }
+
+    /// The stored response with the fields of the `304` that validated it, and the validation's times.
+    static func updating(_ entry: CacheEntry, with notModified: HTTPURLResponse, requestTime: Date, responseTime: Date) -> CacheEntry {
+        var updated = entry
+        for (name, value) in notModified.allHeaderFields {
+            guard let name = name as? String, let value = value as? String, !keptOn304.contains(name.lowercased()) else { continue }
+            updated.headers.removeAll { $0.first?.caseInsensitiveCompare(name) == .orderedSame }
+            updated.headers.append([name, value])
+        }
+        updated.requestTime = requestTime.timeIntervalSince1970
+        updated.responseTime = responseTime.timeIntervalSince1970
+        return updated
+    }
+}
+
+/// Passes every event on, and after a successful unsafe method invalidates the stored responses of its URL and of
+/// the `Location` and `Content-Location` it names on the same origin (RFC 9111 §4.4).
+final class InvalidatingSink: TransportSink {
+    private let sink: any TransportSink
+    private let cache: HTTPCache
+    private let url: URL
+
+    init(sink: any TransportSink, cache: HTTPCache, url: URL) {
+        self.sink = sink
+        self.cache = cache
+        self.url = url
+    }
+
+    func transportDidSendRequestHead() { sink.transportDidSendRequestHead() }
+    func transportDidSendBodyBytes(_ count: Int) { sink.transportDidSendBodyBytes(count) }
+    func transportDidSendRequest(hadBody: Bool) { sink.transportDidSendRequest(hadBody: hadBody) }
+    func transportDidReceiveBodyBytes(_ count: Int) { sink.transportDidReceiveBodyBytes(count) }
+    func transportDidReceiveBodyChunk(_ chunk: Data, readiness: TransportReadiness) { sink.transportDidReceiveBodyChunk(chunk, readiness: readiness) }
+    func transportDidComplete(body: Data, error: AFError?) { sink.transportDidComplete(body: body, error: error) }
+
+    func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength: Int64, encodedBodyLength: Int64??,
+                                     protocolName: String, setCookieFields: [String]) -> TransportHeadReply {
+        if (200..<400).contains(response.statusCode) {
+            var targets = [url]
+            for name in ["Location", "Content-Location"] {
+                guard let value = response.value(forHTTPHeaderField: name), let target = URL(string: value, relativeTo: url)?.absoluteURL,
+                      RedirectRules.sameOrigin(url, target) else { continue }
+                targets.append(target)
+            }
+            // Forgotten at once (the index is in memory); the files go on another thread.
+            for target in targets { if let key = CacheEntry.key(for: target) { cache.invalidate(key: key) } }
+        }
+        return sink.transportDidReceiveResponse(response, expectedBodyLength: expectedBodyLength, encodedBodyLength: encodedBodyLength,
+                                                protocolName: protocolName, setCookieFields: setCookieFields)
+    }
+}
