@@ -12,7 +12,7 @@ struct Bonnet: AsyncParsableCommand {
         field with --form), name:=json (raw JSON value), name==value (query parameter).
         """,
         version: bluebonnetVersion,
-        subcommands: [RequestCommand.self, DemoCommand.self, ServeCommand.self],
+        subcommands: [RequestCommand.self, DemoCommand.self, ServeCommand.self, ReachabilityCommand.self],
         defaultSubcommand: RequestCommand.self,
         // `-h` is httpie's --headers, so help is `--help` only.
         helpNames: [.long]
