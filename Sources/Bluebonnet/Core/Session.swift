@@ -43,7 +43,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
     public let interceptor: (any RequestInterceptor)?
     /// The session-wide redirect handler; `nil` means follow redirects.
     public let redirectHandler: (any RedirectHandler)?
-    /// The session-wide cached response handler, used when the configuration's `urlCache` is an `HTTPCache`.
+    /// The session-wide cached response handler: decides what the configuration's `urlCache` stores.
     public let cachedResponseHandler: (any CachedResponseHandler)?
     /// Chooses how each TLS host's identity is judged; `nil` when the system's roots and host names decide.
     public let serverTrustManager: ServerTrustManager?
@@ -84,7 +84,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///   - tls:                      The trust roots, client certificates and HTTP/2 offer of every TLS connection.
     ///                               `.default` (system roots, no client identity, HTTP/2 offered) by default.
     ///   - redirectHandler:          The `RedirectHandler` for every request. `nil` (follow, up to 16 hops) by default.
-    ///   - cachedResponseHandler:    Decides what the `HTTPCache` set as the configuration's `urlCache` stores.
+    ///   - cachedResponseHandler:    Decides what the configuration's `urlCache` stores (an `HTTPCache`, or any
+    ///                               `URLCache` but the default `URLCache.shared`, which is not used).
     ///                               `nil` (store what RFC 9111 allows) by default.
     ///   - eventMonitors:            Monitors told of every request's events. None by default.
     ///   - maximumResponseSize:      The largest body, in decoded bytes, a request holds in memory; a larger one fails
@@ -131,10 +132,15 @@ open class Session: @unchecked Sendable, RequestDelegate {
             tls: tls,
             proxies: ProxyConfiguration(dictionary: configuration.connectionProxyDictionary)
         ))
-        // Only Bluebonnet's store is used: FoundationNetworking's `URLCache` (the configuration's default) keeps one
-        // response per URL and is slow to write; see `HTTPCache`.
-        let transport: any HTTPTransport = if let cache = configuration.urlCache as? HTTPCache {
-            CachingTransport(base: engine, cache: cache, defaultPolicy: configuration.requestCachePolicy, handler: cachedResponseHandler)
+        // `HTTPCache`, or another `URLCache` set on purpose. Not the default `URLCache.shared`: FoundationNetworking's
+        // disk store took 80 ms a response, which every default session would pay.
+        let store: (any ResponseStore)? = switch configuration.urlCache {
+        case let cache as HTTPCache: cache
+        case let cache? where cache !== URLCache.shared: FoundationResponseStore(cache: cache)
+        default: nil
+        }
+        let transport: any HTTPTransport = if let store {
+            CachingTransport(base: engine, cache: store, defaultPolicy: configuration.requestCachePolicy, handler: cachedResponseHandler)
         } else {
             engine
         }

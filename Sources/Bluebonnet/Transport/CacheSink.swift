@@ -8,7 +8,7 @@ import FoundationNetworking
 final class CacheSink: TransportSink {
     /// What the sink needs to know of its request.
     struct Context: Sendable {
-        let cache: HTTPCache
+        let cache: any ResponseStore
         let key: String
         /// The request as the session made it, before any conditional field was added.
         let request: TransportRequest
@@ -16,7 +16,7 @@ final class CacheSink: TransportSink {
         /// The stale variant being revalidated.
         var stored: (entry: CacheEntry, body: Data)?
 
-        init(cache: HTTPCache, key: String, request: TransportRequest, handler: (any CachedResponseHandler)?) {
+        init(cache: any ResponseStore, key: String, request: TransportRequest, handler: (any CachedResponseHandler)?) {
             self.cache = cache
             self.key = key
             self.request = request
@@ -108,7 +108,7 @@ final class CacheSink: TransportSink {
             let responseTime = Date()
             DispatchQueue.global(qos: .userInitiated).async { [self] in
                 let updated = Self.updating(stored.entry, with: notModified, requestTime: requestTime, responseTime: responseTime)
-                context.cache.store(updated, body: stored.body)
+                context.cache.store(updated, body: stored.body, memoryOnly: false)
                 let age = CacheFreshness.currentAge(of: updated, now: Date())
                 CachedResponseReplay(entry: updated, body: stored.body, age: Int(min(age, TimeInterval(Int32.max))), fromCache: false,
                                      sink: sink).start()
@@ -132,7 +132,7 @@ final class CacheSink: TransportSink {
     /// Asks the handler (the request's, else the session's; storing as it is without one), then stores.
     private func decideAndStore(_ entry: CacheEntry, body: Data, then proceed: @escaping @Sendable () -> Void) {
         guard let handler = context.handler, let request = sink as? Request, let response = entry.httpResponse() else {
-            context.cache.store(entry, body: body)
+            context.cache.store(entry, body: body, memoryOnly: false)
             proceed()
             return
         }
@@ -146,10 +146,10 @@ final class CacheSink: TransportSink {
             defer { proceed() }
             guard let decided else { return }
             if decided === proposed {
-                cache.store(entry, body: body)
-            } else if let changed = HTTPCache.entry(for: decided, key: key, requestHeaders: requestHeaders,
-                                                    requestTime: Date(timeIntervalSince1970: requestTime),
-                                                    responseTime: Date(timeIntervalSince1970: responseTime), protocolName: protocolName) {
+                cache.store(entry, body: body, memoryOnly: false)
+            } else if let changed = CacheEntry(cached: decided, key: key, requestHeaders: requestHeaders,
+                                               requestTime: Date(timeIntervalSince1970: requestTime),
+                                               responseTime: Date(timeIntervalSince1970: responseTime), protocolName: protocolName) {
                 cache.store(changed, body: decided.data, memoryOnly: decided.storagePolicy == .allowedInMemoryOnly)
             }
         }
@@ -200,10 +200,10 @@ final class CacheSink: TransportSink {
 /// the `Location` and `Content-Location` it names on the same origin (RFC 9111 §4.4).
 final class InvalidatingSink: TransportSink {
     private let sink: any TransportSink
-    private let cache: HTTPCache
+    private let cache: any ResponseStore
     private let url: URL
 
-    init(sink: any TransportSink, cache: HTTPCache, url: URL) {
+    init(sink: any TransportSink, cache: any ResponseStore, url: URL) {
         self.sink = sink
         self.cache = cache
         self.url = url

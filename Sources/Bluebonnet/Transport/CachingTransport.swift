@@ -11,7 +11,7 @@ import FoundationNetworking
 /// global queue, never on an event loop; a request with nothing stored under its URL pays one dictionary lookup.
 struct CachingTransport: HTTPTransport {
     let base: any HTTPTransport
-    let cache: HTTPCache
+    let cache: any ResponseStore
     /// `URLSessionConfiguration.requestCachePolicy`, for requests that leave theirs at `.useProtocolCachePolicy`.
     let defaultPolicy: URLRequest.CachePolicy
     /// The session's handler; a request's own prevails.

@@ -75,12 +75,3 @@ struct CacheControl: Equatable, Sendable {
         return Int(text) ?? Int(Int32.max)
     }
 }
-
-extension StringProtocol {
-    /// Without spaces and tabs at either end.
-    func trimmingWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[first...last])
-    }
-}

@@ -19,6 +19,16 @@ struct CacheEntry: Codable, Equatable, Sendable {
     var requestTime: Double
     var responseTime: Double
     var bodyLength: Int
+    /// A `CachedURLResponse`'s `userInfo`, as a property list, when it had one that is.
+    var userInfo: Data?
+
+    /// `userInfo` as a dictionary again.
+    var decodedUserInfo: [AnyHashable: Any]? {
+        guard let userInfo, let object = try? PropertyListSerialization.propertyList(from: userInfo, format: nil) as? [String: Any] else {
+            return nil
+        }
+        return Dictionary(uniqueKeysWithValues: object.map { (AnyHashable($0.key), $0.value) })
+    }
 
     /// The value of a field; repeated fields joined by commas.
     func field(_ name: String) -> String? {
@@ -73,5 +83,31 @@ struct CacheEntry: Codable, Equatable, Sendable {
 
     private static func normalized(_ value: String?) -> String? {
         value.map { $0.split(separator: ",").map { $0.trimmingWhitespace() }.joined(separator: ",") }
+    }
+}
+
+extension CacheEntry {
+    /// The entry for a `CachedURLResponse`: its head, and the request's values of the fields its `Vary` names.
+    /// `nil` for a response that is not HTTP, may not be stored, or says `Vary: *`.
+    init?(cached: CachedURLResponse, key: String, requestHeaders: [String: String], requestTime: Date = Date(),
+          responseTime: Date = Date(), protocolName: String = "http/1.1") {
+        guard cached.storagePolicy != .notAllowed, let response = cached.response as? HTTPURLResponse, let url = response.url else {
+            return nil
+        }
+        let fields = response.allHeaderFields.compactMap { name, value -> [String]? in
+            guard let name = name as? String, let value = value as? String else { return nil }
+            return [name, value]
+        }
+        self.init(key: key, url: url, statusCode: response.statusCode, headers: fields, protocolName: protocolName,
+                  varyValues: [:], requestTime: requestTime.timeIntervalSince1970, responseTime: responseTime.timeIntervalSince1970,
+                  bodyLength: cached.data.count)
+        let names = Self.varyNames(field("Vary"))
+        guard !names.contains("*") else { return nil }
+        varyValues = Self.varyValues(names, in: requestHeaders.map { (name: $0.key, value: $0.value) })
+        if let info = cached.userInfo, !info.isEmpty {
+            let plist = Dictionary(info.compactMap { key, value in (key as? String).map { ($0, value) } }, uniquingKeysWith: { $1 })
+                .filter { $0.key != FoundationResponseStore.metadataKey }
+            userInfo = try? PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        }
     }
 }

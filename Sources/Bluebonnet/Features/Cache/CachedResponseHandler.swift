@@ -53,3 +53,19 @@ public struct ResponseCacher: CachedResponseHandler {
         }
     }
 }
+
+extension CachedResponseHandler where Self == ResponseCacher {
+    /// Stores every response RFC 9111 allows.
+    public static var cache: ResponseCacher { ResponseCacher.cache }
+
+    /// Stores nothing.
+    public static var doNotCache: ResponseCacher { ResponseCacher.doNotCache }
+
+    /// Stores what the closure returns, or nothing when it returns `nil`.
+    ///
+    /// - Parameter closure: Receives the `Request` and the response about to be stored.
+    /// - Returns: The cacher.
+    public static func modify(using closure: @escaping @Sendable (Request, CachedURLResponse) -> CachedURLResponse?) -> ResponseCacher {
+        ResponseCacher(behavior: .modify(closure))
+    }
+}

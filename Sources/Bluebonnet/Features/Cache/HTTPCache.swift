@@ -87,7 +87,7 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
         guard let url = request.url, let key = CacheEntry.key(for: url) else { return nil }
         let headers = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
         guard let (entry, body) = lookup(key: key, headers: headers), let response = entry.httpResponse() else { return nil }
-        return CachedURLResponse(response: response, data: body)
+        return CachedURLResponse(response: response, data: body, userInfo: entry.decodedUserInfo, storagePolicy: .allowed)
     }
 
     /// Stores a response for a request, replacing the variant it matches.
@@ -97,7 +97,7 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
     ///   - request:        The request it answered.
     override public func storeCachedResponse(_ cachedResponse: CachedURLResponse, for request: URLRequest) {
         guard let url = request.url, let key = CacheEntry.key(for: url),
-              let entry = Self.entry(for: cachedResponse, key: key, requestHeaders: request.allHTTPHeaderFields ?? [:]) else { return }
+              let entry = CacheEntry(cached: cachedResponse, key: key, requestHeaders: request.allHTTPHeaderFields ?? [:]) else { return }
         store(entry, body: cachedResponse.data, memoryOnly: cachedResponse.storagePolicy == .allowedInMemoryOnly)
     }
 
@@ -151,7 +151,7 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
 
     /// Stores a variant: in memory at once, then on disk (unless `memoryOnly`), replacing the variant it matches.
     /// A body larger than an eighth of the larger capacity is not stored.
-    func store(_ entry: CacheEntry, body: Data, memoryOnly: Bool = false) {
+    func store(_ entry: CacheEntry, body: Data, memoryOnly: Bool) {
         guard body.count <= largestEntry else { return }
         let id = entry.variantID
         var replacedFile: String?
@@ -280,9 +280,11 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
         withUnsafeBytes(of: UInt32(metadata.count).bigEndian) { data.append(contentsOf: $0) }
         data.append(metadata)
         data.append(body)
-        let digest = SHA256.hash(data: Data((entry.key + "\n" + entry.variantID).utf8)).map { String(format: "%02x", $0) }.joined()
+        let hexDigits = Array("0123456789abcdef".utf8)
+        let digest = String(decoding: SHA256.hash(data: Data((entry.key + "\n" + entry.variantID).utf8)).prefix(16)
+            .flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 0xF)]] }, as: UTF8.self)
         // A fresh name per write: a concurrent store of the same variant never writes into this file.
-        let name = "\(digest.prefix(32))-\(UUID().uuidString.prefix(8).lowercased()).entry"
+        let name = "\(digest)-\(UUID().uuidString.prefix(8).lowercased()).entry"
         let temporary = directory.appendingPathComponent(".tmp-\(UUID().uuidString)")
         do {
             try data.write(to: temporary)
@@ -354,25 +356,5 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
         }
         deleteFiles(duplicates)
         evict()
-    }
-
-    /// An entry for a `CachedURLResponse` given through the `URLCache` API.
-    static func entry(for cached: CachedURLResponse, key: String, requestHeaders: [String: String], requestTime: Date = Date(),
-                      responseTime: Date = Date(), protocolName: String = "http/1.1") -> CacheEntry? {
-        guard cached.storagePolicy != .notAllowed, let response = cached.response as? HTTPURLResponse, let url = response.url else {
-            return nil
-        }
-        let headers = response.allHeaderFields.compactMap { name, value -> [String]? in
-            guard let name = name as? String, let value = value as? String else { return nil }
-            return [name, value]
-        }
-        let entry = CacheEntry(key: key, url: url, statusCode: response.statusCode, headers: headers, protocolName: protocolName,
-                               varyValues: [:], requestTime: requestTime.timeIntervalSince1970,
-                               responseTime: responseTime.timeIntervalSince1970, bodyLength: cached.data.count)
-        let names = CacheEntry.varyNames(entry.field("Vary"))
-        guard !names.contains("*") else { return nil }
-        var withVary = entry
-        withVary.varyValues = CacheEntry.varyValues(names, in: requestHeaders.map { (name: $0.key, value: $0.value) })
-        return withVary
     }
 }

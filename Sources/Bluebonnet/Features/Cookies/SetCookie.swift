@@ -31,8 +31,8 @@ struct SetCookie: Equatable, Sendable {
     init?(_ field: String) {
         var parts = field.split(separator: ";", omittingEmptySubsequences: false)[...]
         guard let pair = parts.popFirst(), let equals = pair.firstIndex(of: "=") else { return nil }
-        let name = Self.trimmed(pair[..<equals])
-        let value = Self.trimmed(pair[pair.index(after: equals)...])
+        let name = Self.trim(pair[..<equals])
+        let value = Self.trim(pair[pair.index(after: equals)...])
         guard !name.isEmpty, name.utf8.count + value.utf8.count <= Self.maximumNameAndValueLength,
               !Self.hasControlCharacter(name), !Self.hasControlCharacter(value) else { return nil }
         self.name = String(name)
@@ -40,10 +40,10 @@ struct SetCookie: Equatable, Sendable {
         for attribute in parts {
             let (attributeName, attributeValue): (Substring, Substring)
             if let equals = attribute.firstIndex(of: "=") {
-                attributeName = Self.trimmed(attribute[..<equals])
-                attributeValue = Self.trimmed(attribute[attribute.index(after: equals)...])
+                attributeName = Self.trim(attribute[..<equals])
+                attributeValue = Self.trim(attribute[attribute.index(after: equals)...])
             } else {
-                attributeName = Self.trimmed(attribute)
+                attributeName = Self.trim(attribute)
                 attributeValue = ""
             }
             guard attributeValue.utf8.count <= Self.maximumAttributeValueLength else { continue }
@@ -88,12 +88,8 @@ struct SetCookie: Equatable, Sendable {
     }
 
     /// Strips RFC 6265's whitespace (space and tab) from both ends.
-    private static func trimmed(_ text: Substring) -> Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else {
-            return text[text.endIndex...]
-        }
-        return text[first...last]
+    private static func trim(_ text: Substring) -> Substring {
+        Substring(text.trimmingWhitespace())
     }
 
     /// RFC 6265bis: a name or value with a control character (other than tab) is refused whole.
