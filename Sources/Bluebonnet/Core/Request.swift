@@ -312,7 +312,7 @@ public class Request: @unchecked Sendable {
     }
 
     /// Sets the cached response handler for this request, overriding the session's: it decides what the session's
-    /// `HTTPCache` stores of this request's responses.
+    /// cache (its configuration's `urlCache`) stores of this request's responses.
     ///
     /// - Parameter handler: The `CachedResponseHandler`.
     /// - Returns: The instance.

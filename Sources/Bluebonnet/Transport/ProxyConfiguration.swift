@@ -3,9 +3,10 @@ import Foundation
 import NIOHTTP1
 
 /// The proxies of `URLSessionConfiguration.connectionProxyDictionary`, with CFNetwork's keys (`HTTPEnable`,
-/// `HTTPProxy`, `HTTPPort`, the same with `HTTPS`, `ExceptionsList`) and Basic credentials under
+/// `HTTPProxy`, `HTTPPort`, the same with `HTTPS` and `SOCKS`, `ExceptionsList`) and Basic credentials under
 /// `kCFProxyUsernameKey`/`kCFProxyPasswordKey`. AsyncHTTPClient reaches every target through a `CONNECT` tunnel, so
-/// credentials go to the proxy alone, never to the origin.
+/// credentials go to the proxy alone, never to the origin. A SOCKS proxy (SOCKS5, no authentication: AsyncHTTPClient
+/// offers no other) carries what no HTTP or HTTPS proxy of the dictionary does, as CFNetwork does.
 struct ProxyConfiguration: Sendable, Equatable {
     struct Endpoint: Sendable, Equatable {
         var host: String
@@ -16,6 +17,7 @@ struct ProxyConfiguration: Sendable, Equatable {
 
     var http: Endpoint?
     var https: Endpoint?
+    var socks: Endpoint?
     /// Hosts reached directly: exact names or IP addresses, `.example.com`, `*.example.com` or `example.com` for a
     /// domain and its subdomains, `*` for every host.
     var exceptions: [String] = []
@@ -43,17 +45,20 @@ struct ProxyConfiguration: Sendable, Equatable {
         }
         http = endpoint("HTTP", defaultPort: 80)
         https = endpoint("HTTPS", defaultPort: 443)
+        socks = endpoint("SOCKS", defaultPort: 1080)
         exceptions = (dictionary["ExceptionsList"] as? [Any] ?? []).compactMap { ($0 as? String)?.lowercased() }
-        guard http != nil || https != nil else { return nil }
+        guard http != nil || https != nil || socks != nil else { return nil }
     }
 
     /// AsyncHTTPClient's proxy for `url`, or `nil` to connect directly.
     func proxy(for url: URL) -> HTTPClient.Configuration.Proxy? {
         guard let host = url.host?.lowercased() else { return nil }
-        let endpoint = url.scheme?.lowercased() == "https" ? https : http
-        guard let endpoint, !bypasses(host) else { return nil }
-        let authorization = endpoint.username.map { HTTPClient.Authorization.basic(username: $0, password: endpoint.password ?? "") }
-        return .server(host: endpoint.host, port: endpoint.port, authorization: authorization)
+        guard !bypasses(host) else { return nil }
+        if let endpoint = url.scheme?.lowercased() == "https" ? https : http {
+            let authorization = endpoint.username.map { HTTPClient.Authorization.basic(username: $0, password: endpoint.password ?? "") }
+            return .server(host: endpoint.host, port: endpoint.port, authorization: authorization)
+        }
+        return socks.map { .socksServer(host: $0.host, port: $0.port) }
     }
 
     /// Whether `host` is one of the exceptions.

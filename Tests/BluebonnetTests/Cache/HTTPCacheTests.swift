@@ -375,3 +375,22 @@ final class HTTPCacheTests: ServerTestCase {
         XCTAssertEqual(cache.currentDiskUsage, 0)
     }
 }
+
+extension HTTPCacheTests {
+    func testAnEventMonitorHearsThatAResponseCameFromTheCache() async throws {
+        let (_, url) = resource("cache_control=max-age=60")
+        let fetched = Recorder<RequestTaskTransactionMetrics.ResourceFetchType>()
+        let monitor = ClosureEventMonitor(queue: .global())
+        monitor.requestDidGatherMetrics = { _, metrics in
+            if let type = metrics.transactionMetrics.last?.resourceFetchType { fetched.append(type) }
+        }
+        let configuration = URLSessionConfiguration.af.default
+        configuration.urlCache = cache
+        let monitored = Session(configuration: configuration, eventMonitors: [monitor])
+        _ = await monitored.request(url).serializingData().response
+        _ = await monitored.request(url).serializingData().response
+        // Monitors hear on their own queue; the last event may still be on its way.
+        for _ in 0..<100 where fetched.values.count < 2 { try await Task.sleep(nanoseconds: 10_000_000) }
+        XCTAssertEqual(fetched.values, [.networkLoad, .localCache])
+    }
+}

@@ -213,3 +213,33 @@ final class CookieJarTests: XCTestCase {
         XCTAssertThrowsError(try all.af.importCookies(from: Data("{\"cookies\": 3}".utf8)))
     }
 }
+
+/// RFC 6265 §3.1's own examples, in order.
+final class CookieRFCExampleTests: XCTestCase {
+    func testTheRFCsExamples() throws {
+        let storage = try XCTUnwrap(URLSessionConfiguration.ephemeral.httpCookieStorage)
+        let jar = CookieJar(storage: storage, sendsCookies: true, acceptPolicy: .always)
+        let site = URL(string: "https://example.com/")!
+        // "Set-Cookie: SID=31d4d96e407aad42" ... "Cookie: SID=31d4d96e407aad42"
+        jar.store(["SID=31d4d96e407aad42"], from: site, mainDocumentURL: nil)
+        XCTAssertEqual(jar.cookieHeader(for: site), "SID=31d4d96e407aad42")
+        // Two cookies, one Secure and HttpOnly at "/", one for the domain: both come back, and "lang" goes to
+        // subdomains too.
+        jar.store(["SID=31d4d96e407aad42; Path=/; Secure; HttpOnly", "lang=en-US; Path=/; Domain=example.com"], from: site,
+                  mainDocumentURL: nil)
+        XCTAssertEqual(jar.cookieHeader(for: site), "SID=31d4d96e407aad42; lang=en-US")
+        XCTAssertEqual(jar.cookieHeader(for: URL(string: "https://www.example.com/")!), "lang=en-US")
+        // "Set-Cookie: lang=; Expires=Sun, 06 Nov 1994 08:49:37 GMT" removes it.
+        jar.store(["lang=; Expires=Sun, 06 Nov 1994 08:49:37 GMT; Domain=example.com; Path=/"], from: site, mainDocumentURL: nil)
+        XCTAssertEqual(jar.cookieHeader(for: site), "SID=31d4d96e407aad42")
+        // A persistent cookie lives on: "lang=en-US; Expires=..." in the future.
+        let future = Date().addingTimeInterval(86400)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        jar.store(["lang=en-US; Expires=\(formatter.string(from: future))"], from: site, mainDocumentURL: nil)
+        XCTAssertEqual(storage.cookies?.first { $0.name == "lang" }?.isSessionOnly, false)
+        XCTAssertEqual(jar.cookieHeader(for: site), "SID=31d4d96e407aad42; lang=en-US")
+    }
+}

@@ -72,6 +72,50 @@ final class ProxyInteropTests: ServerTestCase {
         XCTAssertEqual(proxy.tunnels, [])
     }
 
+    func testASOCKSProxyCarriesPlainAndTLSTargetsAndHonoursExceptions() async throws {
+        let proxy = try Microsocks()
+        let plain = await session(proxy: proxy.dictionary()).request(url("/get?via=socks")).serializingData().response
+        XCTAssertNil(plain.error)
+        XCTAssertEqual(try json(plain.data)["args"] as? [String: String], ["via": "socks"])
+        let certificates = try TestCertificates()
+        let tlsServer = try await TestServer.start(tls: try certificates.serverConfiguration(presenting: certificates.leaf,
+                                                                                              chain: [certificates.intermediate]))
+        let pinned = ServerTrustManager(evaluators: [
+            "127.0.0.1": PinnedCertificatesTrustEvaluator(certificates: [certificates.leaf.certificate], performDefaultValidation: false),
+        ])
+        let secure = await session(proxy: proxy.dictionary(), trust: pinned).request(tlsServer.url("/get")).serializingData().response
+        XCTAssertNil(secure.error)
+        // Closed first: the server's graceful stop would otherwise wait out the idle connection in the tunnel.
+        sessions.removeAll()
+        await tlsServer.stop()
+        let direct = await session(proxy: proxy.dictionary(exceptions: ["127.0.0.1"])).request(url("/get")).serializingData().response
+        XCTAssertNil(direct.error)
+        XCTAssertEqual(proxy.connections, ["127.0.0.1:\(server.port)", "127.0.0.1:\(tlsServer.port)"])
+    }
+
+    func testASOCKSProxyThatDemandsCredentialsFailsTheRequest() async throws {
+        let proxy = try Microsocks(credentials: ("walker", "s3cret"))
+        let response = await session(proxy: proxy.dictionary()).request(url("/get")).serializingData().response
+        XCTAssertNotNil(response.error)
+        XCTAssertNil(response.response, "the request went around the proxy")
+        XCTAssertEqual(proxy.connections, [])
+    }
+
+    func testASOCKSProxyThatIsDownFailsTheRequestRatherThanGoingDirect() async throws {
+        let unused = try LocalDaemon.freePort()
+        let response = await session(proxy: ["SOCKSEnable": 1, "SOCKSProxy": "127.0.0.1", "SOCKSPort": unused])
+            .request(url("/get")).serializingData().response
+        XCTAssertEqual(response.error?.urlErrorCode, .cannotConnectToHost)
+    }
+
+    func testAnHTTPProxyIsPreferredOverSOCKSForItsScheme() {
+        let configuration = ProxyConfiguration(dictionary: ["HTTPEnable": 1, "HTTPProxy": "web", "HTTPPort": 3128,
+                                                            "SOCKSEnable": 1, "SOCKSProxy": "socks", "SOCKSPort": 1080])
+        XCTAssertEqual(configuration?.proxy(for: URL(string: "http://example.com/")!), .server(host: "web", port: 3128))
+        XCTAssertEqual(configuration?.proxy(for: URL(string: "https://example.com/")!), .socksServer(host: "socks", port: 1080))
+        XCTAssertEqual(ProxyConfiguration(dictionary: ["SOCKSEnable": 1, "SOCKSProxy": "socks"])?.socks?.port, 1080)
+    }
+
     func testADisabledOrUnusableDictionaryMeansNoProxy() {
         XCTAssertNil(ProxyConfiguration(dictionary: nil))
         XCTAssertNil(ProxyConfiguration(dictionary: ["HTTPEnable": 0, "HTTPProxy": "proxy", "HTTPPort": 3128]))
