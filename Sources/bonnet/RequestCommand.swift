@@ -48,8 +48,11 @@ struct RequestCommand: AsyncParsableCommand {
         valueName: "style"))
     var pretty: PrettyStyle?
 
-    @Flag(name: .long, help: "Print the request that would be sent (--print=HB unless given), and do not send it.")
+    @Flag(name: .long, help: "Print the request that would be sent (--print=HB unless given), and do not send it; with --cache, answer from the cache instead.")
     var offline = false
+
+    @Flag(name: .long, help: "Keep responses in bonnet's HTTP cache (~/.cache/bonnet, or $BONNET_CACHE_DIR) and answer from it by RFC 9111.")
+    var cache = false
 
     @Flag(name: .long, help: "Print the request's Timeline after the response.")
     var timeline = false
@@ -148,7 +151,7 @@ struct RequestCommand: AsyncParsableCommand {
     /// The parts to print, from --print, -v, -h, -b, --offline and whether the output is a terminal.
     func parts(toTerminal: Bool) -> Set<Character> {
         if let printSpec { return Set(printSpec) }
-        if offline { return ["H", "B"] }
+        if offline, !cache { return ["H", "B"] }
         if verbose { return ["H", "B", "h", "b"] }
         if headers { return ["h"] }
         if body { return ["b"] }
@@ -240,7 +243,10 @@ struct RequestCommand: AsyncParsableCommand {
                 print("bonnet: warning: \(error)", to: &standardError)
             }
         }
-        if offline {
+        if offline, cache {
+            // Answered by the cache alone: a miss fails rather than reaching the network.
+            urlRequest.cachePolicy = .returnCacheDataDontLoad
+        } else if offline {
             printSentRequest(urlRequest, parts: parts, protocolName: nil, sessionHeaders: sessionHeaders, output: printer)
             if sendsMultipart, parts.contains("B") {
                 print(printer.paint("[multipart form: \(items.fields.count) field(s), \(items.files.count) file(s)]", "2"))
@@ -282,6 +288,12 @@ struct RequestCommand: AsyncParsableCommand {
             }
         }
         guard let http = response.response else {
+            if offline, (response.error?.underlyingError as? URLError)?.code == .resourceUnavailable {
+                var standardError = FileHandle.standardError
+                print("bonnet: error: no response for \(urlRequest.url?.absoluteString ?? "this request") in the cache (--offline --cache)",
+                      to: &standardError)
+                Foundation.exit(1)
+            }
             Self.fail(response.error ?? AFError.explicitlyCancelled)
         }
         if parts.contains("h") {
@@ -321,6 +333,7 @@ struct RequestCommand: AsyncParsableCommand {
     private func makeSession(removing removed: [String], cookies: HTTPCookieStorage) throws -> (Session, HTTPHeaders) {
         let configuration = URLSessionConfiguration.af.default
         configuration.httpCookieStorage = cookies
+        configuration.urlCache = cache ? HTTPCache(memoryCapacity: 8 << 20, diskCapacity: 256 << 20, directory: Self.cacheDirectory()) : nil
         if let timeout, timeout > 0 { configuration.timeoutIntervalForRequest = timeout }
         var defaults = HTTPHeaders.default
         for name in removed { defaults.remove(name: name) }
@@ -329,6 +342,13 @@ struct RequestCommand: AsyncParsableCommand {
         configuration.connectionProxyDictionary = try proxyDictionary()
         let (trustManager, tls) = try tlsChoices()
         return (Session(configuration: configuration, serverTrustManager: trustManager, tls: tls, redirectHandler: redirector), defaults)
+    }
+
+    /// Where `--cache` keeps responses: `$BONNET_CACHE_DIR`, else `$XDG_CACHE_HOME/bonnet`, else `~/.cache/bonnet`.
+    static func cacheDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let directory = environment["BONNET_CACHE_DIR"], !directory.isEmpty { return URL(fileURLWithPath: directory) }
+        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty { return URL(fileURLWithPath: xdg).appendingPathComponent("bonnet") }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/bonnet")
     }
 
     /// The `connectionProxyDictionary` --proxy and --no-proxy ask for, read as the environment's variables would be.
