@@ -14,8 +14,11 @@ struct Output {
     /// Whether a body is rendered as text rather than written byte for byte: on a terminal, or when `--pretty` asks
     /// for colours or formatting (whatever `NO_COLOR` then says about the colours themselves).
     let rendersBody: Bool
+    /// Whether headers and JSON keys are sorted (httpie's `--sorted`, the default) or kept in the server's order.
+    let sorts: Bool
 
-    init(colored: Bool? = nil, formats: Bool = true, toTerminal: Bool = isatty(STDOUT_FILENO) != 0) {
+    init(colored: Bool? = nil, formats: Bool = true, toTerminal: Bool = isatty(STDOUT_FILENO) != 0, sorts: Bool = true) {
+        self.sorts = sorts
         self.colored = (colored ?? toTerminal) && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
         self.formats = formats
         self.toTerminal = toTerminal
@@ -43,7 +46,8 @@ struct Output {
     }
 
     func headers(_ response: HTTPURLResponse) -> String {
-        response.headers.sorted().map { paint($0.name, "36") + ": " + sanitized($0.value) }.joined(separator: "\n")
+        let headers = sorts ? response.headers.sorted() : response.headers
+        return headers.map { paint($0.name, "36") + ": " + sanitized($0.value) }.joined(separator: "\n")
     }
 
     /// `text` with every control character but tab and newline shown as `\u{..}` on a terminal, so a server cannot
@@ -87,9 +91,12 @@ struct Output {
         // Otherwise a NUL is binary, whatever the type says.
         guard !data.contains(0) else { return binaryNote(data.count) }
         let looksLikeJSON = contentType?.lowercased().contains("json") == true || data.first == UInt8(ascii: "{") || data.first == UInt8(ascii: "[")
-        if formats, looksLikeJSON {
-            if let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
-               let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
+        if formats, looksLikeJSON, let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
+            // Unsorted, the server's text is re-indented as it is: parsing into a dictionary would lose its key order.
+            if !sorts, let text = String(data: data, encoding: .utf8) {
+                return colorJSON(sanitized(JSONIndenter.indent(text)))
+            }
+            if let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
                 return colorJSON(sanitized(String(decoding: pretty, as: UTF8.self)))
             }
         }

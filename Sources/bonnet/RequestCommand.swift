@@ -72,6 +72,12 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The most redirects followed before the request fails with exit code 6 (16 by default).")
     var maxRedirects: Int?
 
+    @Flag(name: .long, help: "Sort headers and JSON keys (the default, as httpie).")
+    var sorted = false
+
+    @Flag(name: .long, help: "Keep headers and JSON keys in the order the server sent them.")
+    var unsorted = false
+
     @Flag(name: .long, help: "Never colour the output.")
     var noColor = false
 
@@ -142,6 +148,7 @@ struct RequestCommand: AsyncParsableCommand {
             throw ValidationError("--print takes letters of HBhbm, e.g. --print=Hh")
         }
         if follow, noFollow { throw ValidationError("--follow and --no-follow contradict each other") }
+        if sorted, unsorted { throw ValidationError("--sorted and --unsorted contradict each other") }
         if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirects cannot be negative") }
         if resume, output == nil { throw ValidationError("--continue needs -o FILE, the partial download to resume") }
         if stream, download || output != nil { throw ValidationError("--stream and --download contradict each other") }
@@ -177,7 +184,7 @@ struct RequestCommand: AsyncParsableCommand {
         let parts = parts(toTerminal: toTerminal)
         let style = pretty ?? (toTerminal ? .all : PrettyStyle.none)
         let printer = Output(colored: !noColor && (style == .all || style == .colors), formats: style == .all || style == .format,
-                            toTerminal: toTerminal)
+                            toTerminal: toTerminal, sorts: !unsorted)
 
         var urlRequest: URLRequest
         do {

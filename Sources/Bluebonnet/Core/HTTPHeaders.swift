@@ -206,9 +206,21 @@ extension URLRequest {
 }
 
 extension HTTPURLResponse {
-    /// Returns `allHeaderFields` as `HTTPHeaders`.
+    /// Returns `allHeaderFields` as `HTTPHeaders`: in the order the fields arrived for a response Bluebonnet
+    /// received (a repeated field once, its values joined by commas, where it first appeared).
     public var headers: HTTPHeaders {
-        (allHeaderFields as? [String: String]).map(HTTPHeaders.init) ?? HTTPHeaders()
+        guard let ordered = self as? OrderedHTTPURLResponse, !ordered.orderedFields.isEmpty else {
+            return (allHeaderFields as? [String: String]).map(HTTPHeaders.init) ?? HTTPHeaders()
+        }
+        var headers = HTTPHeaders()
+        for (name, value) in ordered.orderedFields {
+            if let existing = headers.value(for: name) {
+                headers.update(name: name, value: existing + ", " + value)
+            } else {
+                headers.add(name: name, value: value)
+            }
+        }
+        return headers
     }
 }
 

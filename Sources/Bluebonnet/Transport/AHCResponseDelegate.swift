@@ -146,19 +146,15 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        var fields: [String: String] = [:]
-        for (name, value) in head.headers {
-            if let existing = fields[name] { fields[name] = existing + ", " + value } else { fields[name] = value }
-        }
         let declared = head.headers.first(name: "content-length").flatMap(Int64.init)
         // A decoded body is longer than the `Content-Length` the server announced, so its length is unknown.
         let expected = head.headers.contains(name: "content-encoding") ? -1 : Int64(declared ?? -1)
         var reply = TransportHeadReply.proceed(streamingBody: false)
-        if let response = HTTPURLResponse(
+        if let response = OrderedHTTPURLResponse(
             url: url,
             statusCode: Int(head.status.code),
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
-            headerFields: fields
+            orderedFields: head.headers.map { (name: $0.name, value: $0.value) }
         ) {
             // `.none`: not decoded, so the bytes received are the bytes delivered.
             let encoded: Int64?? = head.headers.contains(name: "content-encoding") ? .some(declared) : .none

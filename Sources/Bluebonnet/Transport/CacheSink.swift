@@ -159,11 +159,7 @@ final class CacheSink: TransportSink {
     private func storableEntry(for response: HTTPURLResponse, protocolName: String) -> CacheEntry? {
         let status = response.statusCode
         guard (200...599).contains(status), status != 206, status != 304, let url = response.url else { return nil }
-        let fields = response.allHeaderFields.compactMap { name, value -> [String]? in
-            guard let name = name as? String, let value = value as? String else { return nil }
-            return [name, value]
-        }
-        var entry = CacheEntry(key: context.key, url: url, statusCode: status, headers: fields, protocolName: protocolName,
+        var entry = CacheEntry(key: context.key, url: url, statusCode: status, headers: CacheEntry.fields(of: response), protocolName: protocolName,
                                varyValues: [:], requestTime: requestTime.timeIntervalSince1970,
                                responseTime: Date().timeIntervalSince1970, bodyLength: 0)
         let control = CacheControl(entry.field("Cache-Control"))
@@ -185,11 +181,10 @@ final class CacheSink: TransportSink {
     /// The stored response with the fields of the `304` that validated it, and the validation's times.
     static func updating(_ entry: CacheEntry, with notModified: HTTPURLResponse, requestTime: Date, responseTime: Date) -> CacheEntry {
         var updated = entry
-        for (name, value) in notModified.allHeaderFields {
-            guard let name = name as? String, let value = value as? String, !keptOn304.contains(name.lowercased()) else { continue }
-            updated.headers.removeAll { $0.first?.caseInsensitiveCompare(name) == .orderedSame }
-            updated.headers.append([name, value])
-        }
+        let fresh = CacheEntry.fields(of: notModified).filter { !keptOn304.contains($0[0].lowercased()) }
+        let replacedNames = Set(fresh.map { $0[0].lowercased() })
+        updated.headers.removeAll { $0.count != 2 || replacedNames.contains($0[0].lowercased()) }
+        updated.headers += fresh
         updated.requestTime = requestTime.timeIntervalSince1970
         updated.responseTime = responseTime.timeIntervalSince1970
         return updated

@@ -36,14 +36,23 @@ struct CacheEntry: Codable, Equatable, Sendable {
         return values.isEmpty ? nil : values.joined(separator: ", ")
     }
 
-    /// The response as `HTTPURLResponse`, with `Age` set to `age` when given.
+    /// The response as `HTTPURLResponse`, its fields in their stored order, with `Age` set to `age` when given.
     func httpResponse(age: Int? = nil) -> HTTPURLResponse? {
-        var fields: [String: String] = [:]
-        for pair in headers where pair.count == 2 && !(age != nil && pair[0].caseInsensitiveCompare("Age") == .orderedSame) {
-            fields[pair[0]] = fields[pair[0]].map { $0 + ", " + pair[1] } ?? pair[1]
+        var fields = headers.filter { $0.count == 2 && !(age != nil && $0[0].caseInsensitiveCompare("Age") == .orderedSame) }
+            .map { (name: $0[0], value: $0[1]) }
+        if let age { fields.append((name: "Age", value: String(age))) }
+        return OrderedHTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", orderedFields: fields)
+    }
+
+    /// A response's fields as stored: in the order they arrived when Bluebonnet received it.
+    static func fields(of response: HTTPURLResponse) -> [[String]] {
+        if let ordered = response as? OrderedHTTPURLResponse, !ordered.orderedFields.isEmpty {
+            return ordered.orderedFields.map { [$0.name, $0.value] }
         }
-        if let age { fields["Age"] = String(age) }
-        return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
+        return response.allHeaderFields.compactMap { name, value -> [String]? in
+            guard let name = name as? String, let value = value as? String else { return nil }
+            return [name, value]
+        }
     }
 
     /// The key of a request: only `GET` responses are stored, so the method is part of it for clarity only.
@@ -94,10 +103,7 @@ extension CacheEntry {
         guard cached.storagePolicy != .notAllowed, let response = cached.response as? HTTPURLResponse, let url = response.url else {
             return nil
         }
-        let fields = response.allHeaderFields.compactMap { name, value -> [String]? in
-            guard let name = name as? String, let value = value as? String else { return nil }
-            return [name, value]
-        }
+        let fields = Self.fields(of: response)
         self.init(key: key, url: url, statusCode: response.statusCode, headers: fields, protocolName: protocolName,
                   varyValues: [:], requestTime: requestTime.timeIntervalSince1970, responseTime: responseTime.timeIntervalSince1970,
                   bodyLength: cached.data.count)

@@ -1,0 +1,27 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An `HTTPURLResponse` that remembers its header fields in the order they arrived: FoundationNetworking keeps them
+/// in a dictionary, and `HTTPURLResponse.headers` then reads them back in this order.
+final class OrderedHTTPURLResponse: HTTPURLResponse, @unchecked Sendable {
+    // Immutable after init, like the rest of the response.
+    /// Each field as received, repeated fields apart.
+    let orderedFields: [(name: String, value: String)]
+
+    /// Makes the response; repeated fields are joined by commas in `allHeaderFields`, as FoundationNetworking does.
+    init?(url: URL, statusCode: Int, httpVersion: String, orderedFields: [(name: String, value: String)]) {
+        self.orderedFields = orderedFields
+        var fields: [String: String] = [:]
+        for (name, value) in orderedFields {
+            fields[name] = fields[name].map { $0 + ", " + value } ?? value
+        }
+        super.init(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: fields)
+    }
+
+    required init?(coder: NSCoder) {
+        orderedFields = []
+        super.init(coder: coder)
+    }
+}
