@@ -38,7 +38,9 @@ struct CachingTransport: HTTPTransport {
         default:
             break
         }
-        guard cache.hasEntries(for: key) else { return miss(request, sink: sink, context: context, policy: policy) }
+        // `only-if-cached` (RFC 9111 §5.2.1.7): the cache answers or the request fails, as `.returnCacheDataDontLoad`.
+        let cacheOnly = requestControl.onlyIfCached || policy == .returnCacheDataDontLoad
+        guard cache.hasEntries(for: key) else { return miss(request, sink: sink, context: context, cacheOnly: cacheOnly) }
         // Something is stored: the lookup may read a file, so it runs off the caller's thread (an event loop, when an
         // adapter calls back on one).
         let task = DeferredTransportTask()
@@ -47,7 +49,7 @@ struct CachingTransport: HTTPTransport {
                 sink.transportDidComplete(body: Data(), error: .sessionTaskFailed(error: URLError(.cancelled)))
                 return
             }
-            task.attach(decide(request, sink: sink, context: context, policy: policy, requestControl: requestControl))
+            task.attach(decide(request, sink: sink, context: context, policy: policy, requestControl: requestControl, cacheOnly: cacheOnly))
         }
         return task
     }
@@ -58,9 +60,9 @@ struct CachingTransport: HTTPTransport {
 
     /// Answers from the stored variant, revalidates it, or goes to the network.
     private func decide(_ request: TransportRequest, sink: any TransportSink, context: CacheSink.Context,
-                        policy: URLRequest.CachePolicy, requestControl: CacheControl) -> any TransportTask {
+                        policy: URLRequest.CachePolicy, requestControl: CacheControl, cacheOnly: Bool) -> any TransportTask {
         guard let (entry, body) = cache.lookup(key: context.key, headers: request.headers) else {
-            return miss(request, sink: sink, context: context, policy: policy)
+            return miss(request, sink: sink, context: context, cacheOnly: cacheOnly)
         }
         let now = Date()
         let age = CacheFreshness.currentAge(of: entry, now: now)
@@ -85,6 +87,7 @@ struct CachingTransport: HTTPTransport {
             usable = true
         }
         if usable { return replay(entry, body: body, age: age, sink: sink) }
+        if cacheOnly { return miss(request, sink: sink, context: context, cacheOnly: true) }
         return revalidate(entry, body: body, request: request, sink: sink, context: context)
     }
 
@@ -107,9 +110,8 @@ struct CachingTransport: HTTPTransport {
     }
 
     /// Nothing usable is stored.
-    private func miss(_ request: TransportRequest, sink: any TransportSink, context: CacheSink.Context,
-                      policy: URLRequest.CachePolicy) -> any TransportTask {
-        guard policy != .returnCacheDataDontLoad else {
+    private func miss(_ request: TransportRequest, sink: any TransportSink, context: CacheSink.Context, cacheOnly: Bool) -> any TransportTask {
+        guard !cacheOnly else {
             // URLSession's answer when the cache must answer and cannot.
             sink.transportDidComplete(body: Data(), error: .sessionTaskFailed(error: URLError(.resourceUnavailable)))
             return CompletedTransportTask()

@@ -394,3 +394,21 @@ extension HTTPCacheTests {
         XCTAssertEqual(fetched.values, [.networkLoad, .localCache])
     }
 }
+
+extension HTTPCacheTests {
+    func testOnlyIfCachedAnswersFromTheCacheOrFails() async throws {
+        let (freshID, fresh) = resource("cache_control=max-age=600")
+        let onlyIfCached: HTTPHeaders = ["Cache-Control": "only-if-cached"]
+        let miss = await get(fresh, headers: onlyIfCached)
+        XCTAssertEqual(miss.error?.urlErrorCode, .resourceUnavailable)
+        _ = await get(fresh)
+        let hit = await get(fresh, headers: onlyIfCached)
+        XCTAssertEqual(fetchType(hit), .localCache)
+        do { let counted = try await counts(freshID).full; XCTAssertEqual(counted, 1) }
+        let (staleID, stale) = resource("cache_control=max-age=0&etag=s")
+        _ = await get(stale)
+        let refused = await get(stale, headers: onlyIfCached)
+        XCTAssertEqual(refused.error?.urlErrorCode, .resourceUnavailable, "stale, and the network may not be asked")
+        do { let counted = try await counts(staleID); XCTAssertEqual(counted.full + counted.notModified, 1) }
+    }
+}

@@ -28,7 +28,13 @@ struct FoundationResponseStore: ResponseStore, @unchecked Sendable {
 
     var largestEntry: Int { max(cache.memoryCapacity, cache.diskCapacity) / 8 }
 
-    func hasEntries(for key: String) -> Bool { true }
+    /// A memory-only cache is asked at once (microseconds, no file); one with a disk cannot be asked on the caller's
+    /// thread, which may be an event loop, so it says "maybe".
+    func hasEntries(for key: String) -> Bool {
+        guard cache.diskCapacity == 0 else { return true }
+        guard let url = URL(string: String(key.dropFirst(4))) else { return false }
+        return cache.cachedResponse(for: URLRequest(url: url)) != nil
+    }
 
     func lookup(key: String, headers: [(name: String, value: String)]) -> (CacheEntry, Data)? {
         guard let url = URL(string: String(key.dropFirst(4))), let cached = cache.cachedResponse(for: URLRequest(url: url)) else {
