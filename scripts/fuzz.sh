@@ -13,7 +13,8 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(content-type mime-matching form-round-trip image-header multipart-parts redirect-location auth-challenge event-stream download-filename)
+  targets=(content-type mime-matching form-round-trip image-header multipart-parts redirect-location auth-challenge event-stream download-filename
+           set-cookie cache-freshness)
 fi
 
 scratch="$PWD/.build-fuzz"

@@ -132,6 +132,9 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The passphrase of an encrypted --cert-key.", valueName: "passphrase"))
     var certKeyPass: String?
 
+    @Flag(name: .customLong("http1"), help: "Speak HTTP/1.1 only: do not offer HTTP/2 in the TLS handshake.")
+    var http1 = false
+
     @Option(name: .customLong("session"), help: ArgumentHelp(
         "Keep headers, --auth and cookies between runs: a NAME (kept per host under ~/.config/bonnet/sessions) or a file PATH.",
         valueName: "name|path"))
@@ -379,6 +382,7 @@ struct RequestCommand: AsyncParsableCommand {
     /// What --verify, --cert, --cert-key and --cert-key-pass ask for.
     private func tlsChoices() throws -> (ServerTrustManager?, TLSSettings) {
         var tls = TLSSettings()
+        if http1 { tls.allowsHTTP2 = false }
         var trustManager: ServerTrustManager?
         switch verify?.lowercased() {
         case nil, "yes", "true":

@@ -24,6 +24,10 @@ enum FuzzTarget: String, CaseIterable {
     case authChallenge = "auth-challenge"
     case eventStream = "event-stream"
     case downloadFilename = "download-filename"
+    /// A `Set-Cookie` field stored from a URL, then sent back.
+    case setCookie = "set-cookie"
+    /// A response's caching fields: `Cache-Control` and the dates freshness is reckoned from.
+    case cacheFreshness = "cache-freshness"
 
     /// The target named by `BLUEBONNET_FUZZ_TARGET`, read once.
     static let selected: FuzzTarget = {
@@ -45,7 +49,60 @@ enum FuzzTarget: String, CaseIterable {
         case .authChallenge: Self.authChallenge(data)
         case .eventStream: Self.eventStream(data)
         case .downloadFilename: Self.downloadFilename(data)
+        case .setCookie: Self.setCookie(data)
+        case .cacheFreshness: Self.cacheFreshness(data)
         }
+    }
+
+    /// The first line is the URL's host, the rest `Set-Cookie` fields. Whatever is stored is within the limits, never
+    /// on a public suffix other than the host itself, and sent back as a header with no line break or NUL.
+    private static func setCookie(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let host = lines.first.map(String.init)?.lowercased() ?? ""
+        guard let url = URL(string: "https://\(host)/a/b"), url.host != nil else { return }
+        if let date = CookieDate.parse(Substring(text)) { precondition(date.timeIntervalSince1970 >= -11_644_473_600) }
+        for line in lines.dropFirst() {
+            if let parsed = SetCookie(String(line)) {
+                precondition(!parsed.name.isEmpty && parsed.name.utf8.count + parsed.value.utf8.count <= SetCookie.maximumNameAndValueLength)
+            }
+        }
+        guard let storage = URLSessionConfiguration.ephemeral.httpCookieStorage else { return }
+        let jar = CookieJar(storage: storage, sendsCookies: true, acceptPolicy: .always)
+        let now = Date()
+        jar.store(lines.dropFirst().map(String.init), from: url, mainDocumentURL: nil, now: now)
+        let stored = storage.cookies ?? []
+        precondition(stored.count <= CookieJar.maximumFieldsPerResponse)
+        let canonical = CookieTarget(url)?.host ?? host
+        for cookie in stored {
+            let bare = CookieJar.bareDomain(cookie)
+            precondition(bare == canonical || !PublicSuffixList.isPublicSuffix(bare), "a cookie for the public suffix \(bare)")
+            precondition((cookie.expiresDate ?? .distantFuture) > now || cookie.expiresDate == nil)
+        }
+        if let header = jar.cookieHeader(for: url, now: now) {
+            precondition(!header.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 })
+        }
+    }
+
+    /// Lines of `Name: value` fields: the lifetime and the age are finite and never negative.
+    private static func cacheFreshness(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        var headers: [[String]] = []
+        for line in text.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers.append([String(line[..<colon]), line[line.index(after: colon)...].trimmingWhitespace()])
+        }
+        let now = Date()
+        let entry = CacheEntry(key: "GET http://example.com/", url: URL(string: "http://example.com/")!, statusCode: 200,
+                               headers: headers, protocolName: "http/1.1", varyValues: [:],
+                               requestTime: now.timeIntervalSince1970 - 1, responseTime: now.timeIntervalSince1970, bodyLength: 0)
+        let lifetime = CacheFreshness.lifetime(of: entry)
+        let age = CacheFreshness.currentAge(of: entry, now: now)
+        precondition(lifetime.isFinite && lifetime >= 0 && age.isFinite && age >= 0)
+        let control = CacheControl(entry.field("Cache-Control"), pragma: entry.field("Pragma"))
+        precondition((control.maxAge ?? 0) >= 0 && (control.minFresh ?? 0) >= 0)
+        _ = entry.httpResponse(age: Int(min(age, TimeInterval(Int32.max))))
+        _ = CacheEntry.varyNames(entry.field("Vary"))
     }
 
     /// However the body is cut into chunks, the same events come out, or the same bound is hit.

@@ -18,6 +18,21 @@ extension BonnetProcessTests {
         return (server, certificates, directory)
     }
 
+    func testHTTP2IsNegotiatedByDefaultAndHTTP1OnlyWhenAsked() async throws {
+        let certificates = try TestCertificates()
+        let tls = try certificates.serverConfiguration(presenting: certificates.leaf, chain: [certificates.intermediate])
+        let server = try await TestServer.start(tls: tls, http2: true)
+        let directory = try TemporaryDirectory()
+        let root = directory.url.appendingPathComponent("root.pem")
+        try Data(certificates.root.pem.utf8).write(to: root)
+        let url = server.url("/get").absoluteString
+        let negotiated = try bonnet(["--no-color", "-h", "--verify", root.path, url])
+        XCTAssertTrue(negotiated.output.hasPrefix("HTTP/2 200"), negotiated.output + negotiated.errors)
+        let http1 = try bonnet(["--no-color", "-h", "--http1", "--verify", root.path, url])
+        XCTAssertTrue(http1.output.hasPrefix("HTTP/1.1 200"), http1.output + http1.errors)
+        await server.stop()
+    }
+
     func testVerifyTakesACABundleOrNoAndRefusesAnUnknownRootByDefault() async throws {
         let (server, _, directory) = try await tlsServer()
         let url = server.url("/get").absoluteString
