@@ -213,17 +213,23 @@ final class InvalidatingSink: TransportSink {
 
     func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength: Int64, encodedBodyLength: Int64??,
                                      protocolName: String, setCookieFields: [String]) -> TransportHeadReply {
-        if (200..<400).contains(response.statusCode) {
-            var targets = [url]
-            for name in ["Location", "Content-Location"] {
-                guard let value = response.value(forHTTPHeaderField: name), let target = URL(string: value, relativeTo: url)?.absoluteURL,
-                      RedirectRules.sameOrigin(url, target) else { continue }
-                targets.append(target)
-            }
-            // Forgotten at once (the index is in memory); the files go on another thread.
-            for target in targets { if let key = CacheEntry.key(for: target) { cache.invalidate(key: key) } }
+        let reply = sink.transportDidReceiveResponse(response, expectedBodyLength: expectedBodyLength, encodedBodyLength: encodedBodyLength,
+                                                     protocolName: protocolName, setCookieFields: setCookieFields)
+        guard (200..<400).contains(response.statusCode) else { return reply }
+        var targets = [url]
+        for name in ["Location", "Content-Location"] {
+            guard let value = response.value(forHTTPHeaderField: name), let target = URL(string: value, relativeTo: url)?.absoluteURL,
+                  RedirectRules.sameOrigin(url, target) else { continue }
+            targets.append(target)
         }
-        return sink.transportDidReceiveResponse(response, expectedBodyLength: expectedBodyLength, encodedBodyLength: encodedBodyLength,
-                                                protocolName: protocolName, setCookieFields: setCookieFields)
+        let keys = targets.compactMap(CacheEntry.key(for:))
+        // Invalidated before the body is read, so no request made after completion finds the old response; off the
+        // event loop, as a store may touch its files. Then whatever the request itself asked to wait for.
+        return TransportHeadReply(streamsBody: reply.streamsBody) { [cache] readiness in
+            DispatchQueue.global(qos: .userInitiated).async {
+                for key in keys { cache.invalidate(key: key) }
+                if let hold = reply.hold { hold(readiness) } else { readiness.ready() }
+            }
+        }
     }
 }

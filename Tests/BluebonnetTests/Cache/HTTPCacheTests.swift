@@ -412,3 +412,22 @@ extension HTTPCacheTests {
         do { let counted = try await counts(staleID); XCTAssertEqual(counted.full + counted.notModified, 1) }
     }
 }
+
+extension HTTPCacheTests {
+    func testAnUnsafeMethodInvalidatesTheSameOriginLocationItNames() async throws {
+        let (id, target) = resource("cache_control=max-age=600")
+        _ = await get(target)
+        let cachedFirst = await get(target)
+        XCTAssertEqual(fetchType(cachedFirst), .localCache)
+        let foreign = target.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        let escapedForeign = foreign.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        _ = await session.request(url("/response-headers?Location=\(escapedForeign)"), method: .post).serializingData().response
+        let stillCached = await get(target)
+        XCTAssertEqual(fetchType(stillCached), .localCache, "another origin's Location invalidates nothing")
+        let escaped = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        _ = await session.request(url("/response-headers?Content-Location=\(escaped)"), method: .put).serializingData().response
+        let invalidated = await get(target)
+        XCTAssertEqual(fetchType(invalidated), .networkLoad)
+        do { let counted = try await counts(id).full; XCTAssertEqual(counted, 2) }
+    }
+}

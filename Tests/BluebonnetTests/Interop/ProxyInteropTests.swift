@@ -20,6 +20,17 @@ final class ProxyInteropTests: ServerTestCase {
         return session
     }
 
+    /// An HTTPS test server, and a trust manager pinning its leaf.
+    private func pinnedTLSServer() async throws -> (TestServer, ServerTrustManager) {
+        let certificates = try TestCertificates()
+        let tlsServer = try await TestServer.start(tls: try certificates.serverConfiguration(presenting: certificates.leaf,
+                                                                                              chain: [certificates.intermediate]))
+        let pinned = ServerTrustManager(evaluators: [
+            "127.0.0.1": PinnedCertificatesTrustEvaluator(certificates: [certificates.leaf.certificate], performDefaultValidation: false),
+        ])
+        return (tlsServer, pinned)
+    }
+
     func testPlainHTTPGoesThroughTheProxy() async throws {
         let proxy = try Tinyproxy()
         let response = await session(proxy: proxy.dictionary()).request(url("/get?via=proxy")).serializingData().response
@@ -30,12 +41,7 @@ final class ProxyInteropTests: ServerTestCase {
 
     func testATLSTargetIsTunnelledAndItsTrustStillEnforced() async throws {
         let proxy = try Tinyproxy()
-        let certificates = try TestCertificates()
-        let tlsServer = try await TestServer.start(tls: try certificates.serverConfiguration(presenting: certificates.leaf,
-                                                                                              chain: [certificates.intermediate]))
-        let pinned = ServerTrustManager(evaluators: [
-            "127.0.0.1": PinnedCertificatesTrustEvaluator(certificates: [certificates.leaf.certificate], performDefaultValidation: false),
-        ])
+        let (tlsServer, pinned) = try await pinnedTLSServer()
         let response = await session(proxy: proxy.dictionary(), trust: pinned).request(tlsServer.url("/get")).serializingData().response
         XCTAssertNil(response.error)
         let other = try TestCertificates()
@@ -77,12 +83,7 @@ final class ProxyInteropTests: ServerTestCase {
         let plain = await session(proxy: proxy.dictionary()).request(url("/get?via=socks")).serializingData().response
         XCTAssertNil(plain.error)
         XCTAssertEqual(try json(plain.data)["args"] as? [String: String], ["via": "socks"])
-        let certificates = try TestCertificates()
-        let tlsServer = try await TestServer.start(tls: try certificates.serverConfiguration(presenting: certificates.leaf,
-                                                                                              chain: [certificates.intermediate]))
-        let pinned = ServerTrustManager(evaluators: [
-            "127.0.0.1": PinnedCertificatesTrustEvaluator(certificates: [certificates.leaf.certificate], performDefaultValidation: false),
-        ])
+        let (tlsServer, pinned) = try await pinnedTLSServer()
         let secure = await session(proxy: proxy.dictionary(), trust: pinned).request(tlsServer.url("/get")).serializingData().response
         XCTAssertNil(secure.error)
         // Closed first: the server's graceful stop would otherwise wait out the idle connection in the tunnel.

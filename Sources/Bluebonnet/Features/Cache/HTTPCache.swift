@@ -186,7 +186,7 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
     }
 
     /// Removes every variant of `key` (§4.4: after an unsafe method succeeds on it) from the index at once; the
-    /// files are deleted on another thread, as the caller may be an event loop.
+    /// files are deleted on another thread, so the caller never waits for the disk.
     func invalidate(key: String) {
         let files = removeVariants(of: key)
         guard !files.isEmpty else { return }
