@@ -49,6 +49,21 @@ open class Session: @unchecked Sendable, RequestDelegate {
     public let serverTrustManager: ServerTrustManager?
     /// The trust roots, client certificates and HTTP/2 offer of every TLS connection.
     public let tls: TLSSettings
+
+    /// A `URLSession` on this session's configuration, as Alamofire's `Session.session`, for code that reads
+    /// `session.configuration` (its cookie storage, cache and headers are this session's own objects). Made on first
+    /// use. Bluebonnet sends nothing through it: tasks made on it directly are FoundationNetworking's.
+    public var session: URLSession {
+        urlSession.write { made in
+            if let made { return made }
+            let urlSession = URLSession(configuration: configurationCopy)
+            made = urlSession
+            return urlSession
+        }
+    }
+
+    private let configurationCopy: URLSessionConfiguration
+    private let urlSession = Protected<URLSession?>(nil)
     /// The monitor told of every request's events, when any monitor was given.
     public let eventMonitor: CompositeEventMonitor?
     /// The largest response body, in decoded bytes, a request holds in memory; `nil` for no limit.
@@ -110,6 +125,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
         logger: Logger = Session.disabledLogger
     ) {
         self.requestSetup = requestSetup
+        // A copy, as URLSession keeps: later changes to the caller's configuration change nothing here.
+        configurationCopy = configuration.copy() as? URLSessionConfiguration ?? configuration
         self.logger = logger
         self.maximumResponseSize = maximumResponseSize
         self.rootQueue = rootQueue
@@ -169,6 +186,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
 
     deinit {
         context.transport.shutdown()
+        urlSession.read()?.finishTasksAndInvalidate()
     }
 
     /// The engine a `Session` made inside `withTransport(_:make:)` uses instead of AsyncHTTPClient: a test double that
