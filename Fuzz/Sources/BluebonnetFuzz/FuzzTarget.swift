@@ -61,7 +61,7 @@ enum FuzzTarget: String, CaseIterable {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let host = lines.first.map(String.init)?.lowercased() ?? ""
         guard let url = URL(string: "https://\(host)/a/b"), url.host != nil else { return }
-        if let date = CookieDate.parse(Substring(text)) { precondition(date.timeIntervalSince1970 >= -11_644_473_600) }
+        if let date = HTTPDate.parse(Substring(text)) { precondition(date.timeIntervalSince1970 >= -11_644_473_600) }
         for line in lines.dropFirst() {
             if let parsed = SetCookie(String(line)) {
                 precondition(!parsed.name.isEmpty && parsed.name.utf8.count + parsed.value.utf8.count <= SetCookie.maximumNameAndValueLength)
@@ -90,7 +90,7 @@ enum FuzzTarget: String, CaseIterable {
         var headers: [[String]] = []
         for line in text.split(separator: "\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers.append([String(line[..<colon]), line[line.index(after: colon)...].trimmingWhitespace()])
+            headers.append([String(line[..<colon]), String(line[line.index(after: colon)...].trimmingWhitespace())])
         }
         let now = Date()
         let entry = CacheEntry(key: "GET http://example.com/", url: URL(string: "http://example.com/")!, statusCode: 200,

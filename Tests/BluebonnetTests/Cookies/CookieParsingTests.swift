@@ -4,7 +4,7 @@ import XCTest
 
 /// `Set-Cookie` parsing (RFC 6265 §5.2), cookie dates (§5.1.1) and the Public Suffix List.
 final class CookieParsingTests: XCTestCase {
-    func date(_ text: String) -> Date? { CookieDate.parse(Substring(text)) }
+    func date(_ text: String) -> Date? { HTTPDate.parse(Substring(text)) }
 
     func testEveryHTTPDateFormAndTheLooseFormsServersWriteParse() {
         let expected = Date(timeIntervalSince1970: 784_111_777) // 1994-11-06 08:49:37 UTC

@@ -60,7 +60,7 @@ struct CacheControl: Equatable, Sendable {
             let parts = current.split(separator: "=", maxSplits: 1)
             current = ""
             guard let name = parts.first?.trimmingWhitespace(), !name.isEmpty else { continue }
-            var argument = parts.count > 1 ? parts[1].trimmingWhitespace() : nil
+            var argument = parts.count > 1 ? String(parts[1].trimmingWhitespace()) : nil
             if let text = argument, text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
                 argument = String(text.dropFirst().dropLast())
             }

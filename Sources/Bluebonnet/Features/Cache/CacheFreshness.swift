@@ -12,22 +12,22 @@ enum CacheFreshness {
     static func lifetime(of entry: CacheEntry) -> TimeInterval {
         let control = CacheControl(entry.field("Cache-Control"))
         if let maxAge = control.maxAge { return TimeInterval(maxAge) }
-        let date = entry.field("Date").flatMap { CookieDate.parse(Substring($0)) } ?? Date(timeIntervalSince1970: entry.responseTime)
+        let date = entry.field("Date").flatMap { HTTPDate.parse($0) } ?? Date(timeIntervalSince1970: entry.responseTime)
         if let expires = entry.field("Expires") {
             // An `Expires` that does not parse (`0`, `-1`) means already expired (§5.3).
-            guard let expiry = CookieDate.parse(Substring(expires)) else { return 0 }
+            guard let expiry = HTTPDate.parse(expires) else { return 0 }
             return max(0, expiry.timeIntervalSince(date))
         }
         guard heuristicallyCacheable.contains(entry.statusCode) || control.isPublic,
-              let lastModified = entry.field("Last-Modified").flatMap({ CookieDate.parse(Substring($0)) }) else { return 0 }
+              let lastModified = entry.field("Last-Modified").flatMap({ HTTPDate.parse($0) }) else { return 0 }
         return min(maximumHeuristicLifetime, max(0, date.timeIntervalSince(lastModified) / 10))
     }
 
     /// How old the response is at `now`, in seconds: what it was when it arrived (the larger of what `Date` and
     /// `Age` say), plus how long it has been stored.
     static func currentAge(of entry: CacheEntry, now: Date) -> TimeInterval {
-        let ageValue = entry.field("Age").flatMap { CacheControl.deltaSeconds($0.trimmingWhitespace()) }.map(TimeInterval.init) ?? 0
-        let dateValue = entry.field("Date").flatMap { CookieDate.parse(Substring($0)) }?.timeIntervalSince1970 ?? entry.responseTime
+        let ageValue = entry.field("Age").flatMap { CacheControl.deltaSeconds(String($0.trimmingWhitespace())) }.map(TimeInterval.init) ?? 0
+        let dateValue = entry.field("Date").flatMap { HTTPDate.parse($0) }?.timeIntervalSince1970 ?? entry.responseTime
         let apparentAge = max(0, entry.responseTime - dateValue)
         let responseDelay = max(0, entry.responseTime - entry.requestTime)
         let correctedInitialAge = max(apparentAge, ageValue + responseDelay)

@@ -77,38 +77,43 @@ struct CookieJar: @unchecked Sendable {
            main.site != target.site {
             return
         }
+        var stored = false
         for field in fields.prefix(Self.maximumFieldsPerResponse) {
             guard let parsed = SetCookie(field) else { continue }
-            store(parsed, target: target, now: now)
+            stored = store(parsed, target: target, now: now) || stored
         }
+        // Once per response, not per field: a server sending the most fields costs one pass over the jar.
+        if stored { evictIfNeeded(site: target.site, now: now) }
     }
 
-    private func store(_ parsed: SetCookie, target: CookieTarget, now: Date) {
+    /// Stores one cookie; `true` when one was added.
+    @discardableResult
+    private func store(_ parsed: SetCookie, target: CookieTarget, now: Date) -> Bool {
         // Domain: a public suffix is refused unless it is the host itself, which then gets a host-only cookie, as an
         // IP address always does.
         var domain = target.host
         var hostOnly = true
         if let requested = parsed.domain {
             if target.isIPAddress || PublicSuffixList.isPublicSuffix(requested) {
-                guard requested == target.host else { return }
+                guard requested == target.host else { return false }
             } else {
-                guard requested == target.host || target.host.hasSuffix("." + requested) else { return }
+                guard requested == target.host || target.host.hasSuffix("." + requested) else { return false }
                 domain = requested
                 hostOnly = false
             }
         }
         let path = parsed.path ?? target.defaultPath
         // RFC 6265bis §5.7: only a secure origin sets a `Secure` cookie, and a non-secure one may not shadow one.
-        if parsed.secure, !target.isSecure { return }
-        if parsed.name.hasPrefix("__Secure-"), !parsed.secure { return }
-        if parsed.name.hasPrefix("__Host-"), !parsed.secure || !hostOnly || path != "/" { return }
+        if parsed.secure, !target.isSecure { return false }
+        if parsed.name.hasPrefix("__Secure-"), !parsed.secure { return false }
+        if parsed.name.hasPrefix("__Host-"), !parsed.secure || !hostOnly || path != "/" { return false }
 
         let existing = storage.cookies ?? []
         if !target.isSecure, existing.contains(where: { old in
             old.isSecure && old.name == parsed.name && CookieTarget.pathMatches(path, cookiePath: old.path)
                 && (Self.bareDomain(old) == domain || target.domainMatches(old.domain.lowercased()))
         }) {
-            return
+            return false
         }
 
         var expires: Date?
@@ -124,15 +129,15 @@ struct CookieJar: @unchecked Sendable {
             storage.deleteCookie(old)
             CookieAttributes.forget(old, in: storage)
         }
-        if let expires, expires <= now { return }
+        if let expires, expires <= now { return false }
 
         guard let cookie = Self.makeCookie(name: parsed.name, value: parsed.value, domain: hostOnly ? domain : "." + domain,
                                            path: path, expires: expires, secure: parsed.secure, httpOnly: parsed.httpOnly) else {
-            return
+            return false
         }
         storage.setCookie(cookie)
         CookieAttributes.remember(.init(sameSite: parsed.sameSite, created: created), of: cookie, in: storage)
-        evictIfNeeded(site: target.site, now: now)
+        return true
     }
 
     /// Keeps within `maximumCookiesPerDomain` for `site` and `maximumCookies` in all: expired cookies go first,

@@ -31,8 +31,8 @@ struct SetCookie: Equatable, Sendable {
     init?(_ field: String) {
         var parts = field.split(separator: ";", omittingEmptySubsequences: false)[...]
         guard let pair = parts.popFirst(), let equals = pair.firstIndex(of: "=") else { return nil }
-        let name = Self.trim(pair[..<equals])
-        let value = Self.trim(pair[pair.index(after: equals)...])
+        let name = pair[..<equals].trimmingWhitespace()
+        let value = pair[pair.index(after: equals)...].trimmingWhitespace()
         guard !name.isEmpty, name.utf8.count + value.utf8.count <= Self.maximumNameAndValueLength,
               !Self.hasControlCharacter(name), !Self.hasControlCharacter(value) else { return nil }
         self.name = String(name)
@@ -40,10 +40,10 @@ struct SetCookie: Equatable, Sendable {
         for attribute in parts {
             let (attributeName, attributeValue): (Substring, Substring)
             if let equals = attribute.firstIndex(of: "=") {
-                attributeName = Self.trim(attribute[..<equals])
-                attributeValue = Self.trim(attribute[attribute.index(after: equals)...])
+                attributeName = attribute[..<equals].trimmingWhitespace()
+                attributeValue = attribute[attribute.index(after: equals)...].trimmingWhitespace()
             } else {
-                attributeName = Self.trim(attribute)
+                attributeName = attribute.trimmingWhitespace()
                 attributeValue = ""
             }
             guard attributeValue.utf8.count <= Self.maximumAttributeValueLength else { continue }
@@ -55,7 +55,7 @@ struct SetCookie: Equatable, Sendable {
     private mutating func apply(_ name: String, _ value: Substring) {
         switch name {
         case "expires":
-            if let date = CookieDate.parse(value) { expires = date }
+            if let date = HTTPDate.parse(value) { expires = date }
         case "max-age":
             // `-`? then digits only; anything else leaves the attribute out.
             let digits = value.hasPrefix("-") ? value.dropFirst() : value
@@ -85,11 +85,6 @@ struct SetCookie: Equatable, Sendable {
         default:
             break
         }
-    }
-
-    /// Strips RFC 6265's whitespace (space and tab) from both ends.
-    private static func trim(_ text: Substring) -> Substring {
-        Substring(text.trimmingWhitespace())
     }
 
     /// RFC 6265bis: a name or value with a control character (other than tab) is refused whole.
