@@ -9,7 +9,8 @@ import NIOCore
 /// `Last-Modified`; `weak=1` makes the `ETag` weak; `drop_after=k` cuts the connection after `k` bytes of the body;
 /// `ignore_range=1` answers every request with the whole body; `filename` sends `Content-Disposition`;
 /// `wrong_range=1` answers a range with a `206` that starts one byte late. `Range` (one `bytes=a-` range) is honoured
-/// when `If-Range` is absent or names the current validator.
+/// when `If-Range` is absent or names the current validator. `X-Received-Credentials` names the credential fields the
+/// request carried (`Authorization`, `Cookie`, `Proxy-Authorization`), or says `none`.
 public enum ResumableDownloadRoute {
     /// The `Last-Modified` sent with `last_modified=1`.
     public static let lastModified = "Wed, 21 Oct 2026 07:28:00 GMT"
@@ -29,6 +30,8 @@ public enum ResumableDownloadRoute {
         if let etag { fields[.eTag] = etag }
         if let modified { fields[.lastModified] = modified }
         if let filename = call.queryValue("filename") { fields[.contentDisposition] = "attachment; filename=\"\(filename)\"" }
+        let credentials = ["Authorization", "Cookie", "Proxy-Authorization"].filter { call.header($0) != nil }
+        fields[HTTPField.Name("X-Received-Credentials")!] = credentials.isEmpty ? "none" : credentials.joined(separator: ", ")
 
         var first = 0
         var status = HTTPResponse.Status.ok

@@ -7,7 +7,7 @@ import NIOCore
 ///
 /// Query: `count` events in all (5); `retry` in ms sent first (50); `disconnect_after` events per connection (all);
 /// `drop=1` cuts the connection there rather than ending the body; `crlf=1` ends lines with CRLF; `delay_ms` between
-/// events (0). A `Last-Event-ID` of `n` resumes at `n + 1`; once every event was sent, the answer is `204`.
+/// events (0); `empty=1` sends only the comment and `retry`, then ends. A `Last-Event-ID` of `n` resumes at `n + 1`; once every event was sent, the answer is `204`.
 /// Each event: `id: i`, `event: tick`, `data: line one i`, `data: line two`, preceded by a comment.
 enum ServerSentEventsRoute {
     static func respond(_ call: HTTPBinCall) -> Response {
@@ -17,12 +17,13 @@ enum ServerSentEventsRoute {
         let drops = call.queryValue("drop") == "1"
         let newline = call.queryValue("crlf") == "1" ? "\r\n" : "\n"
         let delay = call.queryValue("delay_ms").flatMap(UInt64.init) ?? 0
+        let empty = call.queryValue("empty") == "1"
         guard count >= 0, count <= 100_000, perConnection > 0, retry >= 0, delay <= 1000 else {
             return HTTPBinResponses.badRequest("Invalid event stream")
         }
         let start = call.header("Last-Event-ID").flatMap(Int.init).map { $0 + 1 } ?? 0
         guard start < count else { return HTTPBinResponses.empty(status: .noContent) }
-        let end = min(count, start + perConnection)
+        let end = empty ? start : min(count, start + perConnection)
         var fields = HTTPFields()
         fields[.contentType] = "text/event-stream"
         fields[.cacheControl] = "no-store"
@@ -33,7 +34,7 @@ enum ServerSentEventsRoute {
                 try await writer.write(ByteBuffer(string: event))
                 if delay > 0 { try await Task.sleep(nanoseconds: delay * 1_000_000) }
             }
-            if drops, end < count { throw CancellationError() }
+            if drops, !empty, end < count { throw CancellationError() }
             try await writer.finish(nil)
         })
     }

@@ -40,14 +40,34 @@ final class DownloadFileWriter: Sendable {
         var descriptor: Int32 = -1
         var url: URL?
         var length: Int64 = 0
+        /// The identity an adopted file must have when it is opened.
+        var adoptedIdentity: FileIdentity?
     }
 
     private let directory: URL
     private let state = Protected(State())
 
     /// - Parameter directory: Where temporary files are made.
-    init(directory: URL = FileManager.default.temporaryDirectory) {
+    init(directory: URL = DownloadFileWriter.defaultDirectory) {
         self.directory = directory
+    }
+
+    /// Where partial files are made: the temporary directory.
+    static var defaultDirectory: URL { FileManager.default.temporaryDirectory }
+
+    /// A new partial file's URL in `directory`: `Bluebonnet_<UUID>.tmp`.
+    static func newPartialFile(in directory: URL) -> URL {
+        directory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp")
+    }
+
+    /// Whether `url` is named as the writer names its partial files, directly in `directory` (links resolved in the
+    /// directory, never in the name).
+    static func isPartialFileName(_ url: URL, in directory: URL) -> Bool {
+        let name = url.lastPathComponent
+        guard name.hasPrefix("Bluebonnet_"), name.hasSuffix(".tmp"),
+              UUID(uuidString: String(name.dropFirst("Bluebonnet_".count).dropLast(".tmp".count))) != nil else { return false }
+        let parent = url.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath().path
+        return parent == directory.standardizedFileURL.resolvingSymlinksInPath().path
     }
 
     deinit {
@@ -66,10 +86,14 @@ final class DownloadFileWriter: Sendable {
 
     /// Adopts `url` (a partial download being resumed) as the file; the writer owns it from now on.
     ///
-    /// - Parameter url: The file.
-    func adopt(_ url: URL) {
+    /// - Parameters:
+    ///   - url:      The file.
+    ///   - identity: Which file it must be when it is opened, if known.
+    func adopt(_ url: URL, identity: FileIdentity?) {
         state.write { state in
-            if state.url == nil { state.url = url }
+            guard state.url == nil else { return }
+            state.url = url
+            state.adoptedIdentity = identity
         }
     }
 
@@ -182,18 +206,34 @@ final class DownloadFileWriter: Sendable {
 
     private func perform(begin offset: Int64?, descriptor: Int32, url: URL?) {
         if descriptor >= 0 { close(descriptor) }
-        let target = url ?? directory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp")
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (offset != nil ? O_APPEND : O_TRUNC)
+        let target = url ?? Self.newPartialFile(in: directory)
+        let expected = state.write { $0.adoptedIdentity }
+        // Never through a link, and (checked on the open file) only the one regular file of ours with one name: a
+        // partial file swapped for a link to, or another name of, a user's file is refused, not written.
+        // Truncated only after that check, never by `open`.
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (offset != nil ? O_APPEND : 0)
         var opened = target.withUnsafeFileSystemRepresentation { path in path.map { open($0, flags, 0o600) } ?? -1 }
         var failure = opened < 0 ? Self.fileError(.cannotCreateFile, POSIXErrorCode(rawValue: errno)) : nil
+        var trusted = true
+        if opened >= 0 {
+            var status = stat()
+            let found = fstat(opened, &status) == 0 ? FileStatus(status) : nil
+            if found?.isOwnPartialFile != true || (expected != nil && found?.identity != expected) {
+                failure = Self.fileError(.cannotWriteToFile, underlying: DownloadResumeError.untrustedPartialFile(target))
+                trusted = false
+                close(opened)
+                opened = -1
+            }
+        }
         let length = offset ?? 0
-        if opened >= 0, length > 0, ftruncate(opened, off_t(length)) != 0 {
+        if opened >= 0, ftruncate(opened, off_t(length)) != 0 {
             failure = Self.fileError(.cannotWriteToFile, POSIXErrorCode(rawValue: errno))
             close(opened)
             opened = -1
         }
         state.write { state in
-            state.url = target
+            // A file that is not ours is forgotten, so nothing later removes it.
+            state.url = trusted ? target : nil
             state.descriptor = opened
             state.length = length
             state.error = failure

@@ -121,7 +121,9 @@ public final class DownloadRequest: Request, @unchecked Sendable {
                            return try convertible.asURLRequest()
                        case let .resumeData(data):
                            let resume = try DownloadResumeData(data: data)
-                           writer.adopt(resume.temporaryFileURL)
+                           writer.adopt(resume.temporaryFileURL, identity: resume.device.flatMap { device in
+                               resume.inode.map { FileIdentity(device: device, inode: $0) }
+                           })
                            state.write { $0.resuming = resume }
                            return resume.resumingRequest()
                        }
@@ -161,6 +163,16 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         }
         super.cancel()
         return self
+    }
+
+    // MARK: - Credentials
+
+    /// A resumed download's credentials belong to the origin the download started on, which the resume data records:
+    /// its first URL may be another origin's (a CDN a redirect led to). Until the resume data is read, and for resume
+    /// data that names no origin, nobody's.
+    override var credentialOwnerOverride: CredentialOwner? {
+        guard case .resumeData = downloadable else { return nil }
+        return downloadState.read { state in state.resuming?.originURL.map { .origin($0) } ?? .nobody }
     }
 
     // MARK: - The body
@@ -224,7 +236,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         // A plain `cancel()` means the caller is done with the download; the network cutting it short does not.
         let wanted = !isCancelled || produce
         guard wanted, written.length > 0, let response, let request = lastRequest,
-              let resume = DownloadResumeData(partial: written, response: response, request: request, resuming: resuming),
+              let resume = DownloadResumeData(partial: written, response: response, request: request, resuming: resuming,
+                                              firstURL: firstRequest?.url),
               let data = try? resume.encoded() else {
             try? FileManager.default.removeItem(at: written.url)
             return

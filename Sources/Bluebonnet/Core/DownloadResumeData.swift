@@ -2,6 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Why a download could not be resumed.
 public enum DownloadResumeError: Error, Sendable, Equatable {
@@ -11,6 +16,9 @@ public enum DownloadResumeError: Error, Sendable, Equatable {
     case unsupportedVersion(Int)
     /// The partial file the resume data points to is gone or shorter than recorded.
     case partialFileMissing(URL)
+    /// The resume data names a file Bluebonnet did not make for a download: not one of its partial files in the
+    /// temporary directory, a link, another user's, or another file than the one recorded. It is never opened.
+    case untrustedPartialFile(URL)
     /// The server answered the range request with a `206` whose `Content-Range` does not start where the partial
     /// file ends, or with another validator: appending it would corrupt the file.
     case contentRangeMismatch(expectedOffset: Int64, contentRange: String?)
@@ -19,12 +27,17 @@ public enum DownloadResumeError: Error, Sendable, Equatable {
 /// The resume data of a download: what `DownloadRequest.resumeData` holds and `download(resumingWith:)` reads.
 ///
 /// The format is JSON, versioned, and stable within a major version:
-/// `{"version": 1, "url": String, "etag": String?, "lastModified": String?, "bytes": Int, "file": String,
-///   "method": String, "headers": [[name, value]]}`. `etag` is a strong entity tag, else `lastModified` is the
-/// `Last-Modified` date as the server sent it; `file` is the path of the partial file, `bytes` its length; `method`
-/// and `headers` are the request as first sent (never a `Range` or `If-Range`).
+/// `{"version": 2, "url": String, "etag": String?, "lastModified": String?, "bytes": Int, "file": String,
+///   "method": String, "headers": [[name, value]], "origin": String?, "device": Int?, "inode": Int?}`. `etag` is a
+/// strong entity tag, else `lastModified` is the `Last-Modified` date as the server sent it; `file` is the path of the
+/// partial file, `bytes` its length, `device` and `inode` its identity; `method` and `headers` are the request as
+/// first sent (never a `Range` or `If-Range`); `origin` is the origin (`scheme://host:port`) the download started on,
+/// which alone receives the session's credentials when it is resumed, wherever redirects had led it.
+///
+/// Resume data is input like any other (apps store it in preferences, files, sync): only a partial file the library
+/// made itself is accepted, and version 1 documents, which carry no origin, resume without the session's credentials.
 struct DownloadResumeData: Codable, Sendable {
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     var version: Int
     var url: URL
@@ -34,23 +47,54 @@ struct DownloadResumeData: Codable, Sendable {
     var file: String
     var method: String
     var headers: [[String]]
+    /// `scheme://host:port` of the download's first request; `nil` in version 1.
+    var origin: String?
+    /// The partial file's identity when it was kept; `nil` in version 1.
+    var device: UInt64?
+    var inode: UInt64?
 
     /// Reads resume data, checking its version and the partial file it names.
     ///
-    /// - Parameter data: The document.
+    /// - Parameters:
+    ///   - data:      The document.
+    ///   - directory: Where the library makes partial files.
     /// - Throws: `DownloadResumeError`.
-    init(data: Data) throws {
-        guard let decoded = try? JSONDecoder().decode(Self.self, from: data) else { throw DownloadResumeError.malformed }
-        guard decoded.version <= Self.currentVersion else { throw DownloadResumeError.unsupportedVersion(decoded.version) }
-        guard decoded.version >= 1, decoded.bytes > 0, decoded.etag != nil || decoded.lastModified != nil,
-              decoded.headers.allSatisfy({ $0.count == 2 }) else {
+    init(data: Data, directory: URL = DownloadFileWriter.defaultDirectory) throws {
+        guard data.count <= Self.maximumLength, let decoded = try? JSONDecoder().decode(Self.self, from: data) else {
             throw DownloadResumeError.malformed
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: decoded.file)[.size] as? NSNumber)?.int64Value
-        guard let size, size >= decoded.bytes else {
-            throw DownloadResumeError.partialFileMissing(URL(fileURLWithPath: decoded.file))
+        guard decoded.version <= Self.currentVersion else { throw DownloadResumeError.unsupportedVersion(decoded.version) }
+        guard decoded.version >= 1, decoded.bytes > 0, decoded.etag != nil || decoded.lastModified != nil,
+              decoded.headers.allSatisfy({ $0.count == 2 }), (decoded.device == nil) == (decoded.inode == nil) else {
+            throw DownloadResumeError.malformed
         }
+        let file = URL(fileURLWithPath: decoded.file)
+        guard DownloadFileWriter.isPartialFileName(file, in: directory) else { throw DownloadResumeError.untrustedPartialFile(file) }
+        guard let found = FileStatus(of: file) else { throw DownloadResumeError.partialFileMissing(file) }
+        let recorded = decoded.device.flatMap { device in decoded.inode.map { FileIdentity(device: device, inode: $0) } }
+        guard found.isOwnPartialFile, recorded == nil || recorded == found.identity else {
+            throw DownloadResumeError.untrustedPartialFile(file)
+        }
+        guard found.size >= decoded.bytes else { throw DownloadResumeError.partialFileMissing(file) }
         self = decoded
+    }
+
+    /// The largest resume data read: a real document is a few kilobytes.
+    static let maximumLength = 1 << 20
+
+    /// The origin that owns the session's credentials, as a URL; `nil` when the resume data does not say.
+    var originURL: URL? {
+        guard let origin, let url = URL(string: origin), url.scheme != nil, url.host != nil, url.user == nil,
+              url.path.isEmpty || url.path == "/" else { return nil }
+        return url
+    }
+
+    /// `scheme://host:port` of `url`.
+    static func origin(of url: URL?) -> String? {
+        guard let url, let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(scheme)://\(bracketed):\(port)"
     }
 
     /// Resume data for a body cut short, when the response allows resuming: a `200` or the `206` of a resumed
@@ -61,8 +105,11 @@ struct DownloadResumeData: Codable, Sendable {
     ///   - response: The response whose body it holds.
     ///   - request:  The request that got it.
     ///   - resuming: The resume data that request continued, if it did.
-    init?(partial: DownloadFileWriter.Written, response: HTTPURLResponse, request: URLRequest, resuming: DownloadResumeData?) {
-        guard response.statusCode == 200 || (response.statusCode == 206 && resuming != nil), let url = request.url else { return nil }
+    ///   - firstURL: The URL the download started on, whose origin owns the session's credentials.
+    init?(partial: DownloadFileWriter.Written, response: HTTPURLResponse, request: URLRequest, resuming: DownloadResumeData?,
+          firstURL: URL?) {
+        guard response.statusCode == 200 || (response.statusCode == 206 && resuming != nil), let url = request.url,
+              let identity = FileStatus(of: partial.url)?.identity else { return nil }
         let etag = response.value(forHTTPHeaderField: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
         let lastModified = response.value(forHTTPHeaderField: "Last-Modified")
         guard etag != nil || lastModified != nil else { return nil }
@@ -72,6 +119,10 @@ struct DownloadResumeData: Codable, Sendable {
         self.lastModified = etag == nil ? lastModified : nil
         bytes = partial.length
         file = partial.url.path
+        device = identity.device
+        inode = identity.inode
+        // A resumed download keeps the origin it started on; one that resumed version 1 data has none to keep.
+        origin = resuming.map { $0.origin } ?? Self.origin(of: firstURL)
         if let resuming {
             method = resuming.method
             headers = resuming.headers
@@ -125,5 +176,36 @@ struct DownloadResumeData: Codable, Sendable {
         let spec = trimmed.dropFirst("bytes ".count)
         guard let dash = spec.firstIndex(of: "-") else { return nil }
         return Int64(spec[..<dash].trimmingCharacters(in: .whitespaces))
+    }
+}
+
+/// A file's device and inode: which file it is, whatever its name.
+struct FileIdentity: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+}
+
+/// What `lstat` says of a file (never following a link).
+struct FileStatus: Sendable {
+    let identity: FileIdentity
+    let size: Int64
+    /// A regular file (not a link), of this process's user, with one name: what the library's own partial file is.
+    /// A hard link to a file of the user's has two names; a link elsewhere is not regular.
+    let isOwnPartialFile: Bool
+
+    init?(of url: URL) {
+        let found = url.withUnsafeFileSystemRepresentation { path -> stat? in
+            var status = stat()
+            guard let path, lstat(path, &status) == 0 else { return nil }
+            return status
+        }
+        guard let found else { return nil }
+        self.init(found)
+    }
+
+    init(_ status: stat) {
+        identity = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        size = Int64(status.st_size)
+        isOwnPartialFile = status.st_mode & S_IFMT == S_IFREG && status.st_uid == geteuid() && status.st_nlink == 1
     }
 }

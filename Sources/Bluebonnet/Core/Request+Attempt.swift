@@ -137,8 +137,15 @@ extension Request {
         do {
             // The session's credentials were set for the origin the request starts on; a redirect elsewhere
             // goes without them, as the redirect rules already stripped the request's own.
-            var sameOrigin = hop == 0
-            if !sameOrigin, let firstURL, let url = urlRequest.url { sameOrigin = RedirectRules.sameOrigin(firstURL, url) }
+            // A resumed download's first URL may be another origin's than the one its credentials belong to.
+            var sameOrigin: Bool
+            if let override = credentialOwnerOverride {
+                let owner = credentialOwner(firstURL: firstURL, override: override)
+                sameOrigin = owner.flatMap { owner in urlRequest.url.map { RedirectRules.sameOrigin(owner, $0) } } ?? false
+            } else {
+                sameOrigin = hop == 0
+                if !sameOrigin, let firstURL, let url = urlRequest.url { sameOrigin = RedirectRules.sameOrigin(firstURL, url) }
+            }
             prepared = try context.transportRequest(for: urlRequest, deadline: deadline, sendsSessionCredentials: sameOrigin,
                                                     maximumBodySize: ownLimit ?? context.maximumResponseSize)
             prepared.body = try uploadBody(for: urlRequest, hop: hop)
@@ -286,8 +293,9 @@ extension Request {
     /// Answers a 401's challenge with the request's, the URL's or the session's credential, or delivers the 401.
     /// Runs on `underlyingQueue`: `auth-int` hashes the whole body, and the credential storage takes a lock.
     private func answerChallenge(_ response: HTTPURLResponse, body: Data?) {
+        let override = credentialOwnerOverride
         let (hopRequest, firstURL, responder, hop) = mutableState.read { state in
-            (state.hopRequest ?? state.requests.last, state.requests.first?.url,
+            (state.hopRequest ?? state.requests.last, credentialOwner(firstURL: state.requests.first?.url, override: override),
              ChallengeResponder(requestCredential: state.credential, storage: context.credentialStorage), state.challengeHop)
         }
         var updatedHop = hop
@@ -481,7 +489,7 @@ extension Request: TransportSink {
             return RedirectRules.redirectedRequest(from: last, response: response) != nil
         case 401:
             return ChallengeResponder(requestCredential: state.credential, storage: context.credentialStorage)
-                .mayAnswer(response, firstURL: state.requests.first?.url)
+                .mayAnswer(response, firstURL: credentialOwner(firstURL: state.requests.first?.url, override: credentialOwnerOverride))
         default:
             return false
         }
@@ -545,7 +553,7 @@ extension Request: TransportSink {
              state.response.map { response in
                  // Only a 401 builds a responder, so every other response pays one comparison.
                  response.statusCode == 401 && ChallengeResponder(requestCredential: state.credential, storage: context.credentialStorage)
-                     .mayAnswer(response, firstURL: state.requests.first?.url)
+                     .mayAnswer(response, firstURL: credentialOwner(firstURL: state.requests.first?.url, override: credentialOwnerOverride))
              } ?? false)
         }
         if mayAnswer, let response {

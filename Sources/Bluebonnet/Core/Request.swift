@@ -388,6 +388,28 @@ public class Request: @unchecked Sendable {
     /// Hook for subclasses: whether the body can be sent again, to answer a challenge.
     var canResendBody: Bool { true }
 
+    /// Whose credentials (the session's `Authorization`, `Proxy-Authorization` and `Cookie` headers, the request's
+    /// `authenticate` credential, a URL's user and password) a request may carry.
+    enum CredentialOwner: Sendable {
+        /// The origin of this URL.
+        case origin(URL)
+        /// No origin: the request goes without them.
+        case nobody
+    }
+
+    /// Hook for subclasses whose credentials belong to another origin than their first request's (a resumed
+    /// download); `nil` for the first request's origin.
+    var credentialOwnerOverride: CredentialOwner? { nil }
+
+    /// The URL whose origin owns the request's credentials, given its first request's URL.
+    func credentialOwner(firstURL: URL?, override: CredentialOwner?) -> URL? {
+        switch override {
+        case nil: firstURL
+        case let .origin(url)?: url
+        case .nobody?: nil
+        }
+    }
+
     /// Hook for subclasses: whether the body is streamed from an upload rather than being `httpBody`.
     var sendsUploadBody: Bool { false }
 

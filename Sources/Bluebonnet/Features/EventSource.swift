@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 
 /// A Server-Sent Events connection that reconnects, as the WHATWG `EventSource` does: after the stream ends or the
-/// network fails it waits the server's `retry` (or the default), reconnects with `Last-Event-ID`, and stops on a
+/// network fails it waits the server's `retry` (or the default; never less than 500 ms, and backing off while
+/// connections end before any event), reconnects with `Last-Event-ID`, and stops on a
 /// `204`, on a response that is not a `200` `text/event-stream`, or when the iterating task is cancelled. Each
 /// connection is a `DataStreamRequest` of the session, so interceptors (a token refresh) apply to every one.
 ///
@@ -23,12 +24,27 @@ public struct EventSource: AsyncSequence, Sendable {
     /// The longest wait before reconnecting, whatever `retry` the server sends: a hostile value must neither park the
     /// source for years nor overflow the sleep.
     static let maximumReconnectionTime: TimeInterval = 300
+    /// The shortest wait before reconnecting, whatever `retry` the server sends (browsers wait 500 ms or more): a
+    /// server that sends `retry: 0` and closes must not get a reconnection storm.
+    static let minimumReconnectionTime: TimeInterval = 0.5
+    /// The longest a back-off grows for connections that keep ending before any event, unless `retry` asks for more.
+    static let maximumBackOff: TimeInterval = 60
 
-    /// The wait before the next connection: the server's `retry`, else the caller's, within 0...300 seconds.
-    static func reconnectionDelay(serverMilliseconds: Int?, otherwise fallback: TimeInterval) -> TimeInterval {
-        let delay = serverMilliseconds.map { TimeInterval($0) / 1000 } ?? fallback
-        guard delay.isFinite else { return delay > 0 ? maximumReconnectionTime : 0 }
-        return Swift.min(Swift.max(0, delay), maximumReconnectionTime)
+    /// The wait before the next connection: the server's `retry`, else the caller's, within 0.5...300 seconds, doubled
+    /// for each connection in a row after the first that ended before delivering an event (at most 60 seconds, or
+    /// the `retry` itself when that is longer).
+    ///
+    /// - Parameters:
+    ///   - serverMilliseconds: The server's last `retry`, if any.
+    ///   - fallback:           The caller's reconnection time.
+    ///   - emptyConnections:   Connections in a row that ended before any event.
+    static func reconnectionDelay(serverMilliseconds: Int?, otherwise fallback: TimeInterval, emptyConnections: Int = 0) -> TimeInterval {
+        var delay = serverMilliseconds.map { TimeInterval($0) / 1000 } ?? fallback
+        if delay.isNaN { delay = minimumReconnectionTime }
+        let base = Swift.min(Swift.max(minimumReconnectionTime, delay), maximumReconnectionTime)
+        guard emptyConnections > 1 else { return base }
+        let backOff = base * pow(2, TimeInterval(Swift.min(emptyConnections - 1, 16)))
+        return Swift.min(backOff, Swift.max(base, maximumBackOff))
     }
 
     /// Connects on the first `next()`.
@@ -45,6 +61,9 @@ public struct EventSource: AsyncSequence, Sendable {
         private var request: DataStreamRequest?
         private var finished = false
         private var connections = 0
+        /// Whether the current connection delivered an event, and how many in a row ended before one did.
+        private var delivered = false
+        private var emptyConnections = 0
 
         init(source: EventSource) {
             self.source = source
@@ -72,6 +91,7 @@ public struct EventSource: AsyncSequence, Sendable {
                 case let .stream(.success(chunk)):
                     do {
                         pending = try parser.parse(chunk)
+                        if !pending.isEmpty { delivered = true }
                     } catch {
                         request?.cancel()
                         finished = true
@@ -100,6 +120,7 @@ public struct EventSource: AsyncSequence, Sendable {
                 }
             self.request = request
             connections += 1
+            delivered = false
             // A new connection starts a new stream: only the last event ID and the reconnection time carry over.
             parser = ServerSentEventParser(lastEventID: parser.lastEventID, reconnectionTime: parser.reconnectionTime)
             connection = request.streamTask().streamingData().makeAsyncIterator()
@@ -121,7 +142,9 @@ public struct EventSource: AsyncSequence, Sendable {
                     throw error
                 }
             }
-            let delay = EventSource.reconnectionDelay(serverMilliseconds: parser.reconnectionTime, otherwise: source.reconnectionTime)
+            emptyConnections = delivered ? 0 : emptyConnections + 1
+            let delay = EventSource.reconnectionDelay(serverMilliseconds: parser.reconnectionTime, otherwise: source.reconnectionTime,
+                                                      emptyConnections: emptyConnections)
             do {
                 try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
             } catch {

@@ -14,7 +14,8 @@ extension AlamofireExtension where ExtendedType: URLSessionConfiguration {
     /// A `connectionProxyDictionary` made from the environment's proxy variables, for a process that opts in:
     /// `http_proxy`/`HTTP_PROXY` for `http` URLs, `https_proxy`/`HTTPS_PROXY` for `https` URLs (the lowercase one wins),
     /// `no_proxy`/`NO_PROXY` for the hosts reached directly (comma-separated: names, `.domain`, `*`). A value is
-    /// `host:port` or `http://[user:password@]host:port`; credentials become the proxy's Basic credentials.
+    /// `host:port` or `http://[user:password@]host:port`; credentials become that proxy's Basic credentials (under
+    /// `HTTPProxyUsername`/`HTTPProxyPassword` or `HTTPSProxyUsername`/`HTTPSProxyPassword`), and never go to the other.
     ///
     /// Do not opt in inside a CGI program: there `HTTP_PROXY` can come from a request's `Proxy` header ("httpoxy").
     ///
@@ -38,9 +39,11 @@ extension AlamofireExtension where ExtendedType: URLSessionConfiguration {
             dictionary["\(prefix)Enable"] = 1
             dictionary["\(prefix)Proxy"] = host
             dictionary["\(prefix)Port"] = url.port ?? 80
+            // Credentials belong to the proxy they came with: scoped to this scheme's proxy, never the global keys
+            // CFNetwork applies to every proxy of the dictionary.
             if let user = url.user {
-                dictionary["kCFProxyUsernameKey"] = user.removingPercentEncoding ?? user
-                dictionary["kCFProxyPasswordKey"] = url.password.map { $0.removingPercentEncoding ?? $0 } ?? ""
+                dictionary["\(prefix)ProxyUsername"] = user.removingPercentEncoding ?? user
+                dictionary["\(prefix)ProxyPassword"] = url.password.map { $0.removingPercentEncoding ?? $0 } ?? ""
             }
         }
         if let (_, list) = value("no_proxy") {

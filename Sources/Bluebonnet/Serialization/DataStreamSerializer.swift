@@ -132,6 +132,9 @@ struct JSONValueFramer {
     static let maximumLength = 16 * 1024 * 1024
 
     private var buffer = Data()
+    /// How many bytes at the start of `buffer` are known to hold no newline: each chunk is scanned once, so a value
+    /// that never ends costs linear time until it reaches `maximumLength`.
+    private var scanned = 0
 
     /// The complete values `chunk` finishes, in order.
     mutating func frames(_ chunk: Data, isComplete: (Data) -> Bool) throws -> [Data] {
@@ -141,20 +144,25 @@ struct JSONValueFramer {
         buffer.append(chunk)
         var frames: [Data] = []
         var start = buffer.startIndex
-        while let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+        var searchFrom = buffer.startIndex + scanned
+        while let newline = buffer[searchFrom...].firstIndex(of: UInt8(ascii: "\n")) {
             let line = buffer[start..<newline]
             if !Self.isBlank(line) { frames.append(Data(line)) }
             start = buffer.index(after: newline)
+            searchFrom = start
             remainderIsNew = true
         }
         // One copy of what is left, not one per line.
         if start != buffer.startIndex { buffer = Data(buffer[start...]) }
+        scanned = buffer.count
         if remainderIsNew, !buffer.isEmpty, !Self.isBlank(buffer), isComplete(buffer) {
             frames.append(buffer)
             buffer = Data()
+            scanned = 0
         }
         if buffer.count > Self.maximumLength {
             buffer = Data()
+            scanned = 0
             throw AFError.responseLimitExceeded(reason: .maximumResponseSizeExceeded(limit: Int64(Self.maximumLength)))
         }
         return frames
@@ -162,7 +170,10 @@ struct JSONValueFramer {
 
     /// What is left at the end of the stream, if it is not blank.
     mutating func flush() -> Data? {
-        defer { buffer = Data() }
+        defer {
+            buffer = Data()
+            scanned = 0
+        }
         return Self.isBlank(buffer) ? nil : buffer
     }
 

@@ -96,16 +96,25 @@ enum SuggestedFilename {
         }
     }
 
-    /// A name that stays in the directory it is put in: only its last path component (either separator), no
-    /// control characters, not `.` or `..`, no leading dots (hidden files), at most `maximumLength` bytes.
+    /// A name that stays in the directory it is put in and shows what it is: only its last path component (either
+    /// separator), no control characters, no bidirectional formatting characters (a right-to-left override makes
+    /// `invoice\u{202E}fdp.exe` read as `invoice` + `exe.pdf`), not `.` or `..`, no leading dots (hidden files), at
+    /// most `maximumLength` bytes.
     static func sanitised(_ name: String) -> String? {
         let last = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        var cleaned = String(String.UnicodeScalarView(last.unicodeScalars.filter { scalar in
-            !(scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value))
-        }))
+        var cleaned = String(String.UnicodeScalarView(last.unicodeScalars.filter { !isControlOrBidiFormatting($0) }))
         cleaned = cleaned.trimmingCharacters(in: .whitespaces)
         while cleaned.hasPrefix(".") { cleaned.removeFirst() }
         while cleaned.utf8.count > maximumLength { cleaned.removeLast() }
         return cleaned.isEmpty ? nil : cleaned
+    }
+
+    /// C0 and C1 controls, DEL, and the bidirectional formatting characters: ALM (U+061C), LRM and RLM
+    /// (U+200E/F), the embeddings and overrides (U+202A–U+202E) and the isolates (U+2066–U+2069).
+    static func isControlOrBidiFormatting(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F, 0x80...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 }

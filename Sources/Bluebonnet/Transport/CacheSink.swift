@@ -159,7 +159,7 @@ final class CacheSink: TransportSink {
     private func storableEntry(for response: HTTPURLResponse, protocolName: String) -> CacheEntry? {
         let status = response.statusCode
         guard (200...599).contains(status), status != 206, status != 304, let url = response.url else { return nil }
-        var entry = CacheEntry(key: context.key, url: url, statusCode: status, headers: CacheEntry.fields(of: response), protocolName: protocolName,
+        var entry = CacheEntry(key: context.key, url: url.withoutUserInfo, statusCode: status, headers: CacheEntry.fields(of: response), protocolName: protocolName,
                                varyValues: [:], requestTime: requestTime.timeIntervalSince1970,
                                responseTime: Date().timeIntervalSince1970, bodyLength: 0)
         let control = CacheControl(entry.field("Cache-Control"))

@@ -3,8 +3,9 @@ import Foundation
 import NIOHTTP1
 
 /// The proxies of `URLSessionConfiguration.connectionProxyDictionary`, with CFNetwork's keys (`HTTPEnable`,
-/// `HTTPProxy`, `HTTPPort`, the same with `HTTPS` and `SOCKS`, `ExceptionsList`) and Basic credentials under
-/// `kCFProxyUsernameKey`/`kCFProxyPasswordKey`. AsyncHTTPClient reaches every target through a `CONNECT` tunnel, so
+/// `HTTPProxy`, `HTTPPort`, the same with `HTTPS` and `SOCKS`, `ExceptionsList`) and Basic credentials: one proxy's
+/// own under `HTTPProxyUsername`/`HTTPProxyPassword` (likewise `HTTPS…`), or CFNetwork's
+/// `kCFProxyUsernameKey`/`kCFProxyPasswordKey` for every proxy of the dictionary. AsyncHTTPClient reaches every target through a `CONNECT` tunnel, so
 /// credentials go to the proxy alone, never to the origin. A SOCKS proxy (SOCKS5, no authentication: AsyncHTTPClient
 /// offers no other) carries what no HTTP or HTTPS proxy of the dictionary does, as CFNetwork does.
 struct ProxyConfiguration: Sendable, Equatable {
@@ -41,6 +42,10 @@ struct ProxyConfiguration: Sendable, Equatable {
             guard enabled("\(prefix)Enable"), let host = string("\(prefix)Proxy") else { return nil }
             let port = integer("\(prefix)Port") ?? defaultPort
             guard (1...65535).contains(port) else { return nil }
+            // This proxy's own credentials win; CFNetwork's global keys are for every proxy of the dictionary.
+            if let username = string("\(prefix)ProxyUsername") {
+                return Endpoint(host: host, port: port, username: username, password: string("\(prefix)ProxyPassword"))
+            }
             return Endpoint(host: host, port: port, username: string("kCFProxyUsernameKey"), password: string("kCFProxyPasswordKey"))
         }
         http = endpoint("HTTP", defaultPort: 80)

@@ -277,6 +277,67 @@ final class HTTPCacheTests: ServerTestCase {
         XCTAssertEqual(reopened.currentDiskUsage, first.data?.count)
     }
 
+    /// Issue 24 (7): a URL's password was written into the disk cache's key and stored URL, in files every local
+    /// user could read.
+    func testAURLsPasswordNeverReachesTheDiskAndEntriesAreOwnerOnly() async throws {
+        let (id, plainURL) = resource("cache_control=max-age=600")
+        var components = URLComponents(string: plainURL)!
+        components.user = "alice"
+        components.password = "s3cret-pw"
+        let withPassword = components.url!.absoluteString
+        let first = await get(withPassword)
+        XCTAssertEqual(first.response?.statusCode, 200)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        XCTAssertEqual(names.filter { $0.hasSuffix(".entry") }.count, 1)
+        for name in names {
+            let file = directory.appendingPathComponent(name)
+            let contents = try Data(contentsOf: file)
+            XCTAssertNil(contents.range(of: Data("s3cret-pw".utf8)), "\(name) holds the password")
+            XCTAssertNil(contents.range(of: Data("alice".utf8)), "\(name) holds the user")
+            let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber).intValue
+            XCTAssertEqual(mode & 0o077, 0, "\(name) is readable by others: \(String(mode, radix: 8))")
+        }
+        let directoryMode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? NSNumber).intValue
+        XCTAssertEqual(directoryMode & 0o077, 0, String(directoryMode, radix: 8))
+        // The same resource is found with or without the user info, and from a reopened store.
+        let again = await get(withPassword)
+        XCTAssertEqual(fetchType(again), .localCache)
+        let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 8 << 20, directory: directory)
+        let afterRestart = await get(plainURL, on: session { $0.urlCache = reopened })
+        XCTAssertEqual(fetchType(afterRestart), .localCache)
+        do { let counted = try await counts(id).full; XCTAssertEqual(counted, 1) }
+    }
+
+    func testAnEntryAnOlderVersionWroteWithAPasswordIsRemovedAtStart() throws {
+        let store = HTTPCache(memoryCapacity: 0, diskCapacity: 8 << 20, directory: directory)
+        let url = URL(string: "http://bob:hunter2@example.com/a")!
+        let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Cache-Control": "max-age=600"])!
+        store.storeCachedResponse(CachedURLResponse(response: response, data: Data("x".utf8)), for: URLRequest(url: url))
+        let stored = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".entry") }
+        XCTAssertEqual(stored.count, 1)
+        // What an earlier version wrote: the same entry with the password in its key and URL, readable by others.
+        let file = directory.appendingPathComponent(stored[0])
+        let old = try Data(contentsOf: file)
+        let legacy = directory.appendingPathComponent("legacy.entry")
+        // The file: 4 bytes of magic, the metadata's length (4 bytes, big-endian), the metadata (JSON), the body.
+        let length = old.dropFirst(4).prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        let metadata = String(decoding: old.dropFirst(8).prefix(length), as: UTF8.self)
+            .replacingOccurrences(of: "http:\\/\\/example.com", with: "http:\\/\\/bob:hunter2@example.com")
+            .replacingOccurrences(of: "http://example.com", with: "http://bob:hunter2@example.com")
+        XCTAssertTrue(metadata.contains("hunter2"), metadata)
+        var rewritten = Data(old.prefix(4))
+        withUnsafeBytes(of: UInt32(metadata.utf8.count).bigEndian) { rewritten.append(contentsOf: $0) }
+        rewritten.append(Data(metadata.utf8))
+        rewritten.append(old.dropFirst(8 + length))
+        try rewritten.write(to: legacy)
+        XCTAssertNil(old.range(of: Data("hunter2".utf8)))
+        chmod(file.path, 0o644)
+        _ = HTTPCache(memoryCapacity: 0, diskCapacity: 8 << 20, directory: directory)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: legacy.path))
+        let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber).intValue
+        XCTAssertEqual(mode & 0o077, 0)
+    }
+
     func testTheStoreEvictsTheLeastRecentlyUsedWithinItsCapacity() async throws {
         let small = HTTPCache(memoryCapacity: 0, diskCapacity: 64 * 1024, directory: directory.appendingPathComponent("small"))
         let smallSession = session { $0.urlCache = small }

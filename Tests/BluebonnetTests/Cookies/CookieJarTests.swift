@@ -155,6 +155,20 @@ final class CookieJarTests: XCTestCase {
         XCTAssertEqual(Set(storage.cookies!.map(\.name)), ["__Secure-a", "__Host-b"])
     }
 
+    /// Issue 24 (8): RFC 6265bis matches `__Secure-` and `__Host-` in any case.
+    func testCookiePrefixesAreMatchedInAnyCase() {
+        set("__HOST-a=1", from: "http://example.com/")
+        set("__secure-b=1", from: "http://example.com/")
+        set("__SeCuRe-c=1; Domain=example.com", from: "https://example.com/")
+        set("__host-d=1; Secure; Path=/sub", from: "https://example.com/")
+        set("__HoSt-e=1; Secure; Path=/; Domain=example.com", from: "https://example.com/")
+        XCTAssertEqual(storage.cookies?.count, 0)
+        set("__HOST-f=1; Secure; Path=/", from: "https://example.com/")
+        set("__secure-g=1; Secure", from: "https://example.com/")
+        set("_Host-h=1", from: "http://example.com/")
+        XCTAssertEqual(Set(storage.cookies!.map(\.name)), ["__HOST-f", "__secure-g", "_Host-h"])
+    }
+
     func testHttpOnlyAndSameSiteAreKept() throws {
         set("a=1; HttpOnly; SameSite=Strict", from: "http://example.com/")
         let cookie = try XCTUnwrap(storage.cookies?.first)

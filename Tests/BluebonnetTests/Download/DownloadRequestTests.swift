@@ -150,6 +150,24 @@ final class DownloadRequestTests: ServerTestCase {
         XCTAssertEqual(name("attachment; filename=\"\(String(repeating: "é", count: 300))\"").utf8.count, 254)
     }
 
+    /// Issue 24 (10): a right-to-left override makes `invoice\u{202E}fdp.exe` show as `invoice` + `exe.pdf`.
+    func testSuggestedNamesLoseBidirectionalFormattingCharacters() throws {
+        let destination = DownloadRequest.suggestedDownloadDestination(for: .cachesDirectory)
+        let ascii = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.")
+        func name(_ filename: String) -> String {
+            let disposition = "attachment; filename*=UTF-8''" + filename.addingPercentEncoding(withAllowedCharacters: ascii)!
+            let response = HTTPURLResponse(url: URL(string: "http://h/x")!, statusCode: 200, httpVersion: nil,
+                                           headerFields: ["Content-Disposition": disposition])!
+            return destination(URL(fileURLWithPath: "/tmp/Bluebonnet_x.tmp"), response).destinationURL.lastPathComponent
+        }
+        XCTAssertEqual(name("invoice\u{202E}fdp.exe"), "invoicefdp.exe")
+        for scalar in [0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069] {
+            let character = String(Character(Unicode.Scalar(scalar)!))
+            XCTAssertEqual(name("a\(character)b.txt"), "ab.txt", String(format: "U+%04X", scalar))
+        }
+        XCTAssertEqual(name("\u{05E9}\u{05DC}\u{05D5}\u{05DD}.txt"), "\u{05E9}\u{05DC}\u{05D5}\u{05DD}.txt", "right-to-left letters stay")
+    }
+
     func testServerSuggestedNameIsUsedEndToEnd() async throws {
         let directoryURL = directory.url
         let destination: DownloadRequest.Destination = { temporaryURL, response in

@@ -82,7 +82,9 @@ final class DownloadResumeTests: ServerTestCase {
         let response = await session.download(url("/download/1000?seed=2&drop_after=400"), headers: ["X-Trace": "t1"])
             .serializingDownloadedFileURL().response
         let object = try document(response.resumeData)
-        XCTAssertEqual(object["version"] as? Int, 1)
+        XCTAssertEqual(object["version"] as? Int, 2)
+        XCTAssertEqual(object["origin"] as? String, "http://127.0.0.1:\(server.port)")
+        XCTAssertNotNil(object["inode"] as? Int)
         XCTAssertEqual(object["bytes"] as? Int, 400)
         XCTAssertEqual(object["etag"] as? String, "\"v1\"")
         XCTAssertEqual(object["method"] as? String, "GET")
@@ -152,10 +154,16 @@ final class DownloadResumeTests: ServerTestCase {
         guard case let .createURLRequestFailed(newerError)? = newer.error else { return XCTFail("\(String(describing: newer.error))") }
         XCTAssertEqual(newerError as? DownloadResumeError, .unsupportedVersion(9))
 
-        let gone = Data(#"{"version":1,"url":"http://x/","etag":"\"a\"","bytes":1,"file":"/nope/gone","method":"GET","headers":[]}"#.utf8)
+        let outside = Data(#"{"version":1,"url":"http://x/","etag":"\"a\"","bytes":1,"file":"/nope/gone","method":"GET","headers":[]}"#.utf8)
+        let refused = await session.download(resumingWith: outside).serializingDownloadedFileURL().response
+        guard case let .createURLRequestFailed(refusedError)? = refused.error else { return XCTFail("\(String(describing: refused.error))") }
+        XCTAssertEqual(refusedError as? DownloadResumeError, .untrustedPartialFile(URL(fileURLWithPath: "/nope/gone")))
+
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp").path
+        let gone = Data(#"{"version":1,"url":"http://x/","etag":"\"a\"","bytes":1,"file":"\#(path)","method":"GET","headers":[]}"#.utf8)
         let missing = await session.download(resumingWith: gone).serializingDownloadedFileURL().response
         guard case let .createURLRequestFailed(missingError)? = missing.error else { return XCTFail("\(String(describing: missing.error))") }
-        XCTAssertEqual(missingError as? DownloadResumeError, .partialFileMissing(URL(fileURLWithPath: "/nope/gone")))
+        XCTAssertEqual(missingError as? DownloadResumeError, .partialFileMissing(URL(fileURLWithPath: path)))
     }
 
     func testCancellingWithResumeDataThenResumingEndsByteIdentical() async throws {

@@ -147,4 +147,46 @@ final class ProxyInteropTests: ServerTestCase {
             XCTAssertEqual(error as? ProxyEnvironmentError, .unsupportedProxy(variable: "https_proxy", value: "socks5://proxy:1080"))
         }
     }
+
+    /// Issue 24 (4): from `http_proxy=http://user:pw@A` and `https_proxy=http://B`, every `CONNECT` to B carried A's
+    /// `Proxy-Authorization`.
+    func testProxyCredentialsFromTheEnvironmentStayWithTheirProxy() throws {
+        let dictionary = try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: [
+            "http_proxy": "http://alice:pw-a@proxy-a.local:3128", "https_proxy": "http://proxy-b.local:3129",
+        ])
+        let configuration = try XCTUnwrap(ProxyConfiguration(dictionary: dictionary))
+        XCTAssertEqual(configuration.http, .init(host: "proxy-a.local", port: 3128, username: "alice", password: "pw-a"))
+        XCTAssertEqual(configuration.https, .init(host: "proxy-b.local", port: 3129, username: nil, password: nil))
+        XCTAssertEqual(configuration.proxy(for: URL(string: "https://example.com/")!), .server(host: "proxy-b.local", port: 3129))
+        XCTAssertNil(dictionary["kCFProxyUsernameKey"], "no credentials for every proxy")
+        // Each proxy keeps its own; CFNetwork's global keys still apply to a proxy that has none of its own.
+        let both = try XCTUnwrap(ProxyConfiguration(dictionary: try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: [
+            "http_proxy": "http://alice:pw-a@a:1", "https_proxy": "http://bob:pw-b@b:2",
+        ])))
+        XCTAssertEqual(both.http?.username, "alice")
+        XCTAssertEqual(both.https?.username, "bob")
+        XCTAssertEqual(both.https?.password, "pw-b")
+        let global = try XCTUnwrap(ProxyConfiguration(dictionary: [
+            "HTTPSEnable": 1, "HTTPSProxy": "c", "HTTPSPort": 3, "kCFProxyUsernameKey": "carol", "kCFProxyPasswordKey": "pw-c",
+        ]))
+        XCTAssertEqual(global.https?.username, "carol")
+    }
+
+    func testAnHTTPSProxyWithoutCredentialsNeverGetsTheHTTPProxysOnTheWire() async throws {
+        // Proxy B demands the very credentials given for proxy A: only a leak would let the request through.
+        let proxyA = try Tinyproxy(credentials: ("alice", "pw-a"))
+        let proxyB = try Tinyproxy(credentials: ("alice", "pw-a"))
+        let (tlsServer, pinned) = try await pinnedTLSServer()
+        let environment = [
+            "http_proxy": "http://alice:pw-a@127.0.0.1:\(proxyA.port)", "https_proxy": "http://127.0.0.1:\(proxyB.port)",
+        ]
+        let client = session(proxy: try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: environment), trust: pinned)
+        let refused = await client.request(tlsServer.url("/get")).serializingData().response
+        XCTAssertEqual(refused.error?.urlErrorCode, .userAuthenticationRequired, "\(String(describing: refused.error))")
+        // A's own credentials still reach A.
+        let plain = await client.request(url("/get")).serializingData().response
+        XCTAssertNil(plain.error)
+        XCTAssertEqual(proxyA.tunnels, ["127.0.0.1:\(server.port)"])
+        await tlsServer.stop()
+    }
 }

@@ -189,6 +189,29 @@ final class DataStreamRequestTests: ServerTestCase {
         XCTAssertThrowsError(try framer.frames(Data(repeating: 0x20 + 1, count: JSONValueFramer.maximumLength), isComplete: { _ in false }))
     }
 
+    /// Issue 24 (5): a value that never ends, sent 16 KiB at a time, was scanned whole again on every chunk: 16 MiB
+    /// took minutes to reach the bound. Each byte is now scanned once.
+    func testAnEndlessValueReachesTheBoundInLinearTime() throws {
+        var framer = JSONValueFramer()
+        let chunk = Data(repeating: UInt8(ascii: "a"), count: 16 * 1024)
+        XCTAssertEqual(try framer.frames(Data("[\"".utf8), isComplete: { _ in false }), [])
+        let start = Date()
+        var failure: (any Error)?
+        var chunks = 0
+        while failure == nil, chunks <= JSONValueFramer.maximumLength / chunk.count {
+            chunks += 1
+            do { _ = try framer.frames(chunk, isComplete: { _ in false }) } catch { failure = error }
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        XCTAssertEqual((failure as? AFError)?.isResponseLimitError, true, "\(String(describing: failure))")
+        XCTAssertEqual(chunks, JSONValueFramer.maximumLength / chunk.count, "the two bytes before the chunks tip it over")
+        // Well under a second in release; a debug build's bounds checks leave it a few times slower, never minutes.
+        XCTAssertLessThan(elapsed, 3, "16 MiB in \(chunks) chunks took \(elapsed) s")
+        // After the failure the framer starts clean, and a line split across chunks is still found.
+        XCTAssertEqual(try framer.frames(Data("{\"a\":".utf8), isComplete: { _ in false }), [])
+        XCTAssertEqual(try framer.frames(Data("1}\n".utf8), isComplete: { _ in false }), [Data("{\"a\":1}".utf8)])
+    }
+
     func testTheFramerParsesAHeldValueOnlyOnceItsLineEnds() throws {
         var framer = JSONValueFramer()
         let parses = Recorder<Int>()

@@ -138,7 +138,57 @@ final class ServerSentEventTests: ServerTestCase {
         XCTAssertEqual(parser.reconnectionTime, 99_999_999_999_999_999)
         XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: parser.reconnectionTime, otherwise: 3), EventSource.maximumReconnectionTime)
         XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: .infinity), EventSource.maximumReconnectionTime)
-        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: -5), 0)
-        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 250, otherwise: 3), 0.25)
+        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: -5), EventSource.minimumReconnectionTime)
+        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 750, otherwise: 3), 0.75)
+    }
+
+    /// Issue 24 (6): `retry: 0` from a server that closes at once made 400–600 connections a second.
+    func testRetryZeroHasAFloorAndConnectionsThatEndAtOnceBackOff() {
+        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 0, otherwise: 3), 0.5)
+        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 250, otherwise: 3), 0.5)
+        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: .nan), 0.5)
+        let waits = (0...10).map { EventSource.reconnectionDelay(serverMilliseconds: 0, otherwise: 3, emptyConnections: $0) }
+        XCTAssertEqual(waits, [0.5, 0.5, 1, 2, 4, 8, 16, 32, 60, 60, 60])
+        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 120_000, otherwise: 3, emptyConnections: 5), 120,
+                       "a longer retry is never shortened by the back-off's cap")
+        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 0, otherwise: 3, emptyConnections: Int.max), 60)
+    }
+
+    func testAServerThatSendsRetryZeroAndClosesIsNotHammered() async throws {
+        let starts = Recorder<Date>()
+        let third = expectation(description: "three connections")
+        let counter = ConnectionStartRecorder(starts: starts, after: 3, fulfil: third)
+        let source = session.eventSource(url("/sse?retry=0&empty=1"), interceptor: counter)
+        let task = Task {
+            for try await _ in source {}
+        }
+        await fulfillment(of: [third], timeout: 20)
+        task.cancel()
+        _ = try? await task.value
+        let times = Array(starts.values.prefix(3))
+        XCTAssertEqual(times.count, 3)
+        let gaps = zip(times.dropFirst(), times).map { $0.timeIntervalSince($1) }
+        XCTAssertGreaterThanOrEqual(gaps[0], 0.45, "the floor: \(gaps)")
+        XCTAssertGreaterThanOrEqual(gaps[1], 0.95, "the back-off doubles for a second connection without an event: \(gaps)")
+    }
+}
+
+/// Records when each connection of an event source is adapted, and fulfils an expectation at the `after`th.
+private final class ConnectionStartRecorder: RequestInterceptor, @unchecked Sendable {
+    // @unchecked: `starts` is a thread-safe recorder and the rest is immutable; XCTestExpectation is thread-safe.
+    let starts: Recorder<Date>
+    let after: Int
+    let fulfil: XCTestExpectation
+
+    init(starts: Recorder<Date>, after: Int, fulfil: XCTestExpectation) {
+        self.starts = starts
+        self.after = after
+        self.fulfil = fulfil
+    }
+
+    func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+        starts.append(Date())
+        if starts.values.count == after { fulfil.fulfill() }
+        completion(.success(urlRequest))
     }
 }

@@ -6,8 +6,9 @@ import FoundationNetworking
 /// One stored response (one variant of a URL): its head, what the request said for the fields its `Vary` names,
 /// and when it was requested and received, from which its age is reckoned (RFC 9111 §4.2.3). The body is kept apart.
 struct CacheEntry: Codable, Equatable, Sendable {
-    /// The cache key: the method and the URL without its fragment.
+    /// The cache key: the method and the URL without its fragment, user or password.
     var key: String
+    /// The response's URL without its user or password.
     var url: URL
     var statusCode: Int
     /// Every header field, in order, as `[name, value]`.
@@ -59,6 +60,9 @@ struct CacheEntry: Codable, Equatable, Sendable {
     static func key(for url: URL) -> String? {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
         components.fragment = nil
+        // Keys are written to disk: a URL's password never is, and the user is not part of the resource.
+        components.user = nil
+        components.password = nil
         return components.string.map { "GET " + $0 }
     }
 
@@ -104,7 +108,7 @@ extension CacheEntry {
             return nil
         }
         let fields = Self.fields(of: response)
-        self.init(key: key, url: url, statusCode: response.statusCode, headers: fields, protocolName: protocolName,
+        self.init(key: key, url: url.withoutUserInfo, statusCode: response.statusCode, headers: fields, protocolName: protocolName,
                   varyValues: [:], requestTime: requestTime.timeIntervalSince1970, responseTime: responseTime.timeIntervalSince1970,
                   bodyLength: cached.data.count)
         let names = Self.varyNames(field("Vary"))

@@ -287,13 +287,19 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
         let name = "\(digest)-\(UUID().uuidString.prefix(8).lowercased()).entry"
         let temporary = directory.appendingPathComponent(".tmp-\(UUID().uuidString)")
         do {
-            try data.write(to: temporary)
+            try OwnerOnlyFile.create(data, at: temporary)
             try FileManager.default.moveItem(at: temporary, to: directory.appendingPathComponent(name))
             return name
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             return nil
         }
+    }
+
+    /// Whether an entry's key or URL names a user or password.
+    static func holdsUserInfo(_ entry: CacheEntry) -> Bool {
+        let keyURL = URL(string: String(entry.key.drop { $0 != " " }.dropFirst()))
+        return entry.url.user != nil || entry.url.password != nil || keyURL?.user != nil || keyURL?.password != nil
     }
 
     /// Reads a whole entry file; `nil` when it is not one or is torn.
@@ -316,7 +322,7 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
     /// Reads back the entries a previous run left, oldest-modified first, and removes temporary files a crash left.
     private func loadDirectory() {
         guard let directory else { return }
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try? OwnerOnlyFile.makeDirectory(directory)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         var found: [(name: String, entry: CacheEntry, modified: Date)] = []
         for name in names {
@@ -331,10 +337,13 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
             let prefix = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
             let size = (try? handle.seekToEnd()).map(Int.init) ?? 0
             try? handle.close()
-            guard let (entry, offset) = Self.header(of: prefix), size - offset == entry.bodyLength else {
+            // An entry an earlier version wrote with a URL's password in it is not read back but removed.
+            guard let (entry, offset) = Self.header(of: prefix), size - offset == entry.bodyLength,
+                  !Self.holdsUserInfo(entry) else {
                 try? FileManager.default.removeItem(at: url)
                 continue
             }
+            OwnerOnlyFile.restrict(url)
             let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? .distantPast
             found.append((name, entry, modified))
         }

@@ -105,8 +105,9 @@ struct CookieJar: @unchecked Sendable {
         let path = parsed.path ?? target.defaultPath
         // RFC 6265bis §5.7: only a secure origin sets a `Secure` cookie, and a non-secure one may not shadow one.
         if parsed.secure, !target.isSecure { return false }
-        if parsed.name.hasPrefix("__Secure-"), !parsed.secure { return false }
-        if parsed.name.hasPrefix("__Host-"), !parsed.secure || !hostOnly || path != "/" { return false }
+        // RFC 6265bis matches the prefixes case-insensitively: `__HOST-` binds a server as `__Host-` does.
+        if Self.hasPrefix("__secure-", parsed.name), !parsed.secure { return false }
+        if Self.hasPrefix("__host-", parsed.name), !parsed.secure || !hostOnly || path != "/" { return false }
 
         let existing = storage.cookies ?? []
         if !target.isSecure, existing.contains(where: { old in
@@ -175,6 +176,17 @@ struct CookieJar: @unchecked Sendable {
         if secure { properties[.secure] = "TRUE" }
         if httpOnly { properties[HTTPCookiePropertyKey("HttpOnly")] = "TRUE" }
         return HTTPCookie(properties: properties)
+    }
+
+    /// Whether `name` starts with `prefix` (lower-case ASCII), in any case.
+    static func hasPrefix(_ prefix: String, _ name: String) -> Bool {
+        var characters = name.utf8.makeIterator()
+        for expected in prefix.utf8 {
+            guard let byte = characters.next() else { return false }
+            let lowered = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            guard lowered == expected else { return false }
+        }
+        return true
     }
 
     /// A cookie's domain without the leading dot of a domain cookie, lower-cased.
