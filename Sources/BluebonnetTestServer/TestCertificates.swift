@@ -5,7 +5,8 @@ import SwiftASN1
 import X509
 
 /// A certificate hierarchy made fresh at run time for TLS tests: root → intermediate → leaf for `127.0.0.1` and
-/// `localhost`, plus the leaves a trust check must refuse (expired, for another name, self-signed) and a client
+/// `localhost`, plus the leaves a trust check must refuse (expired, for another name, self-signed, named by its common
+/// name only) and a client
 /// identity for mutual TLS. Nothing is committed: each run has its own keys.
 public struct TestCertificates: Sendable {
     /// A certificate with the private key of its subject.
@@ -35,6 +36,9 @@ public struct TestCertificates: Sendable {
     public let wrongNameLeaf: Identity
     /// A self-signed leaf for `127.0.0.1` and `localhost`.
     public let selfSignedLeaf: Identity
+    /// A leaf issued by `intermediate` that names `localhost` in its common name only, with no subjectAltName: what
+    /// RFC 9525 says a client must not accept.
+    public let commonNameOnlyLeaf: Identity
     /// A client identity issued by `intermediate`, for mutual TLS.
     public let client: Identity
 
@@ -52,6 +56,7 @@ public struct TestCertificates: Sendable {
         wrongNameLeaf = try Self.issue(name: "bluebonnet.invalid", names: [.dnsName("bluebonnet.invalid")], by: intermediate,
                                        from: now - day, to: now + 30 * day)
         selfSignedLeaf = try Self.issue(name: "127.0.0.1", names: localNames, by: nil, from: now - day, to: now + 30 * day)
+        commonNameOnlyLeaf = try Self.issue(name: "localhost", by: intermediate, from: now - day, to: now + 30 * day)
         client = try Self.issue(name: "Bluebonnet Test Client", names: [], usage: .clientAuth, by: intermediate,
                                 from: now - day, to: now + 30 * day)
     }

@@ -280,6 +280,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         pending?.fail(error)
         upload?.fail(error)
         let mapped = timedOut ? nil : trust?.mappedHandshakeError(error)
+            ?? SubjectAlternativeNameRequirement.mapped(error, host: url.host ?? "")
         sink.transportDidComplete(body: Data(), error: mapped ?? TransportErrorMapper.afError(from: timedOut ? HTTPClientError.readTimeout : error))
     }
 }

@@ -67,6 +67,10 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         } catch {
             configurationError = .serverTrustEvaluationFailed(reason: .trustEvaluationFailed(error: error))
         }
+        // The handshake checks host names; a certificate without subjectAltNames is refused rather than matched by
+        // its common name. A client whose connections an evaluator judges replaces this with the evaluator.
+        config.http1_1ConnectionDebugInitializer = { SubjectAlternativeNameRequirement.verify($0) }
+        config.http2ConnectionDebugInitializer = { SubjectAlternativeNameRequirement.verify($0) }
         baseConfiguration = config
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
     }

@@ -73,3 +73,42 @@ struct ServerTrustEnforcer: Sendable {
         return try NIOSSLCertificate(bytes: serializer.serializedBytes, format: .der)
     }
 }
+
+/// The host check of connections no evaluator judges. The handshake verifies the chain and the host name, and
+/// swift-nio-ssl matches the host against a certificate's subjectAltNames alone, except that a certificate with no
+/// subjectAltName at all is matched by its common name, which RFC 9525 forbids. This refuses such a certificate, so
+/// the SAN-only rule holds on every path.
+enum SubjectAlternativeNameRequirement {
+    /// Thrown on a connection whose certificate names no subjectAltName; the request turns it into
+    /// `.hostValidationFailed` for its own host.
+    struct Missing: Error {
+        let leaf: Certificate?
+    }
+
+    /// The check AsyncHTTPClient runs on each new connection; a plain-text connection passes.
+    static func verify(_ channel: any Channel) -> EventLoopFuture<Void> {
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        channel.pipeline.handler(type: NIOSSLHandler.self).whenComplete { result in
+            guard case let .success(handler) = result else { return promise.succeed(()) }
+            let peer = handler.peerCertificate
+            // Parsing the certificate is not bookkeeping: it runs off the event loop, as the evaluators do.
+            DispatchQueue.global().async {
+                let leaf = peer.flatMap { try? Certificate(derEncoded: $0.toDERBytes()) }
+                let names = ((try? leaf?.extensions.subjectAlternativeNames) ?? nil).map { Array($0) } ?? []
+                channel.eventLoop.execute {
+                    guard names.isEmpty else { return promise.succeed(()) }
+                    promise.fail(Missing(leaf: leaf))
+                    channel.close(promise: nil)
+                }
+            }
+        }
+        return promise.futureResult
+    }
+
+    /// The trust failure `error` is, for a request to `host`; `nil` when it is not `Missing`.
+    static func mapped(_ error: any Error, host: String) -> AFError? {
+        guard let missing = error as? Missing else { return nil }
+        let trust = ServerTrust(certificates: missing.leaf.map { [$0] } ?? [], isChainTrusted: true)
+        return .serverTrustEvaluationFailed(reason: .hostValidationFailed(output: .init(host: host, trust: trust, error: nil)))
+    }
+}

@@ -32,6 +32,33 @@ final class TLSSettingsTests: TLSServerTestCase {
         XCTAssertEqual(refused.error?.urlErrorCode, .secureConnectionFailed)
     }
 
+    /// Issue 24 (9): with no `ServerTrustManager`, swift-nio-ssl matched a certificate without subjectAltName by its
+    /// common name. RFC 9525, and the README, say subjectAltNames only, on every path.
+    func testTheDefaultPathRefusesAHostNamedOnlyInTheCommonName() async throws {
+        let server = try await tlsServer(presenting: certificates.commonNameOnlyLeaf)
+        let session = Session(tls: TLSSettings(trustRoots: .adding([certificates.root.certificate])))
+        let url = URL(string: "https://localhost:\(server.port)/get")!
+        let refused = await Self.get(session, url)
+        guard case let .serverTrustEvaluationFailed(reason: .hostValidationFailed(output))? = refused.error else {
+            return XCTFail("expected hostValidationFailed, got \(String(describing: refused.error))")
+        }
+        XCTAssertEqual(output.host, "localhost")
+        XCTAssertEqual(output.trust?.leafCertificate?.subject, certificates.commonNameOnlyLeaf.certificate.subject)
+        // Through a proxy-less client of its own (a per-host identity) the rule holds too.
+        let identified = Session(tls: TLSSettings(trustRoots: .adding([certificates.root.certificate]),
+                                                  clientCertificatesByHost: ["localhost": try clientIdentity]))
+        let alsoRefused = await Self.get(identified, url)
+        XCTAssertTrue(alsoRefused.error?.isServerTrustEvaluationError == true, "\(String(describing: alsoRefused.error))")
+        // A certificate with subjectAltNames is still accepted on the same session.
+        let good = try await tlsServer()
+        let accepted = await Self.get(session, URL(string: "https://localhost:\(good.port)/get")!)
+        XCTAssertNil(accepted.error)
+        // And plain HTTP is untouched by the check.
+        let plain = try await plainServer()
+        let served = await Self.get(session, plain.url("/get"))
+        XCTAssertNil(served.error)
+    }
+
     func testAnEvaluatorBuildsOnTheSessionsRoots() async throws {
         let server = try await tlsServer()
         let session = Session(serverTrustManager: ServerTrustManager(evaluators: ["127.0.0.1": DefaultTrustEvaluator()]),
