@@ -203,6 +203,26 @@ final class CookieJarTests: XCTestCase {
         XCTAssertTrue(storage.cookies!.contains { $0.name == "b3_49" })
     }
 
+    /// An IP address host's cookies were measured against the "site" `0.1` and never reached the per-site bound.
+    func testAnIPAddressHostsCookiesAreBoundedAsOneSite() {
+        for batch in 0..<5 {
+            jar.store((0..<50).map { "ip\(batch)_\($0)=1" }, from: URL(string: "http://127.0.0.1:8080/")!, mainDocumentURL: nil)
+        }
+        XCTAssertEqual(storage.cookies?.count, CookieJar.maximumCookiesPerDomain)
+        XCTAssertEqual(CookieTarget.site(ofDomain: "127.0.0.1"), "127.0.0.1")
+        XCTAssertEqual(CookieTarget.site(ofDomain: "::1"), "::1")
+        // Another address is another site.
+        jar.store(["other=1"], from: URL(string: "http://127.0.0.2/")!, mainDocumentURL: nil)
+        XCTAssertEqual(storage.cookies?.count, CookieJar.maximumCookiesPerDomain + 1)
+    }
+
+    func testABatchThatSetsAndDropsACookieLeavesTheStorageUntouchedByIt() {
+        set("keep=1", from: "http://example.com/")
+        // Made and removed within one response: never reaches the storage, and the one before it stays.
+        set("gone=1", "gone=; Max-Age=0", "keep=2", from: "http://example.com/")
+        XCTAssertEqual(storage.cookies?.map { "\($0.name)=\($0.value)" }, ["keep=2"])
+    }
+
     func testFoundationsOwnMatchingIsReplacedByTheRFCsInTheAfExtension() {
         set("a=1; Path=/docs", "b=1", from: "http://example.com/docs/x")
         XCTAssertEqual(storage.af.cookies(for: URL(string: "http://example.com/docs/y")!).map(\.name), ["a", "b"])

@@ -31,7 +31,7 @@ enum CookieAttributes {
         }
         // Cookies deleted through Foundation leave their entries behind; past the bound, keep only live ones.
         guard needsPruning else { return }
-        let live = Set((storage.cookies ?? []).map(CookieJar.key))
+        let live = Set(PendingCookieWrites.cookies(of: storage).map(CookieJar.key))
         let id = ObjectIdentifier(storage)
         table.write { table in
             table = table.filter { $0.key.storage != id || live.contains($0.key.cookie) }

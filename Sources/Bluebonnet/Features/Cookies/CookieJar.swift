@@ -17,6 +17,20 @@ struct CookieJar: @unchecked Sendable {
     let sendsCookies: Bool
     /// `URLSessionConfiguration.httpCookieAcceptPolicy`.
     let acceptPolicy: HTTPCookie.AcceptPolicy
+    /// Whether the storage rewrites a file on every change, so changes go through `PendingCookieWrites`.
+    let persists: Bool
+
+    init(storage: HTTPCookieStorage, sendsCookies: Bool, acceptPolicy: HTTPCookie.AcceptPolicy) {
+        self.storage = storage
+        self.sendsCookies = sendsCookies
+        self.acceptPolicy = acceptPolicy
+        persists = PendingCookieWrites.isPersistent(storage)
+    }
+
+    /// The storage's cookies, with changes not yet written to a persistent storage.
+    var currentCookies: [HTTPCookie] {
+        persists ? PendingCookieWrites.cookies(of: storage) : storage.cookies ?? []
+    }
 
     /// The most `Set-Cookie` fields read from one response; the rest are ignored.
     static let maximumFieldsPerResponse = 50
@@ -40,7 +54,7 @@ struct CookieJar: @unchecked Sendable {
     /// - Returns: `name=value` pairs joined by `; `, longest path first, then oldest first (§5.4).
     func cookieHeader(for url: URL, now: Date = Date()) -> String? {
         guard sendsCookies else { return nil }
-        let cookies = Self.matching(storage.cookies ?? [], in: storage, url: url, now: now)
+        let cookies = Self.matching(currentCookies, in: storage, url: url, now: now)
         guard !cookies.isEmpty else { return nil }
         return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
@@ -64,7 +78,9 @@ struct CookieJar: @unchecked Sendable {
 
     // MARK: - Storing
 
-    /// Stores what a response's `Set-Cookie` fields ask for, by §5.3 and RFC 6265bis's rules for `Secure`.
+    /// Stores what a response's `Set-Cookie` fields ask for, by §5.3 and RFC 6265bis's rules for `Secure`, as one
+    /// batch: worked out in memory against one read of the jar, then handed to the storage at once (to a persistent
+    /// storage through its `PendingCookieWrites`, so no file write delays the response).
     ///
     /// - Parameters:
     ///   - fields:          The fields, one per header line, as received.
@@ -77,18 +93,20 @@ struct CookieJar: @unchecked Sendable {
            main.site != target.site {
             return
         }
+        let parsed = fields.prefix(Self.maximumFieldsPerResponse).compactMap(SetCookie.init)
+        guard !parsed.isEmpty else { return }
+        var batch = CookieBatch(current: currentCookies, storage: storage)
         var stored = false
-        for field in fields.prefix(Self.maximumFieldsPerResponse) {
-            guard let parsed = SetCookie(field) else { continue }
-            stored = store(parsed, target: target, now: now) || stored
+        for cookie in parsed {
+            stored = store(cookie, target: target, now: now, in: &batch) || stored
         }
         // Once per response, not per field: a server sending the most fields costs one pass over the jar.
-        if stored { evictIfNeeded(site: target.site, now: now) }
+        if stored { evictIfNeeded(site: target.site, now: now, in: &batch) }
+        commit(batch)
     }
 
-    /// Stores one cookie; `true` when one was added.
-    @discardableResult
-    private func store(_ parsed: SetCookie, target: CookieTarget, now: Date) -> Bool {
+    /// Stores one cookie in `batch`; `true` when one was added.
+    private func store(_ parsed: SetCookie, target: CookieTarget, now: Date, in batch: inout CookieBatch) -> Bool {
         // Domain: a public suffix is refused unless it is the host itself, which then gets a host-only cookie, as an
         // IP address always does.
         var domain = target.host
@@ -109,8 +127,7 @@ struct CookieJar: @unchecked Sendable {
         if Self.hasPrefix("__secure-", parsed.name), !parsed.secure { return false }
         if Self.hasPrefix("__host-", parsed.name), !parsed.secure || !hostOnly || path != "/" { return false }
 
-        let existing = storage.cookies ?? []
-        if !target.isSecure, existing.contains(where: { old in
+        if !target.isSecure, batch.cookies.values.contains(where: { old in
             old.isSecure && old.name == parsed.name && CookieTarget.pathMatches(path, cookiePath: old.path)
                 && (Self.bareDomain(old) == domain || target.domainMatches(old.domain.lowercased()))
         }) {
@@ -124,37 +141,38 @@ struct CookieJar: @unchecked Sendable {
             expires = min(date, now.addingTimeInterval(Self.maximumLifetime))
         }
         // The same name, domain and path replace the old cookie, whether it was host-only or not, keeping its age.
-        let replaced = existing.filter { $0.name == parsed.name && $0.path == path && Self.bareDomain($0) == domain }
-        let created = CookieAttributes.creationTimes(of: replaced, in: storage).first
-        for old in replaced {
-            storage.deleteCookie(old)
-            CookieAttributes.forget(old, in: storage)
-        }
+        let replaced = [domain, "." + domain].compactMap { batch.cookies[Self.key(domain: $0, path: path, name: parsed.name)] }
+        let created = replaced.first.map { batch.creationTime(of: $0) }
+        for old in replaced { batch.delete(old) }
         if let expires, expires <= now { return false }
 
         guard let cookie = Self.makeCookie(name: parsed.name, value: parsed.value, domain: hostOnly ? domain : "." + domain,
                                            path: path, expires: expires, secure: parsed.secure, httpOnly: parsed.httpOnly) else {
             return false
         }
-        storage.setCookie(cookie)
-        CookieAttributes.remember(.init(sameSite: parsed.sameSite, created: created), of: cookie, in: storage)
+        batch.set(cookie, extras: .init(sameSite: parsed.sameSite, created: created))
         return true
     }
 
     /// Keeps within `maximumCookiesPerDomain` for `site` and `maximumCookies` in all: expired cookies go first,
     /// then the oldest.
-    private func evictIfNeeded(site: String, now: Date) {
-        let all = storage.cookies ?? []
+    private func evictIfNeeded(site: String, now: Date, in batch: inout CookieBatch) {
+        let all = Array(batch.cookies.values)
         let isExpired: (HTTPCookie) -> Bool = { ($0.expiresDate ?? .distantFuture) <= now }
         var doomed = all.filter(isExpired)
         let live = all.filter { !isExpired($0) }
-        let created = Dictionary(zip(live.map(Self.key), CookieAttributes.creationTimes(of: live, in: storage)),
-                                 uniquingKeysWith: { first, _ in first })
+        let sameSite = live.filter { CookieTarget.site(ofDomain: Self.bareDomain($0)) == site }
+        let overSite = sameSite.count - Self.maximumCookiesPerDomain
+        guard overSite > 0 || live.count > Self.maximumCookies || !doomed.isEmpty else { return }
+        let stamped = CookieAttributes.creationTimes(of: live, in: storage)
+        let created = Dictionary(zip(live, stamped).map { cookie, time in
+            let key = Self.key(of: cookie)
+            return (key, batch.carriedCreationTime(of: key) ?? time)
+        }, uniquingKeysWith: { first, _ in first })
         let oldestFirst: (HTTPCookie, HTTPCookie) -> Bool = { created[Self.key(of: $0)] ?? 0 < created[Self.key(of: $1)] ?? 0 }
         var evicted: Set<String> = []
-        let sameSite = live.filter { CookieTarget.site(ofDomain: Self.bareDomain($0)) == site }
-        if sameSite.count > Self.maximumCookiesPerDomain {
-            let oldest = sameSite.sorted(by: oldestFirst).prefix(sameSite.count - Self.maximumCookiesPerDomain)
+        if overSite > 0 {
+            let oldest = sameSite.sorted(by: oldestFirst).prefix(overSite)
             doomed += oldest
             evicted = Set(oldest.map(Self.key))
         }
@@ -162,9 +180,42 @@ struct CookieJar: @unchecked Sendable {
         if remaining > Self.maximumCookies {
             doomed += live.filter { !evicted.contains(Self.key(of: $0)) }.sorted(by: oldestFirst).prefix(remaining - Self.maximumCookies)
         }
-        for cookie in doomed {
-            storage.deleteCookie(cookie)
-            CookieAttributes.forget(cookie, in: storage)
+        for cookie in doomed { batch.delete(cookie) }
+    }
+
+    /// Adds `cookies` as one batch, replacing any with the same identity.
+    ///
+    /// - Parameter cookies: The cookies, with what `HTTPCookie` cannot hold.
+    func add(_ cookies: [(cookie: HTTPCookie, extras: CookieAttributes.Extras)]) {
+        var batch = CookieBatch(current: currentCookies, storage: storage)
+        for (cookie, extras) in cookies { batch.set(cookie, extras: extras) }
+        commit(batch)
+    }
+
+    /// Hands `batch`'s changes to the storage: a persistent one gets them through its writer, any other at once.
+    private func commit(_ batch: CookieBatch) {
+        let changes = batch.changes
+        guard !changes.isEmpty else { return }
+        for (_, change) in changes {
+            switch change {
+            case let .set(cookie, extras): CookieAttributes.remember(extras, of: cookie, in: storage)
+            case let .delete(cookie): CookieAttributes.forget(cookie, in: storage)
+            }
+        }
+        if persists {
+            PendingCookieWrites.writer(for: storage).enqueue(changes.map { key, change in
+                switch change {
+                case let .set(cookie, _): (key, .set(cookie))
+                case let .delete(cookie): (key, .delete(cookie))
+                }
+            })
+            return
+        }
+        for (_, change) in changes {
+            switch change {
+            case let .set(cookie, _): storage.setCookie(cookie)
+            case let .delete(cookie): storage.deleteCookie(cookie)
+            }
         }
     }
 
@@ -196,7 +247,10 @@ struct CookieJar: @unchecked Sendable {
     }
 
     /// Foundation's identity of a stored cookie.
-    static func key(of cookie: HTTPCookie) -> String { cookie.domain + "\u{0}" + cookie.path + "\u{0}" + cookie.name }
+    static func key(of cookie: HTTPCookie) -> String { key(domain: cookie.domain, path: cookie.path, name: cookie.name) }
+
+    /// The identity of a cookie with these fields (`domain` as stored: a domain cookie's with its leading dot).
+    static func key(domain: String, path: String, name: String) -> String { domain + "\u{0}" + path + "\u{0}" + name }
 
     /// When the `HTTPCookie` was made, as Foundation records it (seconds since the reference date).
     static func foundationCreationTime(of cookie: HTTPCookie) -> Double {
@@ -206,5 +260,64 @@ struct CookieJar: @unchecked Sendable {
         case let value as String: Double(value) ?? 0
         default: 0
         }
+    }
+}
+
+/// A response's cookie changes, worked out against the jar as it will be: the cookies by key after each change,
+/// and the changes themselves, last one per cookie, in the order first made.
+struct CookieBatch {
+    enum Change {
+        case set(HTTPCookie, CookieAttributes.Extras)
+        case delete(HTTPCookie)
+    }
+
+    /// The jar as the batch leaves it, by `CookieJar.key(of:)`.
+    private(set) var cookies: [String: HTTPCookie]
+    private var changed: [String: Change] = [:]
+    private var order: [String] = []
+    /// Keys the jar held before the batch: a cookie both made and removed within it was never there.
+    private let before: Set<String>
+    private let storage: HTTPCookieStorage
+
+    init(current: [HTTPCookie], storage: HTTPCookieStorage) {
+        cookies = Dictionary(current.map { (CookieJar.key(of: $0), $0) }, uniquingKeysWith: { _, last in last })
+        before = Set(cookies.keys)
+        self.storage = storage
+    }
+
+    mutating func set(_ cookie: HTTPCookie, extras: CookieAttributes.Extras) {
+        let key = CookieJar.key(of: cookie)
+        cookies[key] = cookie
+        record(key, .set(cookie, extras))
+    }
+
+    mutating func delete(_ cookie: HTTPCookie) {
+        let key = CookieJar.key(of: cookie)
+        cookies[key] = nil
+        if before.contains(key) {
+            record(key, .delete(cookie))
+        } else {
+            changed[key] = nil
+        }
+    }
+
+    private mutating func record(_ key: String, _ change: Change) {
+        if changed.updateValue(change, forKey: key) == nil { order.append(key) }
+    }
+
+    /// The changes, one per cookie, in the order first made.
+    var changes: [(key: String, change: Change)] {
+        order.compactMap { key in changed[key].map { (key, $0) } }
+    }
+
+    /// The creation time a cookie this batch sets carries over from the one it replaced.
+    func carriedCreationTime(of key: String) -> Double? {
+        if case let .set(_, extras)? = changed[key] { return extras.created }
+        return nil
+    }
+
+    /// When `cookie` was first created, counting the creation times this batch carries over.
+    func creationTime(of cookie: HTTPCookie) -> Double {
+        carriedCreationTime(of: CookieJar.key(of: cookie)) ?? CookieAttributes.creationTimes(of: [cookie], in: storage)[0]
     }
 }

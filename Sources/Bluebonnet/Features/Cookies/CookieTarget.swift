@@ -41,7 +41,9 @@ struct CookieTarget: Sendable {
 
     /// The registrable domain of a cookie's bare domain, or the domain itself when it has none.
     static func site(ofDomain domain: String) -> String {
-        PublicSuffixList.registrableDomain(of: domain).map(String.init) ?? domain
+        // An IP address is its own site, as `site` says of a request's host: its last labels are no domain.
+        if HostAddress(domain) != nil { return domain }
+        return PublicSuffixList.registrableDomain(of: domain).map(String.init) ?? domain
     }
 
     /// Whether a stored cookie's domain applies to the host: a host-only cookie (no leading dot) by equality, a

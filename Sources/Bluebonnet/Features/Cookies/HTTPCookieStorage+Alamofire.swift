@@ -14,7 +14,7 @@ extension AlamofireExtension where ExtendedType: HTTPCookieStorage {
     /// - Parameter url: The request's URL.
     /// - Returns: The cookies, longest path first, then oldest first.
     public func cookies(for url: URL) -> [HTTPCookie] {
-        CookieJar.matching(type.cookies ?? [], in: type, url: url, now: Date())
+        CookieJar.matching(PendingCookieWrites.cookies(of: type), in: type, url: url, now: Date())
     }
 
     /// The `SameSite` attribute a stored cookie was set with, which `HTTPCookie` cannot hold on Linux.
@@ -33,7 +33,7 @@ extension AlamofireExtension where ExtendedType: HTTPCookieStorage {
     /// - Throws: The error of encoding.
     public func exportedCookies(includingSessionCookies: Bool = false) throws -> Data {
         let now = Date()
-        let cookies = (type.cookies ?? []).filter { cookie in
+        let cookies = PendingCookieWrites.cookies(of: type).filter { cookie in
             if let expires = cookie.expiresDate { return expires > now }
             return includingSessionCookies
         }
@@ -56,14 +56,25 @@ extension AlamofireExtension where ExtendedType: HTTPCookieStorage {
         decoder.dateDecodingStrategy = .iso8601
         let archive = try decoder.decode(CookieArchive.self, from: data)
         let now = Date()
-        var added = 0
-        for entry in archive.cookies where (entry.expires ?? .distantFuture) > now {
-            guard let cookie = entry.cookie else { continue }
-            type.setCookie(cookie)
-            CookieAttributes.remember(.init(sameSite: entry.sameSite), of: cookie, in: type)
-            added += 1
+        let cookies = archive.cookies.filter { ($0.expires ?? .distantFuture) > now }
+            .compactMap { entry in entry.cookie.map { (cookie: $0, extras: CookieAttributes.Extras(sameSite: entry.sameSite)) } }
+        // One batch: a persistent storage is written once for all of them, not once per cookie.
+        CookieJar(storage: type, sendsCookies: true, acceptPolicy: .always).add(cookies)
+        return cookies.count
+    }
+
+    /// Waits until the cookies sessions stored are in the storage itself, as its own API (`cookies`,
+    /// `cookies(for:)`) shows them.
+    ///
+    /// FoundationNetworking rewrites a persistent storage's file (`HTTPCookieStorage.shared`'s) on every change, so
+    /// sessions hand it each response's cookies as one batch, written off the request path. Every Bluebonnet
+    /// request, and `af.cookies(for:)`, sees them at once; code that reads the storage through Foundation right
+    /// after a response can wait for them here. A storage that persists nothing is written at once.
+    public func waitForPendingWrites() async {
+        guard let writer = PendingCookieWrites.existingWriter(for: type) else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            writer.whenWritten { continuation.resume() }
         }
-        return added
     }
 
     /// Writes the storage's cookies to a file in one go: to a temporary file beside it, then renamed over it, so a
