@@ -84,6 +84,9 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         var keptPartial: URL?
         var response: HTTPURLResponse?
         var cleanedUp = false
+        /// `maximumFileSize(_:)`, and the bytes the file holds so far (a resumed partial's included).
+        var maximumFileSize: Int64?
+        var fileBytes: Int64 = 0
     }
 
     private let downloadState: Protected<DownloadState>
@@ -162,6 +165,23 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             $0.resumeHandlers.append(completionHandler)
         }
         super.cancel()
+        return self
+    }
+
+    // MARK: - Limits
+
+    /// Sets the largest file this download may write, to protect a disk from a server that sends without end.
+    /// A response whose `Content-Length` says it would be larger is refused before a byte is written; one that grows
+    /// past it fails when it does. Either way the request fails with
+    /// `AFError.responseLimitExceeded(reason: .maximumResponseSizeExceeded(limit:))`, the partial file is removed
+    /// and no resume data is made. A resumed download counts the bytes it already has. No limit by default, as in
+    /// URLSession; set it before the request starts.
+    ///
+    /// - Parameter bytes: The limit in bytes; `nil` for none.
+    /// - Returns: The instance.
+    @discardableResult
+    public func maximumFileSize(_ bytes: Int64?) -> Self {
+        downloadState.write { $0.maximumFileSize = bytes }
         return self
     }
 
@@ -260,25 +280,44 @@ extension DownloadRequest: ResponseBodyConsumer {
             state.keptPartial = nil
             // The resumed file is the writer's own; any other partial an earlier attempt kept is now nobody's.
             let stale = kept == state.resuming?.temporaryFileURL ? nil : kept
-            guard let resuming = state.resuming else { return (nil, stale) }
-            switch resuming.continuation(with: response) {
-            case .append: return (resuming.bytes, stale)
-            case .restart: return (nil, stale)
-            case let .refuse(reason):
-                state.refusal = .sessionTaskFailed(error: reason)
-                return (resuming.bytes, stale)
+            var offset: Int64?
+            if let resuming = state.resuming {
+                switch resuming.continuation(with: response) {
+                case .append: offset = resuming.bytes
+                case .restart: offset = nil
+                case let .refuse(reason):
+                    state.refusal = .sessionTaskFailed(error: reason)
+                    offset = resuming.bytes
+                }
             }
+            state.fileBytes = offset ?? 0
+            // A declared length past the limit is refused before anything is written.
+            if state.refusal == nil, let limit = state.maximumFileSize, response.expectedContentLength >= 0,
+               state.fileBytes + response.expectedContentLength > limit {
+                state.refusal = Self.fileTooLarge(limit)
+            }
+            return (offset, stale)
         }
         if let stale { DispatchQueue.global(qos: .utility).async { try? FileManager.default.removeItem(at: stale) } }
         writer.begin(keeping: offset)
     }
 
     func consume(_ chunk: Data, readiness: TransportReadiness) {
-        if let refusal = downloadState.write({ $0.refusal }) {
+        let refusal = downloadState.write { state -> AFError? in
+            guard state.refusal == nil else { return state.refusal }
+            state.fileBytes += Int64(chunk.count)
+            if let limit = state.maximumFileSize, state.fileBytes > limit { state.refusal = Self.fileTooLarge(limit) }
+            return state.refusal
+        }
+        if let refusal {
             readiness.fail(refusal)
             return
         }
         writer.write(chunk, readiness: readiness)
+    }
+
+    private static func fileTooLarge(_ limit: Int64) -> AFError {
+        .responseLimitExceeded(reason: .maximumResponseSizeExceeded(limit: limit))
     }
 
     func responseBodyDidEnd(error: AFError?, completion: @escaping @Sendable (AFError?) -> Void) {
@@ -287,8 +326,13 @@ extension DownloadRequest: ResponseBodyConsumer {
             case let .failure(writeError):
                 completion(writeError)
             case let .success(written):
-                if error != nil {
-                    keepForResume(written)
+                if let error {
+                    // A file refused for its size is nobody's to resume.
+                    if error.isResponseLimitError {
+                        try? FileManager.default.removeItem(at: written.url)
+                    } else {
+                        keepForResume(written)
+                    }
                     completion(nil)
                     return
                 }

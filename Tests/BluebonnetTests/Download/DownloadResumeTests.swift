@@ -225,4 +225,47 @@ final class DownloadResumeTests: ServerTestCase {
         XCTAssertEqual(response.response?.statusCode, 206)
         XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(response.value)), SeededBytes.bytes(seed: 16, offset: 0, count: 3000))
     }
+
+    // MARK: - The file's size (issue 24: a download to a file had no limit at all)
+
+    private func temporaryPartials() -> Set<String> {
+        Set(((try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? [])
+            .filter { $0.hasPrefix("Bluebonnet_") && $0.hasSuffix(".tmp") })
+    }
+
+    func testADeclaredLengthPastTheFileLimitIsRefusedBeforeAnythingIsWritten() async throws {
+        let before = temporaryPartials()
+        let response = await session.download(url("/download/100000?seed=30"), to: destination("big.bin"))
+            .maximumFileSize(50_000).serializingDownloadedFileURL().response
+        guard case let .responseLimitExceeded(reason: .maximumResponseSizeExceeded(limit))? = response.error else {
+            return XCTFail("\(String(describing: response.error))")
+        }
+        XCTAssertEqual(limit, 50_000)
+        XCTAssertNil(response.resumeData)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("big.bin").path))
+        XCTAssertEqual(temporaryPartials().subtracting(before), [], "no partial file is left")
+    }
+
+    func testABodyWithoutALengthFailsWhenItGrowsPastTheLimit() async throws {
+        let before = temporaryPartials()
+        let response = await session.download(url("/chunked/200000"), to: destination("endless.bin"))
+            .maximumFileSize(64 * 1024).serializingDownloadedFileURL().response
+        XCTAssertTrue(response.error?.isResponseLimitError == true, "\(String(describing: response.error))")
+        XCTAssertNil(response.resumeData)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("endless.bin").path))
+        XCTAssertEqual(temporaryPartials().subtracting(before), [])
+        // At the limit exactly, the download succeeds.
+        let exact = try await session.download(url("/chunked/65536"), to: destination("exact.bin"))
+            .maximumFileSize(64 * 1024).serializingDownloadedFileURL().value
+        XCTAssertEqual(try Data(contentsOf: exact).count, 65536)
+    }
+
+    func testAResumedDownloadCountsTheBytesItHasAgainstTheLimit() async throws {
+        let first = await session.download(url("/download/3000?seed=31&drop_after=2000")).serializingDownloadedFileURL().response
+        let data = try resumeData(first.resumeData, url: url("/download/3000?seed=31"))
+        // 2,000 kept + 1,000 declared = 3,000 > 2,500.
+        let refused = await session.download(resumingWith: data, to: destination("r.bin")).maximumFileSize(2500)
+            .serializingDownloadedFileURL().response
+        XCTAssertTrue(refused.error?.isResponseLimitError == true, "\(String(describing: refused.error))")
+    }
 }
