@@ -45,9 +45,15 @@ struct Output {
         }
     }
 
+    /// The header fields as received, a repeated one (`Set-Cookie`) once per line; sorted by name (stably) unless
+    /// `--unsorted`.
     func headers(_ response: HTTPURLResponse) -> String {
-        let headers = sorts ? response.headers.sorted() : response.headers
-        return headers.map { paint($0.name, "36") + ": " + sanitized($0.value) }.joined(separator: "\n")
+        let fields = response.af.fields
+        let ordered = sorts ? fields.enumerated().sorted { lhs, rhs in
+            let order = lhs.element.name.lowercased().compare(rhs.element.name.lowercased())
+            return order == .orderedSame ? lhs.offset < rhs.offset : order == .orderedAscending
+        }.map(\.element) : fields
+        return ordered.map { paint($0.name, "36") + ": " + sanitized($0.value) }.joined(separator: "\n")
     }
 
     /// `text` with every control character but tab and newline shown as `\u{..}` on a terminal, so a server cannot
@@ -72,9 +78,7 @@ struct Output {
     func writeBody(_ data: Data?, response: HTTPURLResponse) {
         guard let data, !data.isEmpty else { return }
         guard rendersBody, toTerminal || !data.contains(0) else {
-            // `print` buffers; the head it wrote must come out before these bytes.
-            fflush(nil)
-            FileHandle.standardOutput.write(data)
+            StandardOutput.write(data)
             return
         }
         let text = body(data, contentType: response.value(forHTTPHeaderField: "Content-Type"))
@@ -91,14 +95,11 @@ struct Output {
         // Otherwise a NUL is binary, whatever the type says.
         guard !data.contains(0) else { return binaryNote(data.count) }
         let looksLikeJSON = contentType?.lowercased().contains("json") == true || data.first == UInt8(ascii: "{") || data.first == UInt8(ascii: "[")
-        if formats, looksLikeJSON, let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
-            // Unsorted, the server's text is re-indented as it is: parsing into a dictionary would lose its key order.
-            if !sorts, let text = String(data: data, encoding: .utf8) {
-                return colorJSON(sanitized(JSONIndenter.indent(text)))
-            }
-            if let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
-                return colorJSON(sanitized(String(decoding: pretty, as: UTF8.self)))
-            }
+        // Validated by Foundation, then laid out from the server's own text: a dictionary would drop repeated keys and
+        // respell numbers (`1.0` as `1`), and unsorted it would lose the key order.
+        if formats, looksLikeJSON, (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil,
+           let text = String(data: data, encoding: .utf8) {
+            return colorJSON(sanitized(JSONIndenter.indent(text, sortingKeys: sorts)))
         }
         if let text = String(data: data, encoding: .utf8) { return sanitized(text) }
         return binaryNote(data.count)
@@ -137,5 +138,36 @@ struct Output {
             let value = rest.hasPrefix("\"") ? paint(String(rest), "33") : String(rest)
             return paint(String(key), "34") + " : " + value
         }.joined(separator: "\n")
+    }
+}
+
+/// Standard output as bytes: exactly what is given, after whatever `print` buffered, and a reader that went away
+/// (`bonnet URL | head`) ends the program quietly, as it ends `cat`, instead of a trap.
+enum StandardOutput {
+    static func write(_ data: Data) {
+        // `print` buffers; what it wrote must come out before these bytes.
+        fflush(nil)
+        data.withUnsafeBytes { buffer in
+            guard var pointer = buffer.baseAddress else { return }
+            var remaining = buffer.count
+            while remaining > 0 {
+                let written = Glibc.write(STDOUT_FILENO, pointer, remaining)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    if errno == EPIPE { readerWentAway() }
+                    var standardError = FileHandle.standardError
+                    print("bonnet: error: cannot write the output: \(String(cString: strerror(errno)))", to: &standardError)
+                    exit(1)
+                }
+                remaining -= written
+                pointer += written
+            }
+        }
+    }
+
+    /// Exits as a program killed by `SIGPIPE` is seen to (status 141), without a word: NIO ignores the signal
+    /// process-wide, so it never comes by itself.
+    static func readerWentAway() -> Never {
+        exit(128 + SIGPIPE)
     }
 }

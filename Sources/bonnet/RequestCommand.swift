@@ -176,10 +176,16 @@ struct RequestCommand: AsyncParsableCommand {
         let url = Self.expandURL(words.removeFirst())
         let items: RequestItems
         do { items = try RequestItems(words) } catch { throw ValidationError("\(error)") }
-        // httpie's rule: a body piped in is the request body, unless there are data items or --ignore-stdin.
-        let pipedBody = ignoreStdin || isatty(STDIN_FILENO) != 0 || !items.fields.isEmpty || !items.files.isEmpty
-            ? nil : FileHandle.standardInput.readDataToEndOfFile()
+        // httpie's rule: a body piped in is the request body, unless --ignore-stdin; with data items too, it is an
+        // error, never silently dropped.
+        let pipedBody = ignoreStdin || isatty(STDIN_FILENO) != 0 ? nil : FileHandle.standardInput.readDataToEndOfFile()
         let stdinBody = pipedBody?.isEmpty == false ? pipedBody : nil
+        if stdinBody != nil, !items.fields.isEmpty || !items.files.isEmpty {
+            var standardError = FileHandle.standardError
+            print("bonnet: error: Request body (from stdin) and request data (key=value) cannot be mixed. "
+                  + "Pass --ignore-stdin to let key/value take priority.", to: &standardError)
+            throw ExitCode(1)
+        }
         let hasData = !items.fields.isEmpty || !items.files.isEmpty || stdinBody != nil
         let method = HTTPMethod(rawValue: methodWord?.uppercased() ?? (hasData ? "POST" : "GET"))
         let sendsMultipart = multipart || !items.files.isEmpty
@@ -433,12 +439,18 @@ struct RequestCommand: AsyncParsableCommand {
 
     static func encodeFields(_ fields: [(String, any Sendable)], form: Bool, into request: URLRequest) throws -> URLRequest {
         if form {
-            let pairs: [(String, String)] = fields.map { name, value in
+            // Every field, repeated ones too, in the order given: a dictionary would keep the last and sort them.
+            let encoding = URLEncoding.httpBody
+            let body = fields.map { name, value in
                 let text = (value as? SendableJSON).map { "\($0.value)" } ?? "\(value)"
-                return (name, text)
+                return encoding.escape(name) + "=" + encoding.escape(text)
+            }.joined(separator: "&")
+            var request = request
+            request.httpBody = Data(body.utf8)
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue("application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
             }
-            let parameters: Parameters = Dictionary(pairs, uniquingKeysWith: { $1 })
-            return try URLEncoding.httpBody.encode(request, with: parameters)
+            return request
         }
         let body = try NestedJSON.build(fields.map { name, value in (name, (value as? SendableJSON)?.value ?? value) })
         var request = request

@@ -35,7 +35,7 @@ struct RequestItems {
         for item in items {
             // `Header;` is httpie's way to send a header with an empty value.
             if item.hasSuffix(";"), Self.split(item) == nil, item.count > 1 {
-                headers.add(name: String(item.dropLast()), value: "")
+                addHeader(String(item.dropLast()), "")
                 continue
             }
             // The earliest separator wins, and at one position the longer one (":=" before ":", "==" before "=").
@@ -57,12 +57,20 @@ struct RequestItems {
             case "@":
                 files.append((name, value))
             default:
-                if value.isEmpty { removedHeaders.append(name) } else { headers.add(name: name, value: value) }
+                if value.isEmpty { removedHeaders.append(name) } else { addHeader(name, value) }
             }
         }
     }
 
     /// The query string of `query`, each name and value escaped as `URLEncoding` escapes them, order kept.
+    /// Adds a header; a repeated one is sent with every value, in order, as one field (RFC 9110 §5.3: the same
+    /// meaning as separate lines), `Cookie`'s joined by `; `.
+    private mutating func addHeader(_ name: String, _ value: String) {
+        guard let existing = headers.value(for: name) else { return headers.add(name: name, value: value) }
+        let separator = name.caseInsensitiveCompare("Cookie") == .orderedSame ? "; " : ", "
+        headers.update(name: name, value: existing.isEmpty ? value : value.isEmpty ? existing : existing + separator + value)
+    }
+
     var encodedQuery: String {
         query.map { "\(URLEncoding.default.escape($0.0))=\(URLEncoding.default.escape($0.1))" }.joined(separator: "&")
     }

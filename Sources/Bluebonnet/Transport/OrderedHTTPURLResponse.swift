@@ -25,3 +25,17 @@ final class OrderedHTTPURLResponse: HTTPURLResponse, @unchecked Sendable {
         super.init(coder: coder)
     }
 }
+
+extension HTTPURLResponse: AlamofireExtended {}
+
+extension AlamofireExtension where ExtendedType: HTTPURLResponse {
+    /// Every header field as the server sent it, in order, a repeated field (`Set-Cookie`) once per line: what
+    /// `allHeaderFields` and `headers` join by commas. For a response Bluebonnet did not receive, the fields of
+    /// `allHeaderFields`.
+    public var fields: [HTTPHeader] {
+        if let ordered = type as? OrderedHTTPURLResponse, !ordered.orderedFields.isEmpty {
+            return ordered.orderedFields.map { HTTPHeader(name: $0.name, value: $0.value) }
+        }
+        return type.headers.map { $0 }
+    }
+}

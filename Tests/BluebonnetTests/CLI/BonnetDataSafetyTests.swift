@@ -1,0 +1,194 @@
+import BluebonnetTestServer
+import Foundation
+import XCTest
+
+/// `bonnet` never loses a byte of the user's data (issue 31, data safety), run as a process against the test server.
+extension BonnetProcessTests {
+    private func bytes(of path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    /// Files in `directory` bonnet left beside its target (`.NAME.bonnet-UUID.part`).
+    private func leftovers(in directory: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".part") }
+    }
+
+    /// 1: `-c -o f` when `f` is already whole (the server answers 416) deleted `f` and exited 0.
+    func testContinueOfACompleteFileKeepsItAndSaysSo() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("whole.bin").path
+        let expected = SeededBytes.bytes(seed: 40, offset: 0, count: 5000)
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: expected))
+        let run = try bonnet(["-c", "-o", file, url("/download/5000?seed=40")])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.errors.contains("416"), run.errors)
+        XCTAssertTrue(run.errors.contains("complete"), run.errors)
+        XCTAssertEqual(bytes(of: file), expected)
+        XCTAssertEqual(leftovers(in: directory.url), [])
+    }
+
+    /// 2: `-o f` over an existing file when the server answers 4xx/5xx deleted `f`.
+    func testAnErrorStatusLeavesAnExistingFileAsItWasAndExitsWithTheStatusClass() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("precious.txt").path
+        let precious = Data("the user's own words\n".utf8)
+        for (status, code) in [(404, Int32(4)), (500, Int32(5))] {
+            XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: precious))
+            let run = try bonnet(["-o", file, url("/status/\(status)")])
+            XCTAssertEqual(run.status, code, run.errors)
+            XCTAssertTrue(run.errors.contains("nothing saved"), run.errors)
+            XCTAssertEqual(bytes(of: file), precious, "\(status)")
+        }
+        XCTAssertEqual(leftovers(in: directory.url), [])
+    }
+
+    /// 2: an existing file is replaced only by a complete body, and one cut short leaves it whole.
+    func testAnExistingFileIsReplacedOnlyByACompleteBody() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("report.bin").path
+        let precious = Data("old report\n".utf8)
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: precious))
+        let cut = try bonnet(["-o", file, url("/download/300000?seed=41&drop_after=100000")])
+        XCTAssertEqual(cut.status, 1, cut.errors)
+        XCTAssertEqual(bytes(of: file), precious, "a cut download never replaces the file")
+        let whole = try bonnet(["-o", file, url("/download/300000?seed=41")])
+        XCTAssertEqual(whole.status, 0, whole.errors)
+        XCTAssertEqual(bytes(of: file), SeededBytes.bytes(seed: 41, offset: 0, count: 300_000))
+        XCTAssertEqual(leftovers(in: directory.url), [])
+    }
+
+    /// 3: `-c -o part` when a 5xx answers the resume deleted the partial file.
+    func testAnErrorStatusToAResumeKeepsThePartialFile() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("part.bin").path
+        let partial = SeededBytes.bytes(seed: 42, offset: 0, count: 70_000)
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: partial))
+        let run = try bonnet(["-c", "-o", file, url("/status/503")])
+        XCTAssertEqual(run.status, 5, run.errors)
+        XCTAssertEqual(bytes(of: file), partial)
+        XCTAssertEqual(leftovers(in: directory.url), [])
+    }
+
+    /// 4: a resume cut again discarded what it received; now it is appended, so repeated `-c` converges.
+    func testAResumeCutAgainKeepsWhatArrivedAndRepeatedContinueConverges() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("big.bin").path
+        let expected = SeededBytes.bytes(seed: 43, offset: 0, count: 300_000)
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: expected.prefix(100_000)))
+        // Each resume is cut after 60,000 more bytes: 100,000 → 160,000 → 220,000 → 280,000 → whole.
+        var sizes: [Int] = []
+        for _ in 0..<6 {
+            let run = try bonnet(["-c", "-o", file, url("/download/300000?seed=43&drop_after=60000")])
+            let size = bytes(of: file)?.count ?? -1
+            sizes.append(size)
+            if run.status == 0 { break }
+            XCTAssertEqual(run.status, 1, run.errors)
+            XCTAssertTrue(run.errors.contains("--continue"), run.errors)
+        }
+        XCTAssertEqual(sizes, [160_000, 220_000, 280_000, 300_000])
+        XCTAssertEqual(bytes(of: file), expected)
+        XCTAssertEqual(leftovers(in: directory.url), [])
+    }
+
+    /// 5: `--stream` turned bytes that are not UTF-8 into U+FFFD (1,000 binary bytes came out as 1,800).
+    func testStreamedOutputToAPipeIsByteExact() throws {
+        let expected = SeededBytes.bytes(seed: 44, offset: 0, count: 1000)
+        for flags in [["--stream"], []] {
+            let output = try bonnetRaw(flags + [url("/bytes/1000?seed=44")])
+            XCTAssertEqual(output.data, expected, "\(flags)")
+        }
+    }
+
+    /// 6: `bonnet URL | head` crashed with SIGILL and a 20 KB backtrace; a reader that goes away ends it quietly.
+    func testAClosedPipeEndsTheProgramQuietly() throws {
+        for flags in [["--stream"], []] {
+            let run = try bonnetRaw(flags + [url("/bytes/4000000?seed=45")], closeOutputAfter: 10)
+            XCTAssertTrue(run.status == 0 || run.status == 141, "\(flags): exit \(run.status), \(run.errors)")
+            XCTAssertFalse(run.errors.contains("Fatal") || run.errors.contains("Backtrace") || run.errors.count > 500,
+                           "\(flags): \(run.errors.prefix(500))")
+        }
+    }
+
+    /// 7: piped stdin was silently dropped when there were data items.
+    func testPipedStdinWithDataItemsIsRefused() throws {
+        let run = try bonnet(["POST", url("/post"), "a=1"], stdin: Data("hi\n".utf8))
+        XCTAssertEqual(run.status, 1, run.errors)
+        XCTAssertTrue(run.errors.contains("cannot be mixed"), run.errors)
+        XCTAssertTrue(run.errors.contains("--ignore-stdin"), run.errors)
+        let ignored = try bonnet(["--ignore-stdin", "POST", url("/post"), "a=1"], stdin: Data("hi\n".utf8))
+        XCTAssertEqual(ignored.status, 0, ignored.errors)
+        // An empty stdin is no body: nothing to mix.
+        let empty = try bonnet(["POST", url("/post"), "a=1"], stdin: Data())
+        XCTAssertEqual(empty.status, 0, empty.errors)
+    }
+
+    /// 8: repeated headers kept only the last; repeated form fields kept the last, sorted.
+    func testRepeatedHeadersAndFormFieldsAreAllSentInOrder() throws {
+        let headers = try bonnet(["--no-color", "--body", url("/headers"), "X-M:a", "X-M:b", "Cookie:x=1", "Cookie:y=2"])
+        XCTAssertEqual(headers.status, 0, headers.errors)
+        XCTAssertTrue(headers.output.contains("\"X-M\" : \"a, b\""), headers.output)
+        XCTAssertTrue(headers.output.contains("\"Cookie\" : \"x=1; y=2\""), headers.output)
+        let form = try bonnet(["--offline", "--form", "POST", "http://example.com/post", "z=1", "a=2", "z=3"])
+        XCTAssertEqual(form.status, 0, form.errors)
+        XCTAssertTrue(form.output.contains("z=1&a=2&z=3"), form.output)
+    }
+
+    /// 10: the formatter dropped repeated JSON keys and respelled numbers (`1.0` as `1`).
+    func testFormattedJSONShowsWhatTheServerSent() throws {
+        let body = #"{"b":1.0,"a":2,"a":3,"n":[1e3,-0.50]}"#
+        let encoded = Data(body.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        for sorting in ["--sorted", "--unsorted"] {
+            let run = try bonnet(["--no-color", "--pretty=format", sorting, "--body", url("/base64/\(encoded)")])
+            XCTAssertEqual(run.status, 0, run.errors)
+            XCTAssertTrue(run.output.contains("\"b\" : 1.0"), run.output)
+            XCTAssertTrue(run.output.contains("\"a\" : 2,\n  \"a\" : 3"), run.output)
+            XCTAssertTrue(run.output.contains("1e3,\n    -0.50"), run.output)
+        }
+        let sorted = try bonnet(["--no-color", "--pretty=format", "--body", url("/base64/\(encoded)")])
+        XCTAssertLessThan(try XCTUnwrap(sorted.output.range(of: "\"a\" : 2")).lowerBound, try XCTUnwrap(sorted.output.range(of: "\"b\"")).lowerBound)
+    }
+
+    /// 10: repeated response fields were merged into one comma-joined line.
+    func testRepeatedResponseFieldsAreShownApart() throws {
+        let run = try bonnet(["--no-color", "--headers", url("/response-headers?Set-Cookie=a%3D1&Set-Cookie=b%3D2")])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.output.contains("Set-Cookie: a=1\n"), run.output)
+        XCTAssertTrue(run.output.contains("Set-Cookie: b=2"), run.output)
+    }
+
+    struct RawRun {
+        var status: Int32
+        var data: Data
+        var errors: String
+    }
+
+    /// Runs bonnet with its output read as bytes; with `closeOutputAfter`, the reader stops after that many bytes
+    /// and closes the pipe, as `head -c` does.
+    func bonnetRaw(_ arguments: [String], closeOutputAfter limit: Int? = nil, timeout: TimeInterval = 20) throws -> RawRun {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bonnet")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var data = Data()
+        let reader = output.fileHandleForReading
+        if let limit {
+            while data.count < limit, let piece = try reader.read(upToCount: limit - data.count), !piece.isEmpty { data.append(piece) }
+            try reader.close()
+        } else {
+            data = reader.readDataToEndOfFile()
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            XCTFail("bonnet \(arguments.joined(separator: " ")) still ran after \(timeout) s")
+        }
+        process.waitUntilExit()
+        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return RawRun(status: status, data: data, errors: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+}
