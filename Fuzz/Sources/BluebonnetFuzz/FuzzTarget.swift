@@ -28,6 +28,12 @@ enum FuzzTarget: String, CaseIterable {
     case setCookie = "set-cookie"
     /// A response's caching fields: `Cache-Control` and the dates freshness is reckoned from.
     case cacheFreshness = "cache-freshness"
+    /// Resume data read back from storage: refused clearly, or naming only a partial file the library made.
+    case resumeData = "resume-data"
+    /// The JSON-lines framer under `streamingDecodables`, however the body is cut into chunks.
+    case jsonLines = "json-lines"
+    /// Several responses' `Set-Cookie` fields stored as batches into one jar.
+    case cookieBatches = "cookie-batches"
 
     /// The target named by `BLUEBONNET_FUZZ_TARGET`, read once.
     static let selected: FuzzTarget = {
@@ -51,6 +57,9 @@ enum FuzzTarget: String, CaseIterable {
         case .downloadFilename: Self.downloadFilename(data)
         case .setCookie: Self.setCookie(data)
         case .cacheFreshness: Self.cacheFreshness(data)
+        case .resumeData: Self.resumeData(data)
+        case .jsonLines: Self.jsonLines(data)
+        case .cookieBatches: Self.cookieBatches(data)
         }
     }
 
@@ -119,13 +128,83 @@ enum FuzzTarget: String, CaseIterable {
         }
     }
 
+    /// Resume data is accepted only when it names one of the library's own partial files; its origin, when read,
+    /// is a bare origin; and nothing but `DownloadResumeError` is thrown.
+    private static func resumeData(_ data: Data) {
+        do {
+            let resume = try DownloadResumeData(data: data)
+            let file = URL(fileURLWithPath: resume.file)
+            precondition(DownloadFileWriter.isPartialFileName(file, in: DownloadFileWriter.defaultDirectory))
+            precondition(FileStatus(of: file)?.isOwnPartialFile == true)
+            if let origin = resume.originURL { precondition(origin.user == nil && (origin.path.isEmpty || origin.path == "/")) }
+            let request = resume.resumingRequest()
+            precondition(request.value(forHTTPHeaderField: "Range") == "bytes=\(resume.bytes)-")
+        } catch {
+            precondition(error is DownloadResumeError, "\(error)")
+        }
+    }
+
+    /// The first byte picks a chunk size: the values framed are the same as from the whole body at once, no value
+    /// holds a newline, and a value past the bound fails rather than grows.
+    private static func jsonLines(_ data: Data) {
+        let body = data.dropFirst()
+        let size = max(1, Int(data.first ?? 1))
+        func frames(_ chunks: [Data]) -> [Data]? {
+            var framer = JSONValueFramer()
+            var values: [Data] = []
+            do {
+                for chunk in chunks { values += try framer.frames(chunk, isComplete: { _ in false }) }
+            } catch {
+                return nil
+            }
+            if let last = framer.flush() { values.append(last) }
+            return values
+        }
+        var chunks: [Data] = []
+        var start = body.startIndex
+        while start < body.endIndex {
+            let end = body.index(start, offsetBy: size, limitedBy: body.endIndex) ?? body.endIndex
+            chunks.append(Data(body[start..<end]))
+            start = end
+        }
+        let whole = frames([Data(body)])
+        let pieces = frames(chunks)
+        precondition((whole == nil) == (pieces == nil) || body.count > JSONValueFramer.maximumLength)
+        if let whole, let pieces { precondition(whole == pieces, "chunking changed the values") }
+        for value in pieces ?? [] { precondition(!value.contains(UInt8(ascii: "\n")) && value.count <= JSONValueFramer.maximumLength) }
+    }
+
+    /// The first line is the host; responses' fields follow, separated by blank lines. After every batch the jar
+    /// holds no two cookies of one identity and keeps its bounds.
+    private static func cookieBatches(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let host = lines.first?.lowercased(), let url = URL(string: "http://\(host)/p/q"), url.host != nil,
+              let storage = URLSessionConfiguration.ephemeral.httpCookieStorage else { return }
+        let jar = CookieJar(storage: storage, sendsCookies: true, acceptPolicy: .always)
+        var response: [String] = []
+        for line in lines.dropFirst() + [""] {
+            guard line.isEmpty else {
+                response.append(line)
+                continue
+            }
+            jar.store(response, from: url, mainDocumentURL: nil)
+            response = []
+            let stored = storage.cookies ?? []
+            precondition(Set(stored.map(CookieJar.key)).count == stored.count, "two cookies of one identity")
+            precondition(stored.count <= CookieJar.maximumCookies)
+            let site = CookieTarget(url)?.site ?? host
+            precondition(stored.filter { CookieTarget.site(ofDomain: CookieJar.bareDomain($0)) == site }.count <= CookieJar.maximumCookiesPerDomain)
+        }
+    }
+
     /// A suggested name never leaves its directory, hides itself, carries control characters or outgrows a name.
     private static func downloadFilename(_ data: Data) {
         let header = String(decoding: data, as: UTF8.self)
         guard let name = SuggestedFilename.fromContentDisposition(header).flatMap(SuggestedFilename.sanitised) else { return }
         precondition(!name.contains("/") && !name.contains("\\") && !name.hasPrefix(".") && !name.isEmpty)
         precondition(name.utf8.count <= SuggestedFilename.maximumLength)
-        precondition(!name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F })
+        precondition(!name.unicodeScalars.contains(where: SuggestedFilename.isControlOrBidiFormatting))
     }
 
     private static func contentType(_ data: Data) {
