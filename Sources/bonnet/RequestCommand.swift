@@ -263,10 +263,15 @@ struct RequestCommand: AsyncParsableCommand {
             // Answered by the cache alone: a miss fails rather than reaching the network.
             urlRequest.cachePolicy = .returnCacheDataDontLoad
         } else if offline {
-            printSentRequest(urlRequest, parts: parts, protocolName: nil, sessionHeaders: sessionHeaders, output: printer)
-            if sendsMultipart, parts.contains("B") {
-                print(printer.paint("[multipart form: \(items.fields.count) field(s), \(items.files.count) file(s)]", "2"))
+            // The exact request, multipart body included, so that it can be replayed (`| nc host port`).
+            var offlineRequest = urlRequest
+            if sendsMultipart {
+                let form = MultipartFormData()
+                Self.appendParts(items, to: form)
+                do { offlineRequest.httpBody = try form.encode() } catch { Self.fail(error) }
+                offlineRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
             }
+            printSentRequest(offlineRequest, parts: parts, protocolName: nil, sessionHeaders: sessionHeaders, output: printer, exact: true)
             return
         }
         if download || output != nil, !sendsMultipart {
@@ -298,7 +303,14 @@ struct RequestCommand: AsyncParsableCommand {
         if let uploadBar { barQueue.sync { uploadBar.finish() } }
         let protocolName = response.metrics?.transactionMetrics.last?.networkProtocolName
         if let sent = response.request {
-            printSentRequest(sent, parts: parts, protocolName: protocolName, sessionHeaders: sessionHeaders, output: printer)
+            var shown = sent
+            // A streamed upload's length is the form's, which the request no longer carries.
+            if let upload = request as? UploadRequest, upload.uploadProgress.totalUnitCount > 0,
+               shown.value(forHTTPHeaderField: "Content-Length") == nil {
+                shown.setValue(String(upload.uploadProgress.totalUnitCount), forHTTPHeaderField: "Content-Length")
+            }
+            printSentRequest(shown, parts: parts, protocolName: protocolName, sessionHeaders: sessionHeaders, output: printer,
+                             exact: !toTerminal)
             if sendsMultipart, parts.contains("B") {
                 print(printer.paint("[multipart form: \(items.fields.count) field(s), \(items.files.count) file(s)]", "2") + "\n")
             }
@@ -416,23 +428,43 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     /// `H` and `B`: the request line and every header as sent (the session's defaults included), then the body.
+    /// Prints the request as it goes on the wire: the request line, `Host`, every header (the engine's own
+    /// `Accept-Encoding` and the body's `Content-Length` included), then the body. `exact` (`--offline`, or output
+    /// that is not a terminal) writes the bytes themselves, CRLF line ends and all, so the output can be replayed.
     private func printSentRequest(_ sent: URLRequest, parts: Set<Character>, protocolName: String?, sessionHeaders: HTTPHeaders,
-                                  output: Output) {
+                                  output: Output, exact: Bool = false) {
         guard parts.contains("H") || parts.contains("B"),
               let url = sent.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return }
+        let lineEnd = exact ? "\r\n" : "\n"
+        var head = ""
         if parts.contains("H") {
             let path = (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
                 + (components.percentEncodedQuery.map { "?\($0)" } ?? "")
-            print(output.paint("\(sent.httpMethod ?? "GET") \(path) \(Output.httpVersion(protocolName))", "1")
-                  + output.paint("   # \(Self.withoutPassword(url))", "2"))
+            head += output.paint("\(sent.httpMethod ?? "GET") \(path) \(Output.httpVersion(protocolName))", "1")
+            if !exact { head += output.paint("   # \(Self.withoutPassword(url))", "2") }
+            head += lineEnd
             var headers = sessionHeaders
             for header in sent.headers { headers.update(header) }
+            // AsyncHTTPClient asks for gzip and deflate itself when the request names no encoding.
+            if headers.value(for: "Accept-Encoding") == nil { headers.add(name: "Accept-Encoding", value: "deflate, gzip") }
+            if let body = sent.httpBody, !body.isEmpty, headers.value(for: "Content-Length") == nil {
+                headers.add(name: "Content-Length", value: String(body.count))
+            }
             let port = url.port.map { ":\($0)" } ?? ""
-            print(output.paint("Host", "36") + ": " + output.sanitized("\(url.host ?? "")\(port)"))
-            for header in headers.sorted() { print(output.paint(header.name, "36") + ": " + output.sanitized(header.value)) }
+            head += output.paint("Host", "36") + ": " + output.sanitized("\(url.host ?? "")\(port)") + lineEnd
+            for header in headers.sorted() { head += output.paint(header.name, "36") + ": " + output.sanitized(header.value) + lineEnd }
+            head += lineEnd
         }
+        if exact {
+            var bytes = Data(head.utf8)
+            if parts.contains("B"), let body = sent.httpBody { bytes.append(body) }
+            StandardOutput.write(bytes)
+            if parts.contains("B"), sent.httpBody?.isEmpty == false, !offline { print("") }
+            return
+        }
+        print(head, terminator: "")
         if parts.contains("B"), let body = sent.httpBody {
-            print("\n" + output.sanitized(String(decoding: body, as: UTF8.self)))
+            print(output.sanitized(String(decoding: body, as: UTF8.self)))
         }
         print("")
     }
@@ -466,20 +498,23 @@ struct RequestCommand: AsyncParsableCommand {
 
     /// Sends data items as fields and `name@file` items as file parts, named and typed from the file's extension.
     static func multipartUpload(_ items: RequestItems, with urlRequest: URLRequest, on session: Session) -> UploadRequest {
-        session.upload(multipartFormData: { form in
-            for (name, value) in items.fields {
-                let text = (value as? SendableJSON).map { "\($0.value)" } ?? "\(value)"
-                form.append(Data(text.utf8), withName: name)
+        session.upload(multipartFormData: { form in appendParts(items, to: form) }, with: urlRequest)
+    }
+
+    /// The data items as fields, the `name@file` items as file parts.
+    static func appendParts(_ items: RequestItems, to form: MultipartFormData) {
+        for (name, value) in items.fields {
+            let text = (value as? SendableJSON).map { "\($0.value)" } ?? "\(value)"
+            form.append(Data(text.utf8), withName: name)
+        }
+        for (name, path) in items.files {
+            let fileURL = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
+            if fileURL.pathExtension.isEmpty {
+                form.append(fileURL, withName: name, fileName: fileURL.lastPathComponent, mimeType: "application/octet-stream")
+            } else {
+                form.append(fileURL, withName: name)
             }
-            for (name, path) in items.files {
-                let fileURL = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
-                if fileURL.pathExtension.isEmpty {
-                    form.append(fileURL, withName: name, fileName: fileURL.lastPathComponent, mimeType: "application/octet-stream")
-                } else {
-                    form.append(fileURL, withName: name)
-                }
-            }
-        }, with: urlRequest)
+        }
     }
 
     /// httpie's shorthands: `:8080/get` is `http://localhost:8080/get`, a bare host gets `http://`.

@@ -154,6 +154,64 @@ extension BonnetProcessTests {
         XCTAssertTrue(run.output.contains("Set-Cookie: b=2"), run.output)
     }
 
+    /// 9: `--offline` printed LF line ends, a `# URL` comment and a summary of a multipart body, so it could not be
+    /// replayed; `-v` and `--offline` omitted the `Content-Length` sent. Now the bytes are the request's, and sent
+    /// as they are to the server they make the same request.
+    func testOfflineOutputIsTheExactRequestAndReplays() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("note.txt")
+        try Data("hello\n".utf8).write(to: file)
+        let run = try bonnetRaw(["--offline", "POST", url("/post"), "a=1", "f@\(file.path)"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let text = String(decoding: run.data, as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix("POST /post HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"), text)
+        XCTAssertFalse(text.contains("#"), text)
+        XCTAssertFalse(text.contains("[multipart form"), text)
+        let head = try XCTUnwrap(text.components(separatedBy: "\r\n\r\n").first)
+        let body = run.data.suffix(from: try XCTUnwrap(run.data.range(of: Data("\r\n\r\n".utf8))).upperBound)
+        XCTAssertTrue(head.contains("Content-Length: \(body.count)"), head)
+        // Replayed byte for byte, the server reads the same form.
+        let reply = try replay(run.data)
+        XCTAssertTrue(reply.contains("\"f\" : \"hello\\n\""), reply)
+        XCTAssertTrue(reply.contains("\"a\" : \"1\""), reply)
+    }
+
+    /// 9: `Accept-Encoding:` removal was shown, but the engine still sent its own; `-v` now shows what is sent.
+    func testVerboseShowsTheHeadersTheServerReceives() throws {
+        let run = try bonnet(["--no-color", "-v", url("/headers"), "Accept-Encoding:"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.output.contains("Accept-Encoding: deflate, gzip\r\n"), run.output)
+        XCTAssertTrue(run.output.contains("\"Accept-Encoding\" : \"deflate, gzip\""), run.output)
+        let posted = try bonnet(["--no-color", "-v", "POST", url("/post"), "a=1"])
+        XCTAssertTrue(posted.output.contains("Content-Length: 9\r\n"), posted.output)
+        XCTAssertTrue(posted.output.contains("\"Content-Length\" : \"9\""), posted.output)
+    }
+
+    /// Sends `request` to the test server as raw bytes; the reply as text.
+    private func replay(_ request: Data) throws -> String {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(server.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        XCTAssertEqual(connected, 0)
+        _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        shutdown(descriptor, Int32(SHUT_WR))
+        var reply = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            reply.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: reply, as: UTF8.self)
+    }
+
     struct RawRun {
         var status: Int32
         var data: Data

@@ -80,7 +80,8 @@ final class BonnetProcessTests: ServerTestCase {
     func testCredentialsInTheURLAnswerTheChallengeAndVerboseOutputHidesThePassword() throws {
         let run = try bonnet(["--no-color", "-v", "--check-status", "http://user:passwd@127.0.0.1:\(server.port)/basic-auth/user/passwd"])
         XCTAssertEqual(run.status, 0, run.errors + run.output)
-        XCTAssertTrue(run.output.contains("user:***@127.0.0.1"), run.output)
+        // Piped, the request is shown as its exact bytes, which carry no URL; the password is nowhere.
+        XCTAssertTrue(run.output.contains("GET /basic-auth/user/passwd HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"), run.output)
         XCTAssertFalse(run.output.contains("user:passwd"), run.output)
     }
 
