@@ -7,6 +7,6 @@ struct Bench: AsyncParsableCommand {
         commandName: "BluebonnetBench",
         abstract: "Measure Bluebonnet against raw AsyncHTTPClient and URLSession on the same workloads.",
         subcommands: [RunCommand.self, SmokeCommand.self, GenerateCommand.self, UploadCommand.self, DrainServerCommand.self, DownloadCommand.self,
-                      CacheStoreCommand.self, CookieFloodCommand.self]
+                      CacheStoreCommand.self, CookieFloodCommand.self, QueueDeadlineCommand.self]
     )
 }
