@@ -147,21 +147,14 @@ enum StandardOutput {
     static func write(_ data: Data) {
         // `print` buffers; what it wrote must come out before these bytes.
         fflush(nil)
-        data.withUnsafeBytes { buffer in
-            guard var pointer = buffer.baseAddress else { return }
-            var remaining = buffer.count
-            while remaining > 0 {
-                let written = Glibc.write(STDOUT_FILENO, pointer, remaining)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    if errno == EPIPE { readerWentAway() }
-                    var standardError = FileHandle.standardError
-                    print("bonnet: error: cannot write the output: \(String(cString: strerror(errno)))", to: &standardError)
-                    exit(1)
-                }
-                remaining -= written
-                pointer += written
-            }
+        do {
+            try PartFile.write(data, to: STDOUT_FILENO)
+        } catch let error as POSIXError where error.code == .EPIPE {
+            readerWentAway()
+        } catch {
+            var standardError = FileHandle.standardError
+            print("bonnet: error: cannot write the output: \(error.localizedDescription)", to: &standardError)
+            exit(1)
         }
     }
 

@@ -64,7 +64,8 @@ final class PartFile {
         guard closed == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 
-    private static func write(_ data: Data, to descriptor: Int32) throws {
+    /// Writes all of `data`, across short writes and interruptions.
+    static func write(_ data: Data, to descriptor: Int32) throws {
         try data.withUnsafeBytes { buffer in
             guard var pointer = buffer.baseAddress else { return }
             var remaining = buffer.count

@@ -1,10 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
-private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
 import Darwin
-private let systemWrite = Darwin.write
 #endif
 
 /// Writes a download's body to a temporary file as it arrives: in order, off the event loop, holding at most
@@ -243,19 +241,11 @@ final class DownloadFileWriter: Sendable {
     /// Writes all of `chunk`, across short writes and interruptions.
     private static func write(_ chunk: Data, to descriptor: Int32) -> AFError? {
         guard descriptor >= 0 else { return fileError(.cannotWriteToFile, nil) }
-        return chunk.withUnsafeBytes { buffer -> AFError? in
-            guard var pointer = buffer.baseAddress else { return nil }
-            var remaining = buffer.count
-            while remaining > 0 {
-                let written = systemWrite(descriptor, pointer, remaining)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return fileError(.cannotWriteToFile, POSIXErrorCode(rawValue: errno))
-                }
-                remaining -= written
-                pointer += written
-            }
+        do {
+            try OwnerOnlyFile.writeAll(chunk, to: descriptor)
             return nil
+        } catch {
+            return fileError(.cannotWriteToFile, underlying: error)
         }
     }
 

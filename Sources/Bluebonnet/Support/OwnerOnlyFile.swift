@@ -18,6 +18,13 @@ enum OwnerOnlyFile {
         }
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(descriptor) }
+        try writeAll(data, to: descriptor)
+    }
+
+    /// Writes all of `data` to `descriptor`, across short writes and interruptions.
+    ///
+    /// - Throws: `POSIXError` with the system's reason.
+    static func writeAll(_ data: Data, to descriptor: Int32) throws {
         try data.withUnsafeBytes { buffer in
             guard var pointer = buffer.baseAddress else { return }
             var remaining = buffer.count

@@ -126,19 +126,6 @@ extension BonnetProcessTests {
 
     /// Runs bonnet and returns its standard output as bytes.
     private func bonnetBytes(_ arguments: [String], stdin: Data) throws -> Data {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bonnet")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        input.fileHandleForWriting.write(stdin)
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
+        try BonnetRunner.run(arguments, stdin: stdin).output
     }
 }

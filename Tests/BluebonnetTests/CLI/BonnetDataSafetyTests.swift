@@ -212,41 +212,9 @@ extension BonnetProcessTests {
         return String(decoding: reply, as: UTF8.self)
     }
 
-    struct RawRun {
-        var status: Int32
-        var data: Data
-        var errors: String
-    }
-
-    /// Runs bonnet with its output read as bytes; with `closeOutputAfter`, the reader stops after that many bytes
-    /// and closes the pipe, as `head -c` does.
-    func bonnetRaw(_ arguments: [String], closeOutputAfter limit: Int? = nil, timeout: TimeInterval = 20) throws -> RawRun {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bonnet")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        var data = Data()
-        let reader = output.fileHandleForReading
-        if let limit {
-            while data.count < limit, let piece = try reader.read(upToCount: limit - data.count), !piece.isEmpty { data.append(piece) }
-            try reader.close()
-        } else {
-            data = reader.readDataToEndOfFile()
-        }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            XCTFail("bonnet \(arguments.joined(separator: " ")) still ran after \(timeout) s")
-        }
-        process.waitUntilExit()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return RawRun(status: status, data: data, errors: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    /// Runs bonnet with its output read as bytes; with `closeOutputAfter`, as `head -c` reads it.
+    func bonnetRaw(_ arguments: [String], closeOutputAfter limit: Int? = nil) throws -> (status: Int32, data: Data, errors: String) {
+        let result = try BonnetRunner.run(arguments, closeOutputAfter: limit)
+        return (result.status, result.output, String(decoding: result.errors, as: UTF8.self))
     }
 }

@@ -12,39 +12,9 @@ final class BonnetProcessTests: ServerTestCase {
     /// Runs the `bonnet` built beside this test bundle, killing it after `timeout` seconds.
     func bonnet(_ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20, in directory: URL? = nil,
                 environment: [String: String] = [:]) throws -> Run {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bonnet")
-        // `swift build --build-tests` builds every product, so a missing binary is a broken build, not a skip.
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: binary.path])
-        }
-        // Output is read only after exit, so a test's output must fit the pipe buffer (64 KiB).
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        // Not a terminal, so nothing prompts; empty unless the test pipes a body in.
-        let input = Pipe()
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        try process.run()
-        if let stdin {
-            input.fileHandleForWriting.write(stdin)
-            try input.fileHandleForWriting.close()
-        }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            XCTFail("bonnet \(arguments.joined(separator: " ")) still ran after \(timeout) s")
-        }
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus,
-                   output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-                   errors: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        let result = try BonnetRunner.run(arguments, stdin: stdin, timeout: timeout, in: directory, environment: environment)
+        return Run(status: result.status, output: String(decoding: result.output, as: UTF8.self),
+                   errors: String(decoding: result.errors, as: UTF8.self))
     }
 
     func testCurlPrintsTheCommandThenTheResponseAndExits() throws {
