@@ -533,7 +533,7 @@ struct RequestCommand: AsyncParsableCommand {
 
     static func fail(_ error: any Error) -> Never {
         var standardError = FileHandle.standardError
-        print("bonnet: error: \(error.localizedDescription)", to: &standardError)
+        print("bonnet: error: \(ErrorMessage.describe(error))", to: &standardError)
         Foundation.exit(exitCode(for: error))
     }
 

@@ -212,6 +212,23 @@ extension BonnetProcessTests {
         return String(decoding: reply, as: UTF8.self)
     }
 
+    /// Error messages in the user's terms: no library framing, no engine type names or build paths, no
+    /// "reachability" for a file that is not there.
+    func testErrorsAreSaidInTheUsersTerms() throws {
+        let refused = try bonnet(["http://127.0.0.1:1/"])
+        XCTAssertEqual(refused.errors, "bonnet: error: could not connect to the server: connection refused\n")
+        let tls = try bonnet(["https://127.0.0.1:\(server.port)/"])
+        XCTAssertTrue(tls.errors.hasPrefix("bonnet: error: the TLS handshake failed: wrong version number"), tls.errors)
+        XCTAssertFalse(tls.errors.contains("/") || tls.errors.contains("NIOSSL"), tls.errors)
+        let missing = try bonnet(["POST", url("/post"), "f@/nonexistent/file.txt"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.errors.hasPrefix("bonnet: error: cannot read /nonexistent/file.txt:"), missing.errors)
+        XCTAssertFalse(missing.errors.contains("reachability"), missing.errors)
+        let slow = try bonnet(["--timeout", "0.3", url("/delay/3")])
+        XCTAssertEqual(slow.status, 2)
+        XCTAssertEqual(slow.errors, "bonnet: error: the request timed out\n")
+    }
+
     /// Runs bonnet with its output read as bytes; with `closeOutputAfter`, as `head -c` reads it.
     func bonnetRaw(_ arguments: [String], closeOutputAfter limit: Int? = nil) throws -> (status: Int32, data: Data, errors: String) {
         let result = try BonnetRunner.run(arguments, closeOutputAfter: limit)

@@ -1,0 +1,61 @@
+import Bluebonnet
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What went wrong, in the terms of a person at a terminal: no library framing ("URLSessionTask failed with error"),
+/// no engine type names or source paths, the file or host involved named.
+enum ErrorMessage {
+    static func describe(_ error: any Error) -> String {
+        guard let error = error.asAFError else { return error.localizedDescription }
+        switch error {
+        case let .sessionTaskFailed(underlying):
+            guard let urlError = underlying as? URLError else { return cleaned("\(underlying.localizedDescription)") }
+            let phrase: String = switch urlError.code {
+            case .timedOut: "the request timed out"
+            case .cannotConnectToHost: "could not connect to the server"
+            case .cannotFindHost: "no server of that name could be found"
+            case .networkConnectionLost: "the connection was lost before the response ended"
+            case .cannotParseResponse: "the server's response could not be parsed"
+            case .badURL: "the URL is not valid"
+            case .secureConnectionFailed: "the TLS handshake failed"
+            case .userAuthenticationRequired: "the proxy asks for credentials (407)"
+            case .cannotWriteToFile, .cannotCreateFile: "the file could not be written"
+            case .cancelled: "the request was cancelled"
+            default: "the request failed (URLError \(urlError.code.rawValue))"
+            }
+            // A timeout says all there is; other causes add the engine's or the system's words.
+            guard urlError.code != .timedOut, let cause = urlError.userInfo[NSUnderlyingErrorKey].map({ cleaned("\($0)") }),
+                  !cause.isEmpty else { return phrase }
+            return "\(phrase): \(cause)"
+        case let .multipartEncodingFailed(reason: .bodyPartFileNotReachableWithError(url, underlying)):
+            return "cannot read \(url.path): \(underlying.localizedDescription)"
+        case let .multipartEncodingFailed(reason: .bodyPartFileNotReachable(url)):
+            return "cannot read \(url.path)"
+        case let .multipartEncodingFailed(reason: .bodyPartFileIsDirectory(url)):
+            return "\(url.path) is a directory"
+        default:
+            return error.localizedDescription
+        }
+    }
+
+    /// An engine's error text without its type names, source paths and packed codes: BoringSSL's
+    /// `error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at /…/tls_record.cc:127` is
+    /// `WRONG_VERSION_NUMBER`.
+    static func cleaned(_ text: String) -> String {
+        if let range = text.range(of: #"OPENSSL_internal:([A-Z0-9_]+)"#, options: .regularExpression) {
+            let reason = text[range].dropFirst("OPENSSL_internal:".count)
+            let hint = reason == "WRONG_VERSION_NUMBER" ? " (does the server speak TLS on that port?)"
+                : reason == "CERTIFICATE_VERIFY_FAILED" ? " (the certificate is not trusted: --verify FILE or --verify=no)" : ""
+            return reason.replacingOccurrences(of: "_", with: " ").lowercased() + hint
+        }
+        // NIO's `connection reset (error set): Connection refused) (errno: 111)`: the system's words.
+        if text.contains("(errno: "), let message = text.range(of: #"\): [^()]+"#, options: .regularExpression) {
+            return String(text[message].dropFirst(3)).lowercased()
+        }
+        var result = text
+        while let path = result.range(of: #" at /[^ \])]+"#, options: .regularExpression) { result.removeSubrange(path) }
+        return result
+    }
+}
