@@ -46,6 +46,8 @@ struct HTTPBinRouter: Sendable {
             return ContentRoutes.respond(call, kind: first, argument: argument)
         case ("sse", _):
             return ServerSentEventsRoute.respond(call)
+        case ("ocsp", _):
+            return OCSPResponder.respond(call)
         case ("digest-auth", _):
             return auth.digest(call, segments: Array(call.segments.dropFirst()))
         case ("token", _):

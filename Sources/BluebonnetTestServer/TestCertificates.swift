@@ -83,7 +83,8 @@ public struct TestCertificates: Sendable {
 
     private static func issue(name: String, names: [GeneralName] = [], isAuthority: Bool = false,
                               usage: ExtendedKeyUsage.Usage = .serverAuth, by issuer: Identity?,
-                              from start: Date, to end: Date) throws -> Identity {
+                              from start: Date, to end: Date,
+                              authorityInformationAccess: AuthorityInformationAccess? = nil) throws -> Identity {
         let key = P256.Signing.PrivateKey()
         let subject = try DistinguishedName { CommonName(name) }
         let extensions = try Certificate.Extensions {
@@ -97,6 +98,7 @@ public struct TestCertificates: Sendable {
                 if issuer != nil { Critical(KeyUsage(digitalSignature: true)) }
                 try ExtendedKeyUsage([usage])
                 if !names.isEmpty { SubjectAlternativeNames(names) }
+                if let authorityInformationAccess { authorityInformationAccess }
             }
         }
         let certificate = try Certificate(
@@ -112,6 +114,23 @@ public struct TestCertificates: Sendable {
             issuerPrivateKey: Certificate.PrivateKey(issuer?.privateKey ?? key)
         )
         return Identity(certificate: certificate, privateKey: key)
+    }
+
+    /// A leaf for `127.0.0.1`, `::1` and `localhost` issued by `intermediate`, whose Authority Information Access
+    /// names an OCSP responder and, when given, where its issuer's certificate is (`caIssuers`): what a revocation
+    /// check follows.
+    ///
+    /// - Parameters:
+    ///   - ocspURL:    The responder.
+    ///   - issuerURL:  The intermediate's certificate.
+    /// - Returns: The leaf.
+    public func leaf(ocspURL: String, issuerURL: String?) throws -> Identity {
+        let now = Date()
+        let names: [GeneralName] = [.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))]
+        var access = [AuthorityInformationAccess.AccessDescription(method: .ocspServer, location: .uniformResourceIdentifier(ocspURL))]
+        if let issuerURL { access.append(.init(method: .issuingCA, location: .uniformResourceIdentifier(issuerURL))) }
+        return try Self.issue(name: "127.0.0.1", names: names, by: intermediate, from: now - 86_400, to: now + 30 * 86_400,
+                              authorityInformationAccess: AuthorityInformationAccess(access))
     }
 
     static func der(_ certificate: Certificate) -> [UInt8] {

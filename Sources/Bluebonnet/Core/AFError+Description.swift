@@ -216,6 +216,8 @@ extension AFError.ServerTrustFailureReason {
             return "The certificate chain of \(output.host) did not verify to a trusted root\(output.error.map { ": \($0)" } ?? ".")"
         case let .hostValidationFailed(output):
             return "The certificate presented does not name the host \(output.host)."
+        case let .revocationCheckFailed(output, _):
+            return "The revocation check of \(output.host)'s certificate failed\(output.error.map { ": \($0)" } ?? ".")"
         case let .certificatePinningFailed(host, _, _, _):
             return "Certificate pinning failed for host \(host): the server's certificate is not one of those pinned."
         case let .publicKeyPinningFailed(host, _, _, _):

@@ -146,6 +146,9 @@ public enum AFError: Error, Sendable {
         case defaultEvaluationFailed(output: Output)
         /// The server's certificate does not name the host.
         case hostValidationFailed(output: Output)
+        /// The server's certificate was revoked, or its revocation status could not be had when the options require
+        /// it; `output.error` says which.
+        case revocationCheckFailed(output: Output, options: RevocationTrustEvaluator.Options)
         /// None of the server's certificates is one of the pinned ones.
         case certificatePinningFailed(host: String, trust: ServerTrust, pinnedCertificates: [Certificate], serverCertificates: [Certificate])
         /// None of the server's public keys is one of the pinned ones.

@@ -31,7 +31,8 @@ struct ServerTrustEnforcer: Sendable {
             let peer = try? result.get().peerCertificate
             DispatchQueue.global().async { [self] in
                 let leaf = peer.flatMap { try? Certificate(derEncoded: $0.toDERBytes()) }
-                let trust = ServerTrust(certificates: leaf.map { [$0] } ?? [], isChainTrusted: evaluator.requiresTrustedChain)
+                var trust = ServerTrust(certificates: leaf.map { [$0] } ?? [], isChainTrusted: evaluator.requiresTrustedChain)
+                trust.revocationChecker = OCSPRevocationChecker.shared
                 let verdict = Self.verdict(of: evaluator, trust: trust, host: host)
                 channel.eventLoop.execute {
                     guard let verdict else { return promise.succeed(()) }

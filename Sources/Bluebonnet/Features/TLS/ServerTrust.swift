@@ -12,6 +12,8 @@ public struct ServerTrust: Sendable {
     /// Whether the TLS handshake verified the chain up to a trusted root (system roots, the session's roots, and any
     /// an evaluator added). `false` when the evaluator asked for no chain verification.
     public let isChainTrusted: Bool
+    /// Asks the leaf's OCSP responder, for `RevocationTrustEvaluator`: set by the connection that showed the trust.
+    var revocationChecker: (any RevocationChecking)?
 
     /// Creates a trust from what a connection showed.
     ///
