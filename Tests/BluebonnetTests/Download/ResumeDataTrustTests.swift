@@ -18,6 +18,8 @@ final class ResumeDataTrustTests: ServerTestCase {
         try await super.setUp()
         directory = try TemporaryDirectory()
         credentialed = session {
+            // Cookies other tests left in the shared storage are the jar's, sent by their own rules: not these.
+            $0.httpCookieStorage = URLSessionConfiguration.ephemeral.httpCookieStorage
             $0.headers.add(.authorization(bearerToken: "session-secret"))
             $0.headers.add(name: "Cookie", value: "session=1")
             $0.headers.add(name: "Proxy-Authorization", value: "Basic cHJveHk6c2VjcmV0")

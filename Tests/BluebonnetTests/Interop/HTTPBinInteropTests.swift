@@ -337,12 +337,14 @@ final class HTTPBinInteropTests: XCTestCase {
 
     func testResumingAgainstHTTPBinsRangeAppendsTheRest() async throws {
         // httpbin's `/range` answers `Range` with a 206 and names a strong ETag; a partial file of its first 1000
-        // bytes, described in the documented resume format, is continued to the whole body.
+        // bytes, described in the documented resume format, is continued to the whole body. The partial is where and
+        // as the library makes its own: resume data naming any other file is refused.
         let whole = try await session.request(url("/range/5000")).validate().serializingData().value
         let head = await session.request(url("/range/5000"), method: .head).serializingResponse().response
         let etag = try XCTUnwrap(head.response?.value(forHTTPHeaderField: "ETag"))
         let directory = try TemporaryDirectory()
-        let partial = try directory.file("partial", contents: whole.prefix(1000))
+        let partial = FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp")
+        try whole.prefix(1000).write(to: partial)
         let resumeData = try JSONSerialization.data(withJSONObject: [
             "version": 1, "url": url("/range/5000"), "etag": etag, "bytes": 1000, "file": partial.path, "method": "GET", "headers": [[String]](),
         ] as [String: Any])
