@@ -17,19 +17,21 @@ struct CookieJar: @unchecked Sendable {
     let sendsCookies: Bool
     /// `URLSessionConfiguration.httpCookieAcceptPolicy`.
     let acceptPolicy: HTTPCookie.AcceptPolicy
-    /// Whether the storage rewrites a file on every change, so changes go through `PendingCookieWrites`.
-    let persists: Bool
+    /// The writer of a storage that rewrites a file on every change (`HTTPCookieStorage.shared`), found once here
+    /// rather than on every request; `nil` for a storage written at once.
+    let writer: PendingCookieWrites?
 
     init(storage: HTTPCookieStorage, sendsCookies: Bool, acceptPolicy: HTTPCookie.AcceptPolicy) {
         self.storage = storage
         self.sendsCookies = sendsCookies
         self.acceptPolicy = acceptPolicy
-        persists = PendingCookieWrites.isPersistent(storage)
+        writer = PendingCookieWrites.isPersistent(storage) ? PendingCookieWrites.writer(for: storage) : nil
     }
 
     /// The storage's cookies, with changes not yet written to a persistent storage.
     var currentCookies: [HTTPCookie] {
-        persists ? PendingCookieWrites.cookies(of: storage) : storage.cookies ?? []
+        let stored = storage.cookies ?? []
+        return writer?.applied(to: stored) ?? stored
     }
 
     /// The most `Set-Cookie` fields read from one response; the rest are ignored.
@@ -202,8 +204,8 @@ struct CookieJar: @unchecked Sendable {
             case let .delete(cookie): CookieAttributes.forget(cookie, in: storage)
             }
         }
-        if persists {
-            PendingCookieWrites.writer(for: storage).enqueue(changes.map { key, change in
+        if let writer {
+            writer.enqueue(changes.map { key, change in
                 switch change {
                 case let .set(cookie, _): (key, .set(cookie))
                 case let .delete(cookie): (key, .delete(cookie))

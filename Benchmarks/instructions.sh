@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Instructions and allocations per request, which do not drift the way CPU time does on a shared machine: each
+# client runs a workload under callgrind at two request counts, and the difference in instructions divided by the
+# difference in requests removes start-up, warm-up and connection set-up; allocations are counted the same way by a
+# malloc interposer (client process only: the server runs in a process of its own). Prints a table with each
+# client's ratio to raw AsyncHTTPClient, and with CHECK=1 fails when Bluebonnet's figures exceed
+# Thresholds/per-request.json by more than 2%.
+#
+# Usage: Benchmarks/instructions.sh            (W1: 300 and 600 requests; W2: 1,000 and 2,000, 64 in flight)
+#        CLIENTS="bluebonnet ahc" WORKLOADS="w1" Benchmarks/instructions.sh
+#        CHECK=1 Benchmarks/instructions.sh    (fails on a regression past Thresholds/per-request.json)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+clients=(${CLIENTS:-bluebonnet bluebonnet-notifications ahc})
+workloads=(${WORKLOADS:-w1 w2})
+port=${PORT:-18090}
+work=$(mktemp -d /tmp/bluebonnet-instructions.XXXXXX)
+cleanup() {
+  [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+command -v valgrind >/dev/null 2>&1 || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq valgrind >/dev/null; }
+echo "== building (release)" >&2
+swift build -c release --package-path "$here" --product BluebonnetBench 2>&1 | grep -E "error|Build" | tail -1 >&2
+# The server (`bonnet serve`) runs in a process of its own; BONNET names a built one to reuse.
+if [ -z "${BONNET:-}" ]; then
+  swift build -c release --package-path "$here/.." --product bonnet 2>&1 | grep -E "error|Build" | tail -1 >&2
+fi
+bench="$(swift build -c release --package-path "$here" --show-bin-path)/BluebonnetBench"
+bonnet="${BONNET:-$(swift build -c release --package-path "$here/.." --show-bin-path)/bonnet}"
+# valgrind 3.19 cannot read Swift's DWARF 5: measure a copy without debug information.
+cp "$bench" "$work/bench"
+objcopy --strip-debug "$work/bench"
+cc -shared -fPIC -O2 -o "$work/malloc-counter.so" "$here/malloc-counter.c" -ldl
+
+"$bonnet" serve --port "$port" >/dev/null 2>&1 &
+serve_pid=$!
+for _ in $(seq 50); do curl -fsS -o /dev/null "http://127.0.0.1:$port/get" 2>/dev/null && break; sleep 0.1; done
+
+counts() {
+  case "$1" in
+    w1) echo "300 600" ;;
+    w2) echo "1000 2000" ;;
+    *) echo "unknown workload $1" >&2; exit 2 ;;
+  esac
+}
+
+run_client() { # client workload count -> "instructions allocations"
+  local out="$work/callgrind.$1.$2.$3"
+  if ! valgrind --tool=callgrind --callgrind-out-file="$out" "$work/bench" run --client "$1" --workload "$2" \
+    --base-url "http://127.0.0.1:$port" --paths builtin --count "$3" >/dev/null 2>"$work/valgrind.log"; then
+    tail -30 "$work/valgrind.log" >&2
+    return 1
+  fi
+  local instructions
+  instructions=$(grep -m1 -E '^(summary|totals):' "$out" | awk '{print $2}')
+  [ -n "$instructions" ] || { echo "no instruction count in $out" >&2; return 1; }
+  BLUEBONNET_MALLOC_COUNT_FILE="$work/allocations" LD_PRELOAD="$work/malloc-counter.so" "$work/bench" run --client "$1" \
+    --workload "$2" --base-url "http://127.0.0.1:$port" --paths builtin --count "$3" >/dev/null
+  echo "$instructions $(cat "$work/allocations")"
+}
+
+results="$work/results"
+: > "$results"
+for workload in "${workloads[@]}"; do
+  read -r low high <<<"$(counts "$workload")"
+  for client in "${clients[@]}"; do
+    first=$(run_client "$client" "$workload" "$low") || exit 1
+    second=$(run_client "$client" "$workload" "$high") || exit 1
+    read -r i1 a1 <<<"$first"
+    read -r i2 a2 <<<"$second"
+    echo "$workload $client $(( (i2 - i1) / (high - low) )) $(( (a2 - a1) / (high - low) ))" >> "$results"
+    echo "== $workload $client: $(( (i2 - i1) / (high - low) )) instructions, $(( (a2 - a1) / (high - low) )) allocations per request" >&2
+  done
+done
+
+python3 - "$results" "$here/Thresholds/per-request.json" "${CHECK:-0}" <<'PY'
+import json, sys
+rows = [line.split() for line in open(sys.argv[1]) if line.strip()]
+figures = {}
+for workload, client, instructions, allocations in rows:
+    figures.setdefault(workload, {})[client] = (int(instructions), int(allocations))
+print("| workload | client | instructions / request | ×AHC | allocations / request | ×AHC |")
+print("|---|---|---|---|---|---|")
+for workload, clients in figures.items():
+    base = clients.get("ahc")
+    for client, (instructions, allocations) in clients.items():
+        ratio = lambda value, index: f"{value / base[index]:.2f}" if base and base[index] else "-"
+        print(f"| {workload} | {client} | {instructions:,} | {ratio(instructions, 0)} | {allocations:,} | {ratio(allocations, 1)} |")
+if sys.argv[3] == "1":
+    thresholds = json.load(open(sys.argv[2]))
+    failed = False
+    for workload, limits in thresholds.items():
+        for client, limit in limits.items():
+            measured = figures.get(workload, {}).get(client)
+            if not measured: continue
+            for name, value, bound in (("instructions", measured[0], limit["instructions"]), ("allocations", measured[1], limit["allocations"])):
+                if value > bound * 1.02:
+                    print(f"REGRESSION {workload} {client}: {value:,} {name} per request, threshold {bound:,}")
+                    failed = True
+    sys.exit(1 if failed else 0)
+PY
