@@ -4,7 +4,8 @@
 # difference in requests removes start-up, warm-up and connection set-up; allocations are counted the same way by a
 # malloc interposer (client process only: the server runs in a process of its own). Prints a table with each
 # client's ratio to raw AsyncHTTPClient, and with CHECK=1 fails when Bluebonnet's figures exceed
-# Thresholds/per-request.json by more than 2%.
+# Thresholds/per-request.json by more than 3% (repeated runs here agree within about 2%: the server shares the
+# machine, and how often the client's event loops wake depends on when it answers).
 #
 # Usage: Benchmarks/instructions.sh            (W1: 300 and 600 requests; W2: 1,000 and 2,000, 64 in flight)
 #        CLIENTS="bluebonnet ahc" WORKLOADS="w1" Benchmarks/instructions.sh
@@ -97,7 +98,7 @@ if sys.argv[3] == "1":
             measured = figures.get(workload, {}).get(client)
             if not measured: continue
             for name, value, bound in (("instructions", measured[0], limit["instructions"]), ("allocations", measured[1], limit["allocations"])):
-                if value > bound * 1.02:
+                if value > bound * 1.03:
                     print(f"REGRESSION {workload} {client}: {value:,} {name} per request, threshold {bound:,}")
                     failed = True
     sys.exit(1 if failed else 0)
