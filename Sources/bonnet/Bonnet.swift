@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Bluebonnet
 
 /// `bonnet`: an httpie-style HTTP client built on Bluebonnet.
@@ -17,4 +18,21 @@ struct Bonnet: AsyncParsableCommand {
         // `-h` is httpie's --headers, so help is `--help` only.
         helpNames: [.long]
     )
+
+    /// ArgumentParser's `main`, but a usage error exits 1, as httpie's do (ArgumentParser's code is 64).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            var standardError = FileHandle.standardError
+            print(fullMessage(for: error), to: &standardError)
+            Foundation.exit(1)
+        }
+    }
 }

@@ -208,6 +208,10 @@ struct RequestCommand: AsyncParsableCommand {
             } else if !items.fields.isEmpty, !sendsMultipart {
                 urlRequest = try Self.encodeFields(items.fields, form: form, into: urlRequest)
             }
+            // httpie's `--json` asks for JSON even with nothing to send.
+            if json, urlRequest.value(forHTTPHeaderField: "Accept") == nil {
+                urlRequest.setValue("application/json, */*;q=0.5", forHTTPHeaderField: "Accept")
+            }
         } catch {
             Self.fail(error)
         }
@@ -507,9 +511,18 @@ struct RequestCommand: AsyncParsableCommand {
             let text = (value as? SendableJSON).map { "\($0.value)" } ?? "\(value)"
             form.append(Data(text.utf8), withName: name)
         }
-        for (name, path) in items.files {
+        for (name, item) in items.files {
+            // httpie's `name@file;type=MIME` names the part's type; without it, the file's extension does.
+            var path = item
+            var type: String?
+            if let marker = item.range(of: ";type=", options: .backwards) {
+                path = String(item[..<marker.lowerBound])
+                type = String(item[marker.upperBound...]).trimmingCharacters(in: .whitespaces)
+            }
             let fileURL = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
-            if fileURL.pathExtension.isEmpty {
+            if let type, !type.isEmpty {
+                form.append(fileURL, withName: name, fileName: fileURL.lastPathComponent, mimeType: type)
+            } else if fileURL.pathExtension.isEmpty {
                 form.append(fileURL, withName: name, fileName: fileURL.lastPathComponent, mimeType: "application/octet-stream")
             } else {
                 form.append(fileURL, withName: name)

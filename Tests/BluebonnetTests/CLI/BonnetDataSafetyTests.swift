@@ -229,6 +229,24 @@ extension BonnetProcessTests {
         XCTAssertEqual(slow.errors, "bonnet: error: the request timed out\n")
     }
 
+    /// httpie's behaviours: usage errors exit 1; `--json` without items still asks for JSON; `f@file;type=` sets
+    /// a part's type.
+    func testUsageErrorsJSONAcceptAndPartTypesAreHttpies() throws {
+        let usage = try bonnet(["--follow", "--no-follow", url("/get")])
+        XCTAssertEqual(usage.status, 1, usage.errors)
+        XCTAssertTrue(usage.errors.contains("contradict"), usage.errors)
+        let accept = try bonnet(["--no-color", "--body", "--json", url("/headers")])
+        let echoed = try XCTUnwrap(try json(Data(accept.output.utf8))["headers"] as? [String: String])
+        XCTAssertEqual(echoed["Accept"], "application/json, */*;q=0.5")
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("data.txt")
+        try Data("x".utf8).write(to: file)
+        let typed = try bonnetRaw(["--offline", "POST", url("/post"), "f@\(file.path);type=application/x-custom"])
+        XCTAssertTrue(String(decoding: typed.data, as: UTF8.self).contains("Content-Type: application/x-custom\r\n"),
+                      String(decoding: typed.data, as: UTF8.self))
+        XCTAssertTrue(String(decoding: typed.data, as: UTF8.self).contains("filename=\"data.txt\""))
+    }
+
     /// Runs bonnet with its output read as bytes; with `closeOutputAfter`, as `head -c` reads it.
     func bonnetRaw(_ arguments: [String], closeOutputAfter limit: Int? = nil) throws -> (status: Int32, data: Data, errors: String) {
         let result = try BonnetRunner.run(arguments, closeOutputAfter: limit)
