@@ -159,7 +159,9 @@ extension RequestCommand {
     static func suggestedName(for response: HTTPURLResponse) -> String {
         let suggested = DownloadRequest.suggestedDownloadDestination(for: .cachesDirectory)(URL(fileURLWithPath: "/index"), response)
         var name = suggested.destinationURL.lastPathComponent
-        if response.url?.path.hasSuffix("/") == true, response.value(forHTTPHeaderField: "Content-Disposition") == nil { name = "index" }
+        // `URL.path` drops a trailing slash: read the path as written.
+        let path = response.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: true)?.percentEncodedPath } ?? ""
+        if path.hasSuffix("/"), response.value(forHTTPHeaderField: "Content-Disposition") == nil { name = "index" }
         if (name as NSString).pathExtension.isEmpty, let type = response.mimeType, let ext = extensionsByMIMEType[type.lowercased()] {
             name += "." + ext
         }

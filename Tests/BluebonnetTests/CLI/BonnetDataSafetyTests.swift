@@ -247,6 +247,24 @@ extension BonnetProcessTests {
         XCTAssertTrue(String(decoding: typed.data, as: UTF8.self).contains("filename=\"data.txt\""))
     }
 
+    /// Download names get an extension from the content type when the URL has none, and the file is made with the
+    /// user's umask, not 0600.
+    func testDownloadNamesTakeAnExtensionAndTheUsersUmask() throws {
+        let directory = try TemporaryDirectory()
+        let run = try bonnet(["--download", url("/html")], in: directory.url)
+        XCTAssertEqual(run.status, 0, run.errors)
+        let saved = directory.url.appendingPathComponent("html.html")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: saved.path), "\((try? FileManager.default.contentsOfDirectory(atPath: directory.url.path)) ?? [])")
+        let mask = umask(0o022)
+        umask(mask)
+        let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: saved.path)[.posixPermissions] as? NSNumber).intValue
+        XCTAssertEqual(mode, 0o666 & ~Int(mask), String(mode, radix: 8))
+        // A URL that ends in `/` names no file: `index`, with the type's extension.
+        let index = try bonnet(["--download", url("/anything/")], in: directory.url)
+        XCTAssertEqual(index.status, 0, index.errors)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("index.json").path), index.errors)
+    }
+
     /// Runs bonnet with its output read as bytes; with `closeOutputAfter`, as `head -c` reads it.
     func bonnetRaw(_ arguments: [String], closeOutputAfter limit: Int? = nil) throws -> (status: Int32, data: Data, errors: String) {
         let result = try BonnetRunner.run(arguments, closeOutputAfter: limit)
