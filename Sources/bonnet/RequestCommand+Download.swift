@@ -54,7 +54,7 @@ extension RequestCommand {
                     throw ExitCode(1)
                 }
                 received += Int64(chunk.count)
-                let expected = head(of: request)?.expectedContentLength ?? -1
+                let expected = request.response?.expectedContentLength ?? -1
                 bar?.update(completed: received + (appending ? offset : 0), total: expected < 0 ? -1 : expected + (appending ? offset : 0))
             case let .complete(completion):
                 response = response ?? completion.response
@@ -108,9 +108,6 @@ extension RequestCommand {
                   + "(\(ProgressBar.size(Int64(Double(received) / seconds)))/s): \(target.path)", to: &standardError)
         }
     }
-
-    /// The response head the request has, for its declared length.
-    private func head(of request: DataStreamRequest) -> HTTPURLResponse? { request.response }
 
     /// What a download's response head says to do with its body.
     enum DownloadPlan {

@@ -124,9 +124,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
                            return try convertible.asURLRequest()
                        case let .resumeData(data):
                            let resume = try DownloadResumeData(data: data)
-                           writer.adopt(resume.temporaryFileURL, identity: resume.device.flatMap { device in
-                               resume.inode.map { FileIdentity(device: device, inode: $0) }
-                           })
+                           writer.adopt(resume.temporaryFileURL, identity: resume.fileIdentity)
                            state.write { $0.resuming = resume }
                            return resume.resumingRequest()
                        }

@@ -71,12 +71,17 @@ struct DownloadResumeData: Codable, Sendable {
         let file = URL(fileURLWithPath: decoded.file)
         guard DownloadFileWriter.isPartialFileName(file, in: directory) else { throw DownloadResumeError.untrustedPartialFile(file) }
         guard let found = FileStatus(of: file) else { throw DownloadResumeError.partialFileMissing(file) }
-        let recorded = decoded.device.flatMap { device in decoded.inode.map { FileIdentity(device: device, inode: $0) } }
+        let recorded = decoded.fileIdentity
         guard found.isOwnPartialFile, recorded == nil || recorded == found.identity else {
             throw DownloadResumeError.untrustedPartialFile(file)
         }
         guard found.size >= decoded.bytes else { throw DownloadResumeError.partialFileMissing(file) }
         self = decoded
+    }
+
+    /// The partial file's identity as recorded; `nil` in version 1.
+    var fileIdentity: FileIdentity? {
+        device.flatMap { device in inode.map { FileIdentity(device: device, inode: $0) } }
     }
 
     /// The largest resume data read: a real document is a few kilobytes.
@@ -92,7 +97,7 @@ struct DownloadResumeData: Codable, Sendable {
     /// `scheme://host:port` of `url`.
     static func origin(of url: URL?) -> String? {
         guard let url, let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else { return nil }
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        let port = RedirectRules.effectivePort(url)
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return "\(scheme)://\(bracketed):\(port)"
     }

@@ -51,7 +51,8 @@ enum RedirectRules {
             && effectivePort(lhs) == effectivePort(rhs)
     }
 
-    private static func effectivePort(_ url: URL) -> Int? {
+    /// The URL's port, or its scheme's default.
+    static func effectivePort(_ url: URL) -> Int {
         url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
     }
 }

@@ -2,12 +2,7 @@ import Foundation
 
 extension URL {
     /// The absolute string without the user and password, which descriptions meant for people and logs must not show.
-    var absoluteStringWithoutUserInfo: String {
-        guard user != nil, var components = URLComponents(url: self, resolvingAgainstBaseURL: false) else { return absoluteString }
-        components.user = nil
-        components.password = nil
-        return components.string ?? absoluteString
-    }
+    var absoluteStringWithoutUserInfo: String { withoutUserInfo.absoluteString }
 
     /// The URL without its user and password, for anything kept beyond the request (a cache key, a stored entry):
     /// a password in a URL must never reach a disk.

@@ -15,6 +15,8 @@ final class OCSPRevocationChecker: RevocationChecking {
     static let issuerTimeout: TimeAmount = .seconds(5)
     static let issuerLifetime: TimeInterval = 3600
     static let maximumIssuers = 64
+    /// How swift-certificates' `OCSPVerifierPolicy` begins the reason of a revoked certificate.
+    static let revokedPrefix = "revoked through OCSP"
 
     /// A client of the checker's own: it never shares the pool or the trust decisions of the connections it judges.
     private let client: HTTPClient = {
@@ -51,7 +53,7 @@ final class OCSPRevocationChecker: RevocationChecking {
         guard let issuerURL = issuerURLs.first else { return .noAnswer("the certificate names no issuer to fetch (caIssuers)") }
         let issuer: Certificate
         do { issuer = try await self.issuer(at: issuerURL) } catch { return .noAnswer("its issuer could not be fetched from \(issuerURL): \(error)") }
-        let requester = Requester(client: client, hardFail: requiringAnswer)
+        let requester = Requester(checker: self, hardFail: requiringAnswer)
         // RFC 5280's policy handles the critical extensions a leaf carries (basic constraints, key usage); the
         // handshake already verified the chain to a trusted root, so the issuer fetched stands as the anchor here.
         var verifier = Verifier(rootCertificates: CertificateStore([issuer])) {
@@ -62,8 +64,12 @@ final class OCSPRevocationChecker: RevocationChecking {
         case .validCertificate:
             return .good
         case let .couldNotValidate(failures):
-            let reasons = failures.map { String(describing: $0.policyFailureReason) }.joined(separator: "; ")
-            return reasons.contains("revoked") ? .revoked(reasons) : .noAnswer(reasons.isEmpty ? "the chain did not verify" : reasons)
+            // `PolicyFailureReason` is an opaque text: swift-certificates' OCSP policy says a revocation as
+            // "revoked through OCSP, reason: …", and nothing else it or RFC 5280's policy says starts so.
+            let reasons = failures.map { String(describing: $0.policyFailureReason) }
+            let text = reasons.joined(separator: "; ")
+            if reasons.contains(where: { $0.hasPrefix(Self.revokedPrefix) }) { return .revoked(text) }
+            return .noAnswer(text.isEmpty ? "the chain did not verify" : text)
         }
     }
 
@@ -105,12 +111,12 @@ final class OCSPRevocationChecker: RevocationChecking {
     /// swift-certificates' requester: the policy cancels it at its own deadline. An answer that cannot be had is a
     /// pass (non-terminal) unless one is required.
     private struct Requester: OCSPRequester {
-        let client: HTTPClient
+        let checker: OCSPRevocationChecker
         let hardFail: Bool
 
         func query(request: [UInt8], uri: String) async -> OCSPRequesterQueryResult {
             do {
-                return .response(try await OCSPRevocationChecker.shared.fetch(uri, body: request, deadline: nil))
+                return .response(try await checker.fetch(uri, body: request, deadline: nil))
             } catch {
                 return hardFail ? .terminalError(error) : .nonTerminalError(error)
             }

@@ -230,6 +230,31 @@ final class CookieJarTests: XCTestCase {
         XCTAssertEqual(storage.cookies(for: URL(string: "http://example.com/")!)?.count, 2, "Foundation's, by domain only")
     }
 
+    /// A cookie file read back (a session file, `af.read(from:)`) is untrusted: it is bounded like a server's answer.
+    func testImportedCookiesKeepTheJarsLimitsAndAnOversizedArchiveIsRefused() throws {
+        let source = URLSessionConfiguration.ephemeral.httpCookieStorage!
+        for index in 0..<(CookieJar.maximumCookiesPerDomain + 20) {
+            source.setCookie(CookieJar.makeCookie(name: "c\(index)", value: "v", domain: "example.com", path: "/",
+                                                  expires: Date(timeIntervalSinceNow: 600), secure: false, httpOnly: false)!)
+        }
+        source.setCookie(CookieJar.makeCookie(name: "other", value: "v", domain: "example.org", path: "/",
+                                              expires: Date(timeIntervalSinceNow: 600), secure: false, httpOnly: false)!)
+        let archive = try source.af.exportedCookies()
+        XCTAssertEqual(try storage.af.importCookies(from: archive), CookieJar.maximumCookiesPerDomain + 21)
+        let sites = Dictionary(grouping: storage.cookies ?? [], by: { CookieJar.bareDomain($0) }).mapValues(\.count)
+        XCTAssertEqual(sites, ["example.com": CookieJar.maximumCookiesPerDomain, "example.org": 1])
+        // Valid JSON, an empty archive, padded past the bound: refused for its size alone.
+        var huge = Data(#"{"cookies":[]}"#.utf8)
+        huge.append(Data(repeating: 0x20, count: CookieArchive.maximumLength))
+        XCTAssertThrowsError(try storage.af.importCookies(from: huge)) { error in
+            XCTAssertTrue("\(error)".contains("at most"), "\(error)")
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cookies-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try huge.write(to: file)
+        XCTAssertThrowsError(try storage.af.read(from: file))
+    }
+
     func testCookiesExportAndImportWholeAndTheFileIsReplacedAtomically() throws {
         set("kept=1; Max-Age=3600; SameSite=Lax; HttpOnly", "session=1; Domain=example.com; Path=/p", from: "https://example.com/")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("cookies-\(UUID().uuidString).json")

@@ -103,7 +103,7 @@ struct CookieJar: @unchecked Sendable {
             stored = store(cookie, target: target, now: now, in: &batch) || stored
         }
         // Once per response, not per field: a server sending the most fields costs one pass over the jar.
-        if stored { evictIfNeeded(site: target.site, now: now, in: &batch) }
+        if stored { evictIfNeeded(sites: [target.site], now: now, in: &batch) }
         commit(batch)
     }
 
@@ -156,16 +156,17 @@ struct CookieJar: @unchecked Sendable {
         return true
     }
 
-    /// Keeps within `maximumCookiesPerDomain` for `site` and `maximumCookies` in all: expired cookies go first,
-    /// then the oldest.
-    private func evictIfNeeded(site: String, now: Date, in batch: inout CookieBatch) {
+    /// Keeps within `maximumCookiesPerDomain` for each of `sites` and `maximumCookies` in all: expired cookies go
+    /// first, then the oldest.
+    private func evictIfNeeded(sites: Set<String>, now: Date, in batch: inout CookieBatch) {
         let all = Array(batch.cookies.values)
         let isExpired: (HTTPCookie) -> Bool = { ($0.expiresDate ?? .distantFuture) <= now }
         var doomed = all.filter(isExpired)
         let live = all.filter { !isExpired($0) }
-        let sameSite = live.filter { CookieTarget.site(ofDomain: Self.bareDomain($0)) == site }
-        let overSite = sameSite.count - Self.maximumCookiesPerDomain
-        guard overSite > 0 || live.count > Self.maximumCookies || !doomed.isEmpty else { return }
+        let bySite = Dictionary(grouping: live.filter { sites.contains(CookieTarget.site(ofDomain: Self.bareDomain($0))) }) {
+            CookieTarget.site(ofDomain: Self.bareDomain($0))
+        }.filter { $0.value.count > Self.maximumCookiesPerDomain }
+        guard !bySite.isEmpty || live.count > Self.maximumCookies || !doomed.isEmpty else { return }
         let stamped = CookieAttributes.creationTimes(of: live, in: storage)
         let created = Dictionary(zip(live, stamped).map { cookie, time in
             let key = Self.key(of: cookie)
@@ -173,10 +174,10 @@ struct CookieJar: @unchecked Sendable {
         }, uniquingKeysWith: { first, _ in first })
         let oldestFirst: (HTTPCookie, HTTPCookie) -> Bool = { created[Self.key(of: $0)] ?? 0 < created[Self.key(of: $1)] ?? 0 }
         var evicted: Set<String> = []
-        if overSite > 0 {
-            let oldest = sameSite.sorted(by: oldestFirst).prefix(overSite)
+        for sameSite in bySite.values {
+            let oldest = sameSite.sorted(by: oldestFirst).prefix(sameSite.count - Self.maximumCookiesPerDomain)
             doomed += oldest
-            evicted = Set(oldest.map(Self.key))
+            evicted.formUnion(oldest.map(Self.key))
         }
         let remaining = live.count - evicted.count
         if remaining > Self.maximumCookies {
@@ -185,12 +186,15 @@ struct CookieJar: @unchecked Sendable {
         for cookie in doomed { batch.delete(cookie) }
     }
 
-    /// Adds `cookies` as one batch, replacing any with the same identity.
+    /// Adds `cookies` as one batch, replacing any with the same identity, within the jar's limits: what a file
+    /// brings back is bounded like what a server sends.
     ///
     /// - Parameter cookies: The cookies, with what `HTTPCookie` cannot hold.
     func add(_ cookies: [(cookie: HTTPCookie, extras: CookieAttributes.Extras)]) {
         var batch = CookieBatch(current: currentCookies, storage: storage)
         for (cookie, extras) in cookies { batch.set(cookie, extras: extras) }
+        let sites = Set(cookies.map { CookieTarget.site(ofDomain: Self.bareDomain($0.cookie)) })
+        evictIfNeeded(sites: sites, now: Date(), in: &batch)
         commit(batch)
     }
 

@@ -47,11 +47,17 @@ extension AlamofireExtension where ExtendedType: HTTPCookieStorage {
 
     /// Adds the cookies of JSON that `exportedCookies(includingSessionCookies:)` made; expired ones are skipped.
     ///
+    /// A file read back is untrusted like a server's answer: JSON over 16 MiB is refused, and the jar's limits
+    /// (180 cookies a site, 3,000 in all) hold, the oldest going first.
+    ///
     /// - Parameter data: The JSON.
-    /// - Returns: How many cookies were added.
-    /// - Throws: A `DecodingError` when the data is not such JSON.
+    /// - Returns: How many cookies were read and added.
+    /// - Throws: A `DecodingError` when the data is not such JSON, or is larger than that.
     @discardableResult
     public func importCookies(from data: Data) throws -> Int {
+        guard data.count <= CookieArchive.maximumLength else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a cookie archive is at most \(CookieArchive.maximumLength) bytes"))
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let archive = try decoder.decode(CookieArchive.self, from: data)
@@ -96,12 +102,18 @@ extension AlamofireExtension where ExtendedType: HTTPCookieStorage {
     /// - Throws: The error of reading or decoding the file.
     @discardableResult
     public func read(from url: URL) throws -> Int {
-        try importCookies(from: Data(contentsOf: url))
+        // Never more of the file than an archive may hold, however large it is.
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        return try importCookies(from: handle.read(upToCount: CookieArchive.maximumLength + 1) ?? Data())
     }
 }
 
 /// The file format of `HTTPCookieStorage.af.write(to:)`: plain JSON a person can read and edit.
 struct CookieArchive: Codable {
+    /// The largest archive read: the jar's 3,000 cookies of 4 KiB each, with room for the JSON around them.
+    static let maximumLength = 16 << 20
+
     struct Entry: Codable {
         var name: String
         var value: String
