@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 extension URL {
     /// The absolute string without the user and password, which descriptions meant for people and logs must not show.
@@ -11,5 +14,12 @@ extension URL {
         components.user = nil
         components.password = nil
         return components.url ?? self
+    }
+
+    /// The URL's user and password as a credential that lives for the request only; `nil` without a user.
+    var userInfoCredential: URLCredential? {
+        guard let components = URLComponents(url: self, resolvingAgainstBaseURL: false),
+              let user = components.user, !user.isEmpty else { return nil }
+        return URLCredential(user: user, password: components.password ?? "", persistence: .none)
     }
 }

@@ -20,8 +20,8 @@ struct TransportRequest: Sendable {
     var logger: Logger?
     /// The body to stream instead of `urlRequest.httpBody`, for uploads.
     var body: UploadBody?
-    /// The request's own `cacheResponse(using:)`, which prevails over the session's.
-    var cachedResponseHandler: (any CachedResponseHandler)?
+    /// What the session's hop preparers attached for a decorator further down (the cache's handler).
+    var features = FeatureValues()
 }
 
 /// Receives the events of one attempt. Calls for one attempt are serial; they may come from any thread, and with
@@ -91,6 +91,13 @@ protocol TransportTask: Sendable {
     func suspend()
     /// Reads again after `suspend()`.
     func resume()
+}
+
+/// An attempt that failed before it reached the engine; its sink has been told already.
+struct CompletedTransportTask: TransportTask {
+    func cancel() {}
+    func suspend() {}
+    func resume() {}
 }
 
 /// The engine underneath a `Session`.

@@ -1,24 +1,31 @@
-import NIOCore
+import Foundation
+
+/// Where a readiness delivers its answer: the engine's wait (an event loop promise, kept in the engine's folder) or a
+/// callback.
+protocol ReadinessTarget: Sendable {
+    /// `nil` reads on; an error ends the attempt.
+    func settle(_ error: AFError?)
+}
 
 /// The engine's wait for a consumer to take more of a streamed body: `ready()` lets it read on, `fail(_:)` ends the
 /// attempt with an error. The first call wins; later ones are ignored, so a consumer may call from any path.
 final class TransportReadiness: Sendable {
-    private enum Target: Sendable {
-        case promise(EventLoopPromise<Void>)
-        /// For a producer with no event loop (a response replayed from the cache).
-        case callback(@Sendable (AFError?) -> Void)
+    private struct Callback: ReadinessTarget {
+        let body: @Sendable (AFError?) -> Void
+        func settle(_ error: AFError?) { body(error) }
     }
 
-    private let target: Target
+    private let target: any ReadinessTarget
     private let settled = Protected(false)
 
-    init(promise: EventLoopPromise<Void>) {
-        target = .promise(promise)
+    /// A readiness that settles `target` once.
+    init(_ target: some ReadinessTarget) {
+        self.target = target
     }
 
     /// A readiness that calls `settle` once, with `nil` for `ready()` or the error of `fail(_:)`.
     init(settle: @escaping @Sendable (AFError?) -> Void) {
-        target = .callback(settle)
+        target = Callback(body: settle)
     }
 
     // A consumer that went away without answering must not leave the engine waiting (or leak the promise).
@@ -39,12 +46,7 @@ final class TransportReadiness: Sendable {
     }
 
     private func deliver(_ error: AFError?) {
-        switch target {
-        case let .promise(promise):
-            if let error { promise.fail(error) } else { promise.succeed(()) }
-        case let .callback(settle):
-            settle(error)
-        }
+        target.settle(error)
     }
 
     private func settle() -> Bool {

@@ -441,7 +441,9 @@ extension HTTPCacheTests {
     func testAnEventMonitorHearsThatAResponseCameFromTheCache() async throws {
         let (_, url) = resource("cache_control=max-age=60")
         let fetched = Recorder<RequestTaskTransactionMetrics.ResourceFetchType>()
-        let monitor = ClosureEventMonitor(queue: .global())
+        // A serial queue: the two requests' metrics arrive in the order they were gathered.
+        let monitorQueue = DispatchQueue(label: "monitor")
+        let monitor = ClosureEventMonitor(queue: monitorQueue)
         monitor.requestDidGatherMetrics = { _, metrics in
             if let type = metrics.transactionMetrics.last?.resourceFetchType { fetched.append(type) }
         }
@@ -450,8 +452,8 @@ extension HTTPCacheTests {
         let monitored = Session(configuration: configuration, eventMonitors: [monitor])
         _ = await monitored.request(url).serializingData().response
         _ = await monitored.request(url).serializingData().response
-        // Monitors hear on their own queue; the last event may still be on its way.
-        for _ in 0..<100 where fetched.values.count < 2 { try await Task.sleep(nanoseconds: 10_000_000) }
+        // Metrics are handed to the monitor's queue before the response handlers run: draining it is the barrier.
+        monitorQueue.sync {}
         XCTAssertEqual(fetched.values, [.networkLoad, .localCache])
     }
 }

@@ -14,24 +14,19 @@ struct CachingTransport: HTTPTransport {
     let cache: any ResponseStore
     /// `URLSessionConfiguration.requestCachePolicy`, for requests that leave theirs at `.useProtocolCachePolicy`.
     let defaultPolicy: URLRequest.CachePolicy
-    /// The session's handler; a request's own prevails.
-    let handler: (any CachedResponseHandler)?
 
-    private static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
     private static let conditionalFields = ["if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range"]
 
     func execute(_ request: TransportRequest, sink: any TransportSink) -> any TransportTask {
         let method = (request.urlRequest.httpMethod ?? "GET").uppercased()
         guard let url = request.urlRequest.url, let key = CacheEntry.key(for: url) else { return base.execute(request, sink: sink) }
-        guard method == "GET" else {
-            guard !Self.safeMethods.contains(method) else { return base.execute(request, sink: sink) }
-            return base.execute(request, sink: InvalidatingSink(sink: sink, cache: cache, url: url))
-        }
+        // Other methods go to the network; `CacheInvalidationStep` forgets what an unsafe one changed.
+        guard method == "GET" else { return base.execute(request, sink: sink) }
         let requestControl = CacheControl(Self.field("cache-control", in: request.headers), pragma: Self.field("pragma", in: request.headers))
         let managesItself = request.headers.contains { Self.conditionalFields.contains($0.name.lowercased()) || $0.name.lowercased() == "range" }
         if requestControl.noStore || managesItself { return base.execute(request, sink: sink) }
         let policy = request.urlRequest.cachePolicy == .useProtocolCachePolicy ? defaultPolicy : request.urlRequest.cachePolicy
-        let context = CacheSink.Context(cache: cache, key: key, request: request, handler: request.cachedResponseHandler ?? handler)
+        let context = CacheSink.Context(cache: cache, key: key, request: request, decision: request.features[CacheDecisionKey.self])
         switch policy {
         case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData:
             return network(request, sink: sink, context: context)

@@ -41,8 +41,7 @@ public class Request: @unchecked Sendable {
         var validators: [@Sendable () -> Void] = []
         /// Whether every validator is one of Bluebonnet's cheap, non-blocking checks.
         var validatorsAreLightweight = true
-        var redirectHandler: (any RedirectHandler)?
-        var cachedResponseHandler: (any CachedResponseHandler)?
+        /// How many new hops (redirects) the attempt followed.
         var redirectCount = 0
         var startTime: CFAbsoluteTime?
         var initialResponseTime: CFAbsoluteTime?
@@ -62,14 +61,14 @@ public class Request: @unchecked Sendable {
         var metrics = MetricsLog()
         /// The request as the current hop sent it: `requests.last`, or the answer to a challenge.
         var hopRequest: URLRequest?
-        /// The credential given by `authenticate(...)`.
-        var credential: URLCredential?
-        /// What the current hop answered of 401 challenges.
-        var challengeHop = ChallengeResponder.HopState()
+        /// What features keep on the request (its own redirect handler, cache handler, credential).
+        var features = FeatureValues()
+        /// What followers left on the current hop (the challenges it answered); reset by each new hop and retry.
+        var hopNotes = FeatureValues()
         /// Whether the current hop's body streams to `bodyConsumer` (a final response, not one to follow).
         var hopStreamsBody = false
-        /// Told of each final response's head before its body is read; set by `onHTTPResponse`.
-        var httpResponseHandler: HTTPResponseHandler?
+        /// The request's own head step, after the session's (`onHTTPResponse`).
+        var headStep: (any ResponseHeadStep)?
 
         var state: State { machine.state }
     }
@@ -301,25 +300,14 @@ public class Request: @unchecked Sendable {
     /// Whether the first `resume()` makes the `URLRequest` inline rather than leaving it to `requestQueue`.
     var createsURLRequestOnResume: Bool { context.createsRequestsOnResume }
 
-    /// Sets the redirect handler for this request, overriding the session's.
-    ///
-    /// - Parameter handler: The `RedirectHandler`.
-    /// - Returns: The instance.
-    @discardableResult
-    public func redirect(using handler: any RedirectHandler) -> Self {
-        mutableState.write { $0.redirectHandler = handler }
-        return self
+    /// Sets a value a feature keeps on the request.
+    func setFeature<Key: FeatureKey>(_ key: Key.Type, to value: Key.Value?) {
+        mutableState.write { $0.features[key] = value }
     }
 
-    /// Sets the cached response handler for this request, overriding the session's: it decides what the session's
-    /// cache (its configuration's `urlCache`) stores of this request's responses.
-    ///
-    /// - Parameter handler: The `CachedResponseHandler`.
-    /// - Returns: The instance.
-    @discardableResult
-    public func cacheResponse(using handler: any CachedResponseHandler) -> Self {
-        mutableState.write { $0.cachedResponseHandler = handler }
-        return self
+    /// A value a feature keeps on the request.
+    func feature<Key: FeatureKey>(_ key: Key.Type) -> Key.Value? {
+        mutableState.read { $0.features[key] }
     }
 
     /// Sets the largest response body this request holds in memory, overriding the session's

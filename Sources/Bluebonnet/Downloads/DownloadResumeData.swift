@@ -97,7 +97,7 @@ struct DownloadResumeData: Codable, Sendable {
     /// `scheme://host:port` of `url`.
     static func origin(of url: URL?) -> String? {
         guard let url, let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else { return nil }
-        let port = RedirectRules.effectivePort(url)
+        let port = Origin.effectivePort(url)
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return "\(scheme)://\(bracketed):\(port)"
     }

@@ -21,7 +21,6 @@ struct SessionContext: Sendable {
     /// `requestQueue`: the first handler resumes the request at once, so a hop to another thread would only add a
     /// context switch to every request.
     let createsRequestsOnResume: Bool
-    let redirectHandler: any RedirectHandler
     /// The session's interceptor, composed with each request's own.
     let interceptor: (any RequestInterceptor)?
     /// `Session.requestQueue`, where a `URLRequest` is made when no `resume()` makes it inline.
@@ -31,10 +30,12 @@ struct SessionContext: Sendable {
     let maximumResponseSize: Int64?
     /// `Session.logger`, or `nil` when it discards `.debug`, so a request checks one optional to skip logging.
     let logger: Logger?
-    /// `URLSessionConfiguration.urlCredentialStorage`: credentials that answer challenges by protection space.
-    let credentialStorage: URLCredentialStorage?
-    /// `URLSessionConfiguration.httpCookieStorage` with the configuration's cookie rules; `nil` without a storage.
-    let cookieJar: CookieJar?
+    /// What features add to each hop before it leaves, in order.
+    let preparers: [any HopPreparing]
+    /// What features do with each response head, in order, before its body is read.
+    let headSteps: [any ResponseHeadStep]
+    /// What decides whether a finished hop leads to another, in order: the first that takes a response decides.
+    let followers: [any HopFollowing]
 
     /// The request as it goes on the wire, or the error that keeps it from being sent.
     ///
@@ -44,11 +45,15 @@ struct SessionContext: Sendable {
     ///   - sendsSessionCredentials: Whether the session's `Authorization`, `Proxy-Authorization` and `Cookie`
     ///                              headers go along: only while the hop stays on the origin of the first request.
     ///   - maximumBodySize:         The limit on the body held in memory.
+    ///   - request:                 The request sending the hop, for the preparers.
+    ///   - features:                The request's feature values, for the preparers.
     func transportRequest(
         for urlRequest: URLRequest,
         deadline: Date?,
         sendsSessionCredentials: Bool,
-        maximumBodySize: Int64?
+        maximumBodySize: Int64?,
+        of request: Request,
+        features: FeatureValues
     ) throws -> TransportRequest {
         guard let url = urlRequest.url else {
             throw AFError.parameterEncodingFailed(reason: .missingURL)
@@ -71,21 +76,17 @@ struct SessionContext: Sendable {
         if !additionalHeaders.isEmpty {
             headers.reserveCapacity(own.count + additionalHeaders.count)
             for header in additionalHeaders where !own.keys.contains(where: { $0.caseInsensitiveCompare(header.name) == .orderedSame }) {
-                if !sendsSessionCredentials, RedirectRules.isCredentialHeader(header.name) { continue }
+                if !sendsSessionCredentials, Origin.isCredentialHeader(header.name) { continue }
                 headers.append((header.name, header.value))
             }
         }
-        // The jar's cookies are chosen for this hop's URL; a `Cookie` header the request or session sets itself wins.
-        if urlRequest.httpShouldHandleCookies, let cookieJar, cookieJar.sendsCookies,
-           !headers.contains(where: { $0.name.caseInsensitiveCompare("Cookie") == .orderedSame }),
-           let cookie = cookieJar.cookieHeader(for: url) {
-            headers.append(("Cookie", cookie))
-        }
-        try HeaderValidator.validate(headers)
         // URLSession's rule: the request's own interval applies when it is tighter than the session's.
         let idle = urlRequest.timeoutInterval > 0 && urlRequest.timeoutInterval < requestTimeout ? urlRequest.timeoutInterval : nil
-        return TransportRequest(urlRequest: urlRequest, headers: headers, idleTimeout: idle, deadline: deadline,
-                                maximumBodySize: maximumBodySize, logger: logger)
+        var hop = TransportRequest(urlRequest: urlRequest, headers: headers, idleTimeout: idle, deadline: deadline,
+                                   maximumBodySize: maximumBodySize, logger: logger)
+        for preparer in preparers { preparer.prepare(&hop, of: request, features: features) }
+        try HeaderValidator.validate(hop.headers)
+        return hop
     }
 }
 

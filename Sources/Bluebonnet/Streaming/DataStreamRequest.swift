@@ -281,3 +281,6 @@ extension DataStreamRequest: ResponseBodyConsumer {
         if let outcome { completion(outcome) }
     }
 }
+
+/// A stream shows its response head to `onHTTPResponse` before any of its body streams, as in Alamofire.
+extension DataStreamRequest: HTTPResponseHandling {}

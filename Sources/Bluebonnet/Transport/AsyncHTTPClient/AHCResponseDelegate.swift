@@ -188,7 +188,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         // The sink decides before any of the body is read; its wait is not the server's idleness.
         state.write { $0.awaitingConsumer = true }
         let decided = task.eventLoop.makePromise(of: Void.self)
-        hold(TransportReadiness(promise: decided))
+        hold(TransportReadiness(PromiseReadiness(promise: decided)))
         return decided.futureResult.always { [self] _ in
             state.write { state in
                 state.awaitingConsumer = false
@@ -230,7 +230,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             let eventLoop = task.eventLoop
             let accepted = eventLoop.makePromise(of: Void.self)
             sink.transportDidReceiveBodyBytes(buffer.readableBytes)
-            sink.transportDidReceiveBodyChunk(Data(buffer.readableBytesView), readiness: TransportReadiness(promise: accepted))
+            sink.transportDidReceiveBodyChunk(Data(buffer.readableBytesView), readiness: TransportReadiness(PromiseReadiness(promise: accepted)))
             return accepted.futureResult.flatMap { [self] in whenReadingResumed(on: eventLoop) }
         }
     }
@@ -282,5 +282,14 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         let mapped = timedOut ? nil : trust?.mappedHandshakeError(error)
             ?? SubjectAlternativeNameRequirement.mapped(error, host: url.host ?? "")
         sink.transportDidComplete(body: Data(), error: mapped ?? TransportErrorMapper.afError(from: timedOut ? HTTPClientError.readTimeout : error))
+    }
+}
+
+/// A readiness answered by completing the event loop promise the engine waits on.
+struct PromiseReadiness: ReadinessTarget {
+    let promise: EventLoopPromise<Void>
+
+    func settle(_ error: AFError?) {
+        if let error { promise.fail(error) } else { promise.succeed(()) }
     }
 }

@@ -27,7 +27,7 @@ extension Request {
         var components = ["$ curl -v"]
         components.append("-X \(method)")
         // The credential that answers challenges, never the URL's user info, which would show in the URL.
-        if let credential = credential ?? firstRequest?.url.flatMap(ChallengeResponder.credential(inUserInfoOf:)),
+        if let credential = credential ?? firstRequest?.url?.userInfoCredential,
            let user = credential.user {
             let password = revealingSecrets ? credential.password ?? "" : "***"
             components.append("-u \(Self.shellQuoted("\(user):\(password)"))")

@@ -108,8 +108,8 @@ extension Request {
     func execute(_ urlRequest: URLRequest) {
         let now = Timeline.now()
         let monitored = !monitoredEvents.isDisjoint(with: .tasks)
-        let (deadline, hop, firstURL, ownLimit, newTask, cacheHandler) = mutableState.write { state
-            -> (Date?, Int, URL?, Int64??, (RequestTask, Bool)?, (any CachedResponseHandler)?) in
+        let (deadline, hop, firstURL, ownLimit, newTask, features) = mutableState.write { state
+            -> (Date?, Int, URL?, Int64??, (RequestTask, Bool)?, FeatureValues) in
             if state.startTime == nil {
                 state.startTime = now
                 if let resource = context.resourceTimeout { state.deadline = Date(timeIntervalSinceReferenceDate: now + resource) }
@@ -123,7 +123,7 @@ extension Request {
                 newTask = (task, state.machine.control == .resumed)
             }
             return (state.deadline, state.redirectCount, state.requests.first?.url, state.maximumResponseSize, newTask,
-                    state.cachedResponseHandler)
+                    state.features)
         }
         eventMonitor?.request(self, didCreateURLRequest: urlRequest)
         // Told before the engine has it, so no event of the task can reach a monitor ahead of its creation.
@@ -141,15 +141,15 @@ extension Request {
             var sameOrigin: Bool
             if let override = credentialOwnerOverride {
                 let owner = credentialOwner(firstURL: firstURL, override: override)
-                sameOrigin = owner.flatMap { owner in urlRequest.url.map { RedirectRules.sameOrigin(owner, $0) } } ?? false
+                sameOrigin = owner.flatMap { owner in urlRequest.url.map { Origin.same(owner, $0) } } ?? false
             } else {
                 sameOrigin = hop == 0
-                if !sameOrigin, let firstURL, let url = urlRequest.url { sameOrigin = RedirectRules.sameOrigin(firstURL, url) }
+                if !sameOrigin, let firstURL, let url = urlRequest.url { sameOrigin = Origin.same(firstURL, url) }
             }
             prepared = try context.transportRequest(for: urlRequest, deadline: deadline, sendsSessionCredentials: sameOrigin,
-                                                    maximumBodySize: ownLimit ?? context.maximumResponseSize)
+                                                    maximumBodySize: ownLimit ?? context.maximumResponseSize,
+                                                    of: self, features: features)
             prepared.body = try uploadBody(for: urlRequest, hop: hop)
-            prepared.cachedResponseHandler = cacheHandler
             if let body = prepared.body { didStartSendingBody(length: body.length) }
         } catch {
             hopDidComplete(.failure(error.asAFError(or: .createURLRequestFailed(error: error))), body: nil)
@@ -211,7 +211,7 @@ extension Request {
         let machineOutcome: RequestStateMachine.HopOutcome
         switch outcome {
         case .success: machineOutcome = .success
-        case .redirect, .challenge: machineOutcome = .redirect
+        case .follow: machineOutcome = .redirect
         case let .failure(error): machineOutcome = .failure(error)
         }
         let now = Timeline.now()
@@ -241,13 +241,9 @@ extension Request {
             didReceiveBody(nil)
             finish(error: error)
         case .decideRedirect:
-            switch outcome {
-            case let .redirect(next, response, handler):
-                underlyingQueue.async { [self] in decideRedirect(to: next, for: response, using: handler, body: body) }
-            case let .challenge(response):
-                underlyingQueue.async { [self] in answerChallenge(response, body: body) }
-            case .success, .failure:
-                return
+            guard case let .follow(decide) = outcome else { return }
+            underlyingQueue.async { [self] in
+                decide(self) { [self] decision in settle(decision, body: body) }
             }
         case .validateThenMaybeRetry:
             didReceiveBody(body)
@@ -262,61 +258,46 @@ extension Request {
     /// What a finished hop produced.
     enum HopResult {
         case success
-        /// A redirect to follow, once `handler` agrees.
-        case redirect(URLRequest, HTTPURLResponse, any RedirectHandler)
-        /// A 401 whose challenge a credential may answer.
-        case challenge(HTTPURLResponse)
+        /// A follower may send another hop: it decides off the event loop.
+        case follow(@Sendable (Request, _ completion: @escaping @Sendable (HopDecision) -> Void) -> Void)
         case failure(AFError)
     }
 
-    private func decideRedirect(to newRequest: URLRequest, for response: HTTPURLResponse, using handler: any RedirectHandler, body: Data?) {
-        handler.request(self, willBeRedirectedTo: newRequest, for: response) { [self] decision in
-            let (action, urlHandlers) = mutableState.write { state -> (RequestStateMachine.DecisionAction, [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)]) in
-                let action = state.machine.didDecideRedirect(follow: decision != nil, hasRetrier: hasRetrier(state))
-                guard case .follow = action, let decision else { return (action, []) }
+    /// Carries out a follower's decision: send another hop, the same hop again, or deliver the response.
+    private func settle(_ decision: HopDecision, body: Data?) {
+        typealias URLHandlers = [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)]
+        let follows: Bool
+        switch decision {
+        case .newHop, .sameHopAgain: follows = true
+        case .deliver: follows = false
+        }
+        let (action, urlHandlers) = mutableState.write { state -> (RequestStateMachine.DecisionAction, URLHandlers) in
+            let action = state.machine.didDecideRedirect(follow: follows, hasRetrier: hasRetrier(state))
+            guard case .follow = action else { return (action, []) }
+            state.response = nil
+            switch decision {
+            case let .newHop(next):
                 state.redirectCount += 1
                 state.metrics.noteRedirect()
-                state.requests.append(decision)
-                state.response = nil
-                state.challengeHop = ChallengeResponder.HopState()
+                state.requests.append(next)
+                state.hopNotes = FeatureValues()
                 return (action, state.urlRequestHandlers)
+            case let .sameHopAgain(_, notes):
+                state.hopNotes = notes
+                return (action, [])
+            case .deliver:
+                return (action, [])
             }
-            guard case .follow = action, let decision else {
-                deliverUnfollowedResponse(action, body: body)
-                return
-            }
-            notify(decision, urlHandlers: urlHandlers, cURLHandlers: [])
-            execute(decision)
         }
-    }
-
-    /// Answers a 401's challenge with the request's, the URL's or the session's credential, or delivers the 401.
-    /// Runs on `underlyingQueue`: `auth-int` hashes the whole body, and the credential storage takes a lock.
-    private func answerChallenge(_ response: HTTPURLResponse, body: Data?) {
-        let override = credentialOwnerOverride
-        let (hopRequest, firstURL, responder, hop) = mutableState.read { state in
-            (state.hopRequest ?? state.requests.last, credentialOwner(firstURL: state.requests.first?.url, override: override),
-             ChallengeResponder(requestCredential: state.credential, storage: context.credentialStorage), state.challengeHop)
-        }
-        var updatedHop = hop
-        let answered = hopRequest.flatMap { hopRequest in
-            canResendBody ? responder.answer(response, to: hopRequest, firstURL: firstURL, bodyIsHashable: !sendsUploadBody,
-                                             hop: &updatedHop, logger: context.logger) : nil
-        }
-        let action = mutableState.write { state -> RequestStateMachine.DecisionAction in
-            let action = state.machine.didDecideRedirect(follow: answered != nil, hasRetrier: hasRetrier(state))
-            if case .follow = action {
-                state.challengeHop = updatedHop
-                state.response = nil
-            }
-            return action
-        }
-        guard case .follow = action, let answered else {
+        switch (action, decision) {
+        case let (.follow, .newHop(next)):
+            notify(next, urlHandlers: urlHandlers, cURLHandlers: [])
+            execute(next)
+        case let (.follow, .sameHopAgain(again, _)):
+            execute(again)
+        default:
             deliverUnfollowedResponse(action, body: body)
-            return
         }
-        context.logger?.debug("answering challenge", metadata: logMetadata())
-        execute(answered)
     }
 
     /// Delivers the response of a hop whose redirect or challenge was not followed.
@@ -364,7 +345,7 @@ extension Request {
                 state.error = nil
                 state.response = nil
                 state.redirectCount = 0
-                state.challengeHop = ChallengeResponder.HopState()
+                state.hopNotes = FeatureValues()
                 state.metrics.beginRetry()
             case let .complete(error):
                 state.error = error
@@ -412,7 +393,8 @@ extension Request: TransportSink {
                                      protocolName: String, setCookieFields: [String]) -> TransportHeadReply {
         let now = Timeline.now()
         let consumer = bodyConsumer
-        let (streams, responseHandler, cookies) = mutableState.write { state -> (Bool, HTTPResponseHandler?, CookieDelivery?) in
+        let headSteps = context.headSteps
+        let (streams, head, ownStep) = mutableState.write { state -> (Bool, ResponseHeadFacts?, (any ResponseHeadStep)?) in
             state.response = response
             state.initialResponseTime = now
             state.progress.download.completed = 0
@@ -423,76 +405,59 @@ extension Request: TransportSink {
                 hop.protocolName = protocolName
                 hop.responseBodyBytesEncoded = encodedBodyLength
             }
-            var cookies: CookieDelivery?
-            if !setCookieFields.isEmpty, let jar = context.cookieJar, jar.storesCookies, let url = response.url,
-               state.hopRequest?.httpShouldHandleCookies ?? true {
-                cookies = CookieDelivery(jar: jar, fields: setCookieFields, url: url,
-                                         mainDocumentURL: state.hopRequest?.mainDocumentURL ?? state.requests.first?.url)
-            }
             // A response that will be followed (a redirect, a challenge) keeps its body in memory: only the final
             // response's body reaches a file or a stream, and only the final response is shown to
             // `onHTTPResponse`, as URLSession shows Alamofire's only the response it does not follow itself.
-            guard consumer != nil || state.httpResponseHandler != nil else { return (false, nil, cookies) }
-            let final = !mayFollow(response, state: state)
+            var final = true
+            if consumer != nil || state.headStep != nil { final = !mayFollow(response, state: state) }
             state.hopStreamsBody = consumer != nil && final
-            return (state.hopStreamsBody, final ? state.httpResponseHandler : nil, cookies)
+            guard !headSteps.isEmpty || state.headStep != nil else { return (state.hopStreamsBody, nil, nil) }
+            let head = ResponseHeadFacts(response: response, hopRequest: state.hopRequest, firstURL: state.requests.first?.url,
+                                         isFinal: final, setCookieFields: setCookieFields, features: state.features)
+            return (state.hopStreamsBody, head, state.headStep)
         }
         if streams, let consumer { consumer.responseBodyWillBegin(response) }
-        guard cookies != nil || responseHandler != nil else { return .proceed(streamingBody: streams) }
-        return TransportHeadReply(streamsBody: streams) { [self] readiness in
-            guard let cookies else {
-                ask(responseHandler, about: response, readiness: readiness)
-                return
-            }
-            // Stored before any of the body is read, off the event loop (a storage may write a file): the next
-            // hop's `Cookie` header and any request made after completion see them.
-            underlyingQueue.async { [self] in
-                cookies.jar.store(cookies.fields, from: cookies.url, mainDocumentURL: cookies.mainDocumentURL)
-                ask(responseHandler, about: response, readiness: readiness)
-            }
+        guard let head else { return .proceed(streamingBody: streams) }
+        // Each step looks at the head here, on the engine's thread; what must happen before the body is read runs
+        // in order off the event loop.
+        var works: [HeadWork] = []
+        for step in headSteps { if let work = step.work(for: head) { works.append(work) } }
+        if let work = ownStep?.work(for: head) { works.append(work) }
+        guard !works.isEmpty else { return .proceed(streamingBody: streams) }
+        return TransportHeadReply(streamsBody: streams) { [self, works] readiness in
+            underlyingQueue.async { [self] in runHeadWork(works[...], readiness: readiness) }
         }
     }
 
-    /// A response's `Set-Cookie` fields, waiting to be stored.
-    private struct CookieDelivery: Sendable {
-        let jar: CookieJar
-        let fields: [String]
-        let url: URL
-        let mainDocumentURL: URL?
-    }
-
-    /// Lets the body be read once `onHTTPResponse`'s handler, when there is one, allows it.
-    private func ask(_ responseHandler: HTTPResponseHandler?, about response: HTTPURLResponse, readiness: TransportReadiness) {
-        guard let responseHandler else {
+    /// Runs the head steps' work in order; the body is read once all of it is done, and the first error ends the hop.
+    private func runHeadWork(_ works: ArraySlice<HeadWork>, readiness: TransportReadiness) {
+        guard let work = works.first else {
             readiness.ready()
             return
         }
-        responseHandler.queue.async { [self] in
-            responseHandler.handler(response) { [self] disposition in
-                switch disposition {
-                case .allow:
-                    readiness.ready()
-                case .cancel:
-                    // Cancelled first, so the request ends as an explicit cancellation, not a failed read.
-                    cancel()
-                    readiness.fail(.explicitlyCancelled)
-                }
+        work(self) { [self] error in
+            if let error {
+                readiness.fail(error)
+            } else {
+                runHeadWork(works.dropFirst(), readiness: readiness)
             }
         }
     }
 
-    /// Whether `response` is a redirect or a 401 the request may follow; read inside the caller's lock.
+    /// What a follower sees of the current hop, given its response; read inside the caller's lock.
+    private func hopFacts(_ response: HTTPURLResponse, state: borrowing MutableState) -> HopFacts? {
+        guard let last = state.requests.last else { return nil }
+        return HopFacts(response: response, hopRequest: state.hopRequest ?? last, lastRequest: last,
+                        credentialOwner: credentialOwner(firstURL: state.requests.first?.url, override: credentialOwnerOverride),
+                        followedHops: state.redirectCount, features: state.features, notes: state.hopNotes)
+    }
+
+    /// Whether some follower may send another hop for `response`; read inside the caller's lock.
     private func mayFollow(_ response: HTTPURLResponse, state: borrowing MutableState) -> Bool {
-        switch response.statusCode {
-        case 300...399:
-            guard let last = state.requests.last else { return false }
-            return RedirectRules.redirectedRequest(from: last, response: response) != nil
-        case 401:
-            return ChallengeResponder(requestCredential: state.credential, storage: context.credentialStorage)
-                .mayAnswer(response, firstURL: credentialOwner(firstURL: state.requests.first?.url, override: credentialOwnerOverride))
-        default:
-            return false
-        }
+        let status = response.statusCode
+        guard context.followers.contains(where: { $0.considers(status: status) }),
+              let facts = hopFacts(response, state: state) else { return false }
+        return context.followers.contains { $0.considers(status: status) && $0.mayFollow(facts) }
     }
 
     func transportDidSendBodyBytes(_ count: Int) {
@@ -548,30 +513,24 @@ extension Request: TransportSink {
             hopDidComplete(.failure(sessionGone ? .sessionDeinitialized : error), body: nil)
             return
         }
-        let (lastRequest, response, handler, count, mayAnswer) = mutableState.write { state in
-            (state.requests.last, state.response, state.redirectHandler ?? context.redirectHandler, state.redirectCount,
-             state.response.map { response in
-                 // Only a 401 builds a responder, so every other response pays one comparison.
-                 response.statusCode == 401 && ChallengeResponder(requestCredential: state.credential, storage: context.credentialStorage)
-                     .mayAnswer(response, firstURL: credentialOwner(firstURL: state.requests.first?.url, override: credentialOwnerOverride))
-             } ?? false)
+        // An ordinary response costs one comparison per follower; facts are gathered only for one that may follow.
+        let followers = context.followers
+        let facts = mutableState.read { state -> HopFacts? in
+            guard let response = state.response, followers.contains(where: { $0.considers(status: response.statusCode) }) else { return nil }
+            return hopFacts(response, state: state)
         }
-        if mayAnswer, let response {
-            hopDidComplete(.challenge(response), body: body)
-            return
-        }
-        guard let lastRequest, let response,
-              let redirected = RedirectRules.redirectedRequest(from: lastRequest, response: response) else {
+        guard let facts else {
             hopDidComplete(.success, body: body)
             return
         }
-        switch redirected {
-        case let .failure(error):
-            hopDidComplete(.failure(error), body: nil)
-        case .success where count >= handler.maximumRedirects:
-            hopDidComplete(.failure(.redirectFailed(reason: .tooManyRedirects(limit: handler.maximumRedirects))), body: nil)
-        case let .success(next):
-            hopDidComplete(.redirect(next, response, handler), body: body)
+        for follower in followers where follower.considers(status: facts.response.statusCode) {
+            switch follower.examine(facts) {
+            case nil: continue
+            case let .failure(error): hopDidComplete(.failure(error), body: nil)
+            case let .decide(decide): hopDidComplete(.follow(decide), body: body)
+            }
+            return
         }
+        hopDidComplete(.success, body: body)
     }
 }

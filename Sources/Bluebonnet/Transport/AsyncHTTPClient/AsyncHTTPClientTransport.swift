@@ -194,10 +194,3 @@ struct AHCTransportTask: TransportTask {
     func suspend() { delegate.suspend() }
     func resume() { delegate.resume() }
 }
-
-/// An attempt that failed before it reached the engine; its sink has been told already.
-struct CompletedTransportTask: TransportTask {
-    func cancel() {}
-    func suspend() {}
-    func resume() {}
-}

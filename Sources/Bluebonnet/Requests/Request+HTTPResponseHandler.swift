@@ -9,7 +9,7 @@ extension Request {
         on queue: DispatchQueue,
         _ handler: @escaping @Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void
     ) {
-        mutableState.write { $0.httpResponseHandler = HTTPResponseHandler(queue: queue, handler: handler) }
+        mutableState.write { $0.headStep = HTTPResponseHandlerStep(handler: HTTPResponseHandler(queue: queue, handler: handler)) }
     }
 
     /// Runs `handler` in a task and answers with the disposition it returns.
@@ -27,7 +27,6 @@ extension Request {
 public protocol HTTPResponseHandling: Request {}
 
 extension DataRequest: HTTPResponseHandling {}
-extension DataStreamRequest: HTTPResponseHandling {}
 
 extension HTTPResponseHandling {
     /// Sets a closure called with the response head before any of its body is read (or streamed); the body is read

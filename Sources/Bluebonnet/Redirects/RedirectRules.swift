@@ -6,8 +6,6 @@ import FoundationNetworking
 /// The HTTP rules for turning a redirect response into the next request.
 enum RedirectRules {
     static let redirectStatusCodes: Set<Int> = [301, 302, 303, 307, 308]
-    /// Headers that carry credentials: never sent to another origin.
-    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
     /// Headers that describe a body: dropped when the redirect turns the request into a GET.
     static let bodyHeaders = ["Content-Type", "Content-Length", "Content-Encoding", "Transfer-Encoding"]
 
@@ -34,25 +32,9 @@ enum RedirectRules {
             next.httpBody = nil
             for name in bodyHeaders { next.setValue(nil, forHTTPHeaderField: name) }
         }
-        if !sameOrigin(base, target) {
-            for name in credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        if !Origin.same(base, target) {
+            for name in Origin.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
         }
         return .success(next)
-    }
-
-    /// Whether `name` is one of `credentialHeaders`, in any case.
-    static func isCredentialHeader(_ name: String) -> Bool {
-        credentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
-    }
-
-    static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
-        lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
-            && lhs.host?.lowercased() == rhs.host?.lowercased()
-            && effectivePort(lhs) == effectivePort(rhs)
-    }
-
-    /// The URL's port, or its scheme's default.
-    static func effectivePort(_ url: URL) -> Int {
-        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
     }
 }

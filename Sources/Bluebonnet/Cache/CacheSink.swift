@@ -12,15 +12,16 @@ final class CacheSink: TransportSink {
         let key: String
         /// The request as the session made it, before any conditional field was added.
         let request: TransportRequest
-        let handler: (any CachedResponseHandler)?
+        /// Asks the request's (or the session's) `CachedResponseHandler`; `nil` stores as it is.
+        let decision: CacheDecision?
         /// The stale variant being revalidated.
         var stored: (entry: CacheEntry, body: Data)?
 
-        init(cache: any ResponseStore, key: String, request: TransportRequest, handler: (any CachedResponseHandler)?) {
+        init(cache: any ResponseStore, key: String, request: TransportRequest, decision: CacheDecision?) {
             self.cache = cache
             self.key = key
             self.request = request
-            self.handler = handler
+            self.decision = decision
         }
     }
 
@@ -131,7 +132,7 @@ final class CacheSink: TransportSink {
 
     /// Asks the handler (the request's, else the session's; storing as it is without one), then stores.
     private func decideAndStore(_ entry: CacheEntry, body: Data, then proceed: @escaping @Sendable () -> Void) {
-        guard let handler = context.handler, let request = sink as? Request, let response = entry.httpResponse() else {
+        guard let decision = context.decision, let response = entry.httpResponse() else {
             context.cache.store(entry, body: body, memoryOnly: false)
             proceed()
             return
@@ -142,7 +143,7 @@ final class CacheSink: TransportSink {
         let requestHeaders = Dictionary(context.request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $0 + ", " + $1 })
         let (requestTime, responseTime) = (entry.requestTime, entry.responseTime)
         let protocolName = entry.protocolName
-        handler.request(request, willCacheResponse: proposed) { decided in
+        decision.decide(proposed) { decided in
             defer { proceed() }
             guard let decided else { return }
             if decided === proposed {
@@ -188,48 +189,5 @@ final class CacheSink: TransportSink {
         updated.requestTime = requestTime.timeIntervalSince1970
         updated.responseTime = responseTime.timeIntervalSince1970
         return updated
-    }
-}
-
-/// Passes every event on, and after a successful unsafe method invalidates the stored responses of its URL and of
-/// the `Location` and `Content-Location` it names on the same origin (RFC 9111 §4.4).
-final class InvalidatingSink: TransportSink {
-    private let sink: any TransportSink
-    private let cache: any ResponseStore
-    private let url: URL
-
-    init(sink: any TransportSink, cache: any ResponseStore, url: URL) {
-        self.sink = sink
-        self.cache = cache
-        self.url = url
-    }
-
-    func transportDidSendRequestHead() { sink.transportDidSendRequestHead() }
-    func transportDidSendBodyBytes(_ count: Int) { sink.transportDidSendBodyBytes(count) }
-    func transportDidSendRequest(hadBody: Bool) { sink.transportDidSendRequest(hadBody: hadBody) }
-    func transportDidReceiveBodyBytes(_ count: Int) { sink.transportDidReceiveBodyBytes(count) }
-    func transportDidReceiveBodyChunk(_ chunk: Data, readiness: TransportReadiness) { sink.transportDidReceiveBodyChunk(chunk, readiness: readiness) }
-    func transportDidComplete(body: Data, error: AFError?) { sink.transportDidComplete(body: body, error: error) }
-
-    func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength: Int64, encodedBodyLength: Int64??,
-                                     protocolName: String, setCookieFields: [String]) -> TransportHeadReply {
-        let reply = sink.transportDidReceiveResponse(response, expectedBodyLength: expectedBodyLength, encodedBodyLength: encodedBodyLength,
-                                                     protocolName: protocolName, setCookieFields: setCookieFields)
-        guard (200..<400).contains(response.statusCode) else { return reply }
-        var targets = [url]
-        for name in ["Location", "Content-Location"] {
-            guard let value = response.value(forHTTPHeaderField: name), let target = URL(string: value, relativeTo: url)?.absoluteURL,
-                  RedirectRules.sameOrigin(url, target) else { continue }
-            targets.append(target)
-        }
-        let keys = targets.compactMap(CacheEntry.key(for:))
-        // Invalidated before the body is read, so no request made after completion finds the old response; off the
-        // event loop, as a store may touch its files. Then whatever the request itself asked to wait for.
-        return TransportHeadReply(streamsBody: reply.streamsBody) { [cache] readiness in
-            DispatchQueue.global(qos: .userInitiated).async {
-                for key in keys { cache.invalidate(key: key) }
-                if let hold = reply.hold { hold(readiness) } else { readiness.ready() }
-            }
-        }
     }
 }

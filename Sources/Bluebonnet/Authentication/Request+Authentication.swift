@@ -5,7 +5,7 @@ import FoundationNetworking
 
 extension Request {
     /// The credential that answers this request's HTTP Basic and Digest challenges, set by `authenticate(...)`.
-    public var credential: URLCredential? { mutableState.read { $0.credential } }
+    public var credential: URLCredential? { feature(RequestCredential.self) }
 
     /// Answers the HTTP Basic or Digest challenge of a 401 from the request's origin with a user and password.
     ///
@@ -29,7 +29,7 @@ extension Request {
     /// - Returns: The instance.
     @discardableResult
     public func authenticate(with credential: URLCredential) -> Self {
-        mutableState.write { $0.credential = credential }
+        setFeature(RequestCredential.self, to: credential)
         return self
     }
 }

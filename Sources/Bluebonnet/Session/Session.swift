@@ -157,10 +157,28 @@ open class Session: @unchecked Sendable, RequestDelegate {
         default: nil
         }
         let transport: any HTTPTransport = if let store {
-            CachingTransport(base: engine, cache: store, defaultPolicy: configuration.requestCachePolicy, handler: cachedResponseHandler)
+            CachingTransport(base: engine, cache: store, defaultPolicy: configuration.requestCachePolicy)
         } else {
             engine
         }
+        // The features on each seam, in order: what a hop adds before it leaves, what a response head sets off
+        // before its body is read, and what may turn a finished hop into another.
+        let cookieJar = configuration.httpCookieStorage.map {
+            CookieJar(storage: $0, sendsCookies: configuration.httpShouldSetCookies, acceptPolicy: configuration.httpCookieAcceptPolicy)
+        }
+        let sessionLogger = logger.logLevel <= .debug ? logger : nil
+        var preparers: [any HopPreparing] = []
+        var headSteps: [any ResponseHeadStep] = []
+        if let cookieJar { preparers.append(CookieHeaderPreparer(jar: cookieJar)) }
+        if let store {
+            preparers.append(CacheHandlerPreparer(sessionHandler: cachedResponseHandler))
+            headSteps.append(CacheInvalidationStep(cache: store))
+        }
+        if let cookieJar { headSteps.append(CookieStoringStep(jar: cookieJar)) }
+        let followers: [any HopFollowing] = [
+            ChallengeFollower(storage: configuration.urlCredentialStorage, logger: sessionLogger),
+            RedirectFollower(sessionHandler: redirectHandler ?? Redirector.follow),
+        ]
         context = SessionContext(
             transport: transport,
             additionalHeaders: configuration.headers,
@@ -169,15 +187,13 @@ open class Session: @unchecked Sendable, RequestDelegate {
             startRequestsImmediately: startRequestsImmediately,
             requestSetup: requestSetup,
             createsRequestsOnResume: requestSetup == .lazy && requestQueue == nil,
-            redirectHandler: redirectHandler ?? Redirector.follow,
             interceptor: interceptor,
             requestQueue: self.requestQueue,
             maximumResponseSize: maximumResponseSize,
-            logger: logger.logLevel <= .debug ? logger : nil,
-            credentialStorage: configuration.urlCredentialStorage,
-            cookieJar: configuration.httpCookieStorage.map {
-                CookieJar(storage: $0, sendsCookies: configuration.httpShouldSetCookies, acceptPolicy: configuration.httpCookieAcceptPolicy)
-            }
+            logger: sessionLogger,
+            preparers: preparers,
+            headSteps: headSteps,
+            followers: followers
         )
     }
 

@@ -120,9 +120,9 @@ struct ChallengeResponder: Sendable {
 
     /// The credential for a challenge from `url`'s origin.
     private func credential(for url: URL, realm: String?, method: String, firstURL: URL?) -> URLCredential? {
-        if let firstURL, RedirectRules.sameOrigin(firstURL, url) {
+        if let firstURL, Origin.same(firstURL, url) {
             if let requestCredential { return requestCredential }
-            if let credential = Self.credential(inUserInfoOf: firstURL) { return credential }
+            if let credential = firstURL.userInfoCredential { return credential }
         }
         guard let storage, let scheme = url.scheme?.lowercased(), let host = url.host else { return nil }
         let port = url.port ?? (scheme == "https" ? 443 : 80)
@@ -138,13 +138,6 @@ struct ChallengeResponder: Sendable {
                 && (space.authenticationMethod == method || space.authenticationMethod == NSURLAuthenticationMethodDefault)
         }.flatMap(\.value.values)
         return matching.count == 1 ? matching.first : nil
-    }
-
-    /// The user and password written in `url`, percent-decoded.
-    static func credential(inUserInfoOf url: URL) -> URLCredential? {
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let user = components.user, !user.isEmpty else { return nil }
-        return URLCredential(user: user, password: components.password ?? "", persistence: .none)
     }
 
     /// The request-target of `url` as it goes on the wire (RFC 7616's `uri`): the path, `/` when empty, and query.

@@ -1,0 +1,24 @@
+import Foundation
+
+/// An origin (RFC 6454): scheme, host and port. Credentials belong to one; nothing carries them to another.
+enum Origin {
+    /// Headers that carry credentials: never sent to another origin.
+    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+
+    /// Whether `name` is one of `credentialHeaders`, in any case.
+    static func isCredentialHeader(_ name: String) -> Bool {
+        credentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// Whether two URLs share scheme, host and port (a missing port is the scheme's default).
+    static func same(_ lhs: URL, _ rhs: URL) -> Bool {
+        lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
+            && lhs.host?.lowercased() == rhs.host?.lowercased()
+            && effectivePort(lhs) == effectivePort(rhs)
+    }
+
+    /// The URL's port, or its scheme's default.
+    static func effectivePort(_ url: URL) -> Int {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+    }
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Checks the folder dependency rules of Sources/Bluebonnet (CONTRIBUTING.md, "Folders and their rules").
+
+Each top-level folder (and Transport/AsyncHTTPClient, the engine) is a concept. A file depends on another folder when it
+names a type declared at the top level of a file there (comments and string literals aside). Every such dependency
+must be allowed by RULES below or listed, with its reason, in ALLOWED; and only the engine folder imports NIO or
+AsyncHTTPClient. Extensions are not tracked: a method a feature adds to `Request` is reached through `Request`.
+
+    scripts/check-dependencies.py            fails (exit 1) on a dependency the rules do not allow
+    scripts/check-dependencies.py --graph    prints every folder's dependencies, with the types behind each
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "Bluebonnet")
+ENGINE = "Transport/AsyncHTTPClient"
+
+# Primitives, errors and support depend on nothing else (HTTP and Errors name each other: a URL that fails to convert
+# throws an AFError, and AFError carries headers).
+FOUNDATION = {"Support", "HTTP", "Errors"}
+# Alamofire's vocabulary, which every kind of request speaks: interceptors, monitors, the data and upload requests,
+# responses, the async API, encoders, serializers and validators.
+API = {"Interception", "Events", "Requests", "Responses", "Async", "Encoding", "Serialization", "Validation"}
+# Features plug into the lifecycle's seams and depend on the core, never on each other.
+FEATURES = {"Redirects", "Authentication", "Downloads", "Streaming", "Security", "Cache", "Cookies", "Reachability"}
+
+# What each folder may depend on. The lifecycle names no concrete feature and no request kind; only the session
+# names concrete engines and features; only the engine imports NIO or AsyncHTTPClient.
+RULES = {
+    "Support": set(),
+    "HTTP": {"Support", "Errors"},
+    "Errors": {"Support", "HTTP"},
+    "Transport": FOUNDATION,
+    "Lifecycle": FOUNDATION | {"Transport", "Interception", "Events", "Session"},
+    ENGINE: FOUNDATION | {"Transport", "Security"},
+    "Session": FOUNDATION | {"Transport", "Lifecycle", ENGINE} | API | FEATURES,
+}
+for folder in API:
+    RULES[folder] = FOUNDATION | {"Transport", "Lifecycle", "Session"} | API
+for folder in FEATURES:
+    RULES[folder] = FOUNDATION | {"Transport", "Lifecycle", "Session"} | API
+
+# Named exceptions: (from folder, type) -> why.
+ALLOWED = {
+    ("Errors", "ServerTrust"): "AFError's server trust reasons carry the trust that failed, as Alamofire's do",
+    ("Errors", "RevocationTrustEvaluator"): "AFError's revocation reason carries the evaluator's options, as Alamofire's does",
+    ("Errors", "Image"): "AFError's image serialization reason names the format that was cut short",
+    ("Events", "DownloadRequest"): "Alamofire's EventMonitor has events for every kind of request",
+    ("Events", "DownloadResponse"): "Alamofire's EventMonitor has events for every kind of request",
+    ("Events", "DataStreamRequest"): "Alamofire's EventMonitor has events for every kind of request",
+}
+ALLOWED_IMPORTS = {
+    ("Security", "NIOSSL"): "a client certificate is handed to the engine as NIOSSL's key and chain",
+}
+ENGINE_MODULES = re.compile(r"^\s*import\s+(NIO\w*|AsyncHTTPClient)\b", re.M)
+
+DECLARATION = re.compile(
+    r"^(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:public|internal|private|fileprivate|package|open|final|indirect|nonisolated)"
+    r"(?:\(set\))?\s+)*(?:class|struct|enum|protocol|actor|typealias)\s+([A-Za-z_]\w*)", re.M)
+IDENTIFIER = re.compile(r"(?<![.\w])[A-Z]\w*")
+
+
+def folder_of(path):
+    relative = os.path.relpath(path, ROOT)
+    if relative.startswith(ENGINE + os.sep):
+        return ENGINE
+    return relative.split(os.sep)[0]
+
+
+def strip(source):
+    """The source without comments and string literals (interpolations included: they rarely name types)."""
+    out, i, n = [], 0, len(source)
+    while i < n:
+        if source.startswith("//", i):
+            j = source.find("\n", i)
+            i = n if j < 0 else j
+        elif source.startswith("/*", i):
+            j = source.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        elif source.startswith('"""', i):
+            j = source.find('"""', i + 3)
+            i = n if j < 0 else j + 3
+            out.append('""')
+        elif source[i] == '"':
+            j = i + 1
+            while j < n and source[j] != '"' and source[j] != "\n":
+                j += 2 if source[j] == "\\" else 1
+            i = j + 1
+            out.append('""')
+        else:
+            out.append(source[i])
+            i += 1
+    return "".join(out)
+
+
+def main():
+    files = []
+    for directory, _, names in os.walk(ROOT):
+        files += [os.path.join(directory, name) for name in names if name.endswith(".swift")]
+    texts = {path: strip(open(path, encoding="utf-8").read()) for path in files}
+    owner = {}
+    for path, text in texts.items():
+        for name in DECLARATION.findall(text):
+            owner.setdefault(name, folder_of(path))
+    graph, problems = {}, []
+    for path, text in sorted(texts.items()):
+        source_folder = folder_of(path)
+        relative = os.path.relpath(path, ROOT)
+        for module in ENGINE_MODULES.findall(open(path, encoding="utf-8").read()):
+            if source_folder != ENGINE and (source_folder, module) not in ALLOWED_IMPORTS:
+                problems.append(f"{relative}: imports {module}; only {ENGINE} may")
+        for name in sorted(set(IDENTIFIER.findall(text))):
+            target = owner.get(name)
+            if target is None or target == source_folder:
+                continue
+            graph.setdefault(source_folder, {}).setdefault(target, set()).add(name)
+            if source_folder not in RULES:
+                problems.append(f"{relative}: folder {source_folder} has no rule")
+            elif target not in RULES[source_folder] and (source_folder, name) not in ALLOWED:
+                problems.append(f"{relative}: {source_folder} must not depend on {target} (names {name})")
+    if "--graph" in sys.argv:
+        for source_folder in sorted(graph):
+            print(source_folder)
+            for target, names in sorted(graph[source_folder].items()):
+                print(f"  -> {target}: {', '.join(sorted(names))}")
+    for problem in sorted(set(problems)):
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"{len(set(problems))} dependencies break the folder rules (CONTRIBUTING.md)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
