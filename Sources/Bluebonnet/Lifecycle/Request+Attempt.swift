@@ -108,8 +108,8 @@ extension Request {
     func execute(_ urlRequest: URLRequest) {
         let now = Timeline.now()
         let monitored = !monitoredEvents.isDisjoint(with: .tasks)
-        let (deadline, hop, firstURL, ownLimit, newTask, features) = mutableState.write { state
-            -> (Date?, Int, URL?, Int64??, (RequestTask, Bool)?, FeatureValues) in
+        let (deadline, hop, firstURL, ownLimit, newTask, features, serial) = mutableState.write { state
+            -> (Date?, Int, URL?, Int64??, (RequestTask, Bool)?, FeatureValues, Int) in
             if state.startTime == nil {
                 state.startTime = now
                 if let resource = context.resourceTimeout { state.deadline = Date(timeIntervalSinceReferenceDate: now + resource) }
@@ -123,7 +123,7 @@ extension Request {
                 newTask = (task, state.machine.control == .resumed)
             }
             return (state.deadline, state.redirectCount, state.requests.first?.url, state.maximumResponseSize, newTask,
-                    state.features)
+                    state.features, state.machine.hopSerial)
         }
         eventMonitor?.request(self, didCreateURLRequest: urlRequest)
         // Told before the engine has it, so no event of the task can reach a monitor ahead of its creation.
@@ -156,7 +156,7 @@ extension Request {
             return
         }
         let task = context.transport.execute(prepared, sink: self)
-        switch mutableState.write({ $0.machine.didCreateTask(task) }) {
+        switch mutableState.write({ $0.machine.didCreateTask(task, serial: serial) }) {
         case .none:
             break
         case let .cancel(task):

@@ -71,6 +71,108 @@ struct RequestStateMachine {
         let run: @Sendable () -> Void
     }
 
+    /// Counts the hops handed to the engine, so a task the engine returns late is never taken for a later hop's.
+    private(set) var hopSerial = 0
+
+    // MARK: - Which events the machine takes where
+
+    /// A phase without its data, to name (phase, event) pairs.
+    enum PhaseKind: CaseIterable, Sendable {
+        case initialized, creatingURLRequest, ready, adapting, executing, awaitingRedirectDecision, validating
+        case awaitingRetryDecision, waitingRetryDelay, completed, runningHandlers, finished
+    }
+
+    var phaseKind: PhaseKind {
+        switch phase {
+        case .initialized: .initialized
+        case .creatingURLRequest: .creatingURLRequest
+        case .ready: .ready
+        case .adapting: .adapting
+        case .executing: .executing
+        case .awaitingRedirectDecision: .awaitingRedirectDecision
+        case .validating: .validating
+        case .awaitingRetryDecision: .awaitingRetryDecision
+        case .waitingRetryDelay: .waitingRetryDelay
+        case .completed: .completed
+        case .runningHandlers: .runningHandlers
+        case .finished: .finished
+        }
+    }
+
+    /// The events of the work the request does (the controls, `resume`, `suspend`, `cancel` and adding a handler,
+    /// are allowed anywhere: a second call changes nothing, as in Alamofire).
+    enum Event: CaseIterable, Sendable {
+        case claimCreation, urlRequestCreated, failedBeforeExecuting, adapted, taskCreated, hopCompleted, hopDecided
+        case validated, retryDecided, retryDelayElapsed, handlersBegan
+    }
+
+    /// Why an event that finds the machine elsewhere is dropped rather than a bug.
+    enum LateArrival: Sendable, Equatable {
+        /// The request was cancelled while the work behind the event was under way; cancelling completed it.
+        case afterCancel
+        /// The engine returned a hop's task after the hop had already ended (an engine that completes at once).
+        case taskAfterItsHopEnded
+        /// `requestQueue` came to make the first `URLRequest` after the first `resume()` made it inline.
+        case creationAlreadyClaimed
+    }
+
+    /// How the machine takes an event where it is.
+    enum Disposition: Sendable, Equatable {
+        case acts
+        case late(LateArrival)
+        /// No path of the request can bring this event here: a bug, which traps.
+        case impossible
+    }
+
+    /// The one phase where each event acts (`taskCreated` also needs its own hop; `claimCreation` an uncancelled
+    /// request).
+    static func phase(where event: Event) -> PhaseKind {
+        switch event {
+        case .claimCreation: .initialized
+        case .urlRequestCreated: .creatingURLRequest
+        case .failedBeforeExecuting: .creatingURLRequest
+        case .adapted: .adapting
+        case .taskCreated, .hopCompleted: .executing
+        case .hopDecided: .awaitingRedirectDecision
+        case .validated: .validating
+        case .retryDecided: .awaitingRetryDecision
+        case .retryDelayElapsed: .waitingRetryDelay
+        case .handlersBegan: .completed
+        }
+    }
+
+    /// How the machine takes `event` now.
+    ///
+    /// - Parameter serial: For `taskCreated`, the hop the task belongs to.
+    func disposition(of event: Event, serial: Int? = nil) -> Disposition {
+        let kind = phaseKind
+        switch event {
+        case .claimCreation:
+            // The first resume may have made the URLRequest inline, or cancelled the request, meanwhile.
+            return kind == .initialized ? .acts : .late(.creationAlreadyClaimed)
+        case .taskCreated:
+            guard case let .executing(task) = phase, serial == hopSerial else { return .late(.taskAfterItsHopEnded) }
+            return task == nil ? .acts : .impossible
+        case .failedBeforeExecuting where kind == .adapting:
+            return .acts
+        case .hopCompleted, .handlersBegan:
+            // The engine completes each hop once; handlers begin once per completion.
+            return kind == Self.phase(where: event) ? .acts : .impossible
+        default:
+            if kind == Self.phase(where: event) { return .acts }
+            return control == .cancelled && isComplete ? .late(.afterCancel) : .impossible
+        }
+    }
+
+    /// Whether the machine acts on `event`: `false` for a named late arrival; a trap for an impossible pair.
+    private func takes(_ event: Event, serial: Int? = nil) -> Bool {
+        switch disposition(of: event, serial: serial) {
+        case .acts: return true
+        case .late: return false
+        case .impossible: preconditionFailure("The request's machine got \(event) in \(phase) (\(control))")
+        }
+    }
+
     // MARK: - Projections
 
     /// The public state: what the user asked for, `.finished` once every handler has run (unless cancelled).
@@ -202,7 +304,7 @@ struct RequestStateMachine {
 
     /// Claims the making of the first `URLRequest` (for `requestQueue`); `false` when it has begun or cannot.
     mutating func claimCreation() -> Bool {
-        guard case .initialized = phase, control != .cancelled else { return false }
+        guard takes(.claimCreation) else { return false }
         phase = .creatingURLRequest
         return true
     }
@@ -224,7 +326,7 @@ struct RequestStateMachine {
 
     /// The `URLRequest` was made.
     mutating func didCreateURLRequest() -> CreatedAction {
-        guard case .creatingURLRequest = phase else { return .ignore }
+        guard takes(.urlRequestCreated) else { return .ignore }
         guard control == .resumed else {
             phase = .ready
             return .wait
@@ -237,8 +339,13 @@ struct RequestStateMachine {
             phase = .adapting
             return .adapt
         }
-        phase = .executing(task: nil)
+        enterExecuting()
         return .execute
+    }
+
+    private mutating func enterExecuting() {
+        hopSerial += 1
+        phase = .executing(task: nil)
     }
 
     enum FailureAction {
@@ -252,10 +359,7 @@ struct RequestStateMachine {
 
     /// Making the `URLRequest` failed, or the adapter failed: the retrier decides, when there is one.
     mutating func didFailBeforeExecuting(with error: AFError, hasRetrier: Bool) -> FailureAction {
-        switch phase {
-        case .creatingURLRequest, .adapting: break
-        default: return .ignore
-        }
+        guard takes(.failedBeforeExecuting) else { return .ignore }
         return settleFailure(error, hasRetrier: hasRetrier)
     }
 
@@ -270,8 +374,8 @@ struct RequestStateMachine {
 
     /// The adapter returned the `URLRequest` to send; `false` when the request moved on meanwhile.
     mutating func didAdapt() -> Bool {
-        guard case .adapting = phase else { return false }
-        phase = .executing(task: nil)
+        guard takes(.adapted) else { return false }
+        enterExecuting()
         return true
     }
 
@@ -283,9 +387,9 @@ struct RequestStateMachine {
         case suspend(any TransportTask)
     }
 
-    /// The engine returned the hop's task. An engine that completes at once has moved the phase on already.
-    mutating func didCreateTask(_ task: any TransportTask) -> TaskAction {
-        guard case .executing(nil) = phase else { return .none }
+    /// The engine returned the task of hop `serial`. An engine that completes at once has moved the phase on already.
+    mutating func didCreateTask(_ task: any TransportTask, serial: Int) -> TaskAction {
+        guard takes(.taskCreated, serial: serial) else { return .none }
         phase = .executing(task: task)
         switch control {
         case .cancelled: return .cancel(task)
@@ -317,9 +421,7 @@ struct RequestStateMachine {
     ///   - outcome:    What the hop produced.
     ///   - hasRetrier: Whether a retrier will be asked about failures.
     mutating func hopDidComplete(_ outcome: HopOutcome, hasRetrier: Bool) -> HopAction {
-        guard case .executing = phase else {
-            preconditionFailure("A transport completed a hop the request was not running: \(phase)")
-        }
+        _ = takes(.hopCompleted)
         if control == .cancelled {
             phase = .completed
             return .complete(wasCancelled: true)
@@ -358,9 +460,9 @@ struct RequestStateMachine {
     ///   - follow:     Whether another hop is sent.
     ///   - hasRetrier: Whether a retrier judges the delivered response once validators have run.
     mutating func didDecideRedirect(follow: Bool, hasRetrier: Bool = false) -> DecisionAction {
-        guard case .awaitingRedirectDecision = phase else { return .ignore }
+        guard takes(.hopDecided) else { return .ignore }
         if follow {
-            phase = .executing(task: nil)
+            enterExecuting()
             return .follow
         }
         if hasRetrier {
@@ -373,7 +475,7 @@ struct RequestStateMachine {
 
     /// Validation after a successful hop ended; with `error`, the retrier decides.
     mutating func didValidate(error: AFError?) -> FailureAction {
-        guard case .validating = phase else { return .ignore }
+        guard takes(.validated) else { return .ignore }
         guard let error else {
             phase = .completed
             return .complete
@@ -394,7 +496,7 @@ struct RequestStateMachine {
 
     /// The retrier decided.
     mutating func didDecideRetry(_ result: RetryResult) -> RetryAction {
-        guard case let .awaitingRetryDecision(original) = phase else { return .ignore }
+        guard takes(.retryDecided), case let .awaitingRetryDecision(original) = phase else { return .ignore }
         switch result {
         case .retry:
             retryCount += 1
@@ -415,7 +517,7 @@ struct RequestStateMachine {
 
     /// The retry delay elapsed; `false` when the request moved on (cancelled meanwhile).
     mutating func retryDelayDidElapse() -> Bool {
-        guard case .waitingRetryDelay = phase else { return false }
+        guard takes(.retryDelayElapsed) else { return false }
         phase = .creatingURLRequest
         return true
     }
@@ -424,9 +526,7 @@ struct RequestStateMachine {
 
     /// The finish work is done (validators, monitor): the handlers run, starting with the caller's loop.
     mutating func beginHandlers() {
-        guard case .completed = phase else {
-            preconditionFailure("Handlers began before the request completed: \(phase)")
-        }
+        _ = takes(.handlersBegan)
         phase = handlers.isEmpty ? .finished : .runningHandlers
         processingHandlers = true
     }

@@ -34,7 +34,7 @@ final class RequestStateMachineTests: XCTestCase {
         if stage == .creating { return machine }
         _ = machine.didCreateURLRequest()
         if stage == .adapting || stage == .executingNoTask { return machine }
-        _ = machine.didCreateTask(NoTask())
+        _ = machine.didCreateTask(NoTask(), serial: machine.hopSerial)
         switch stage {
         case .executing:
             return machine
@@ -82,7 +82,7 @@ final class RequestStateMachineTests: XCTestCase {
     func testCancelWhileTheEngineIsHandedTheHopCancelsTheTaskWhenItArrives() {
         var machine = Self.machine(at: .executingNoTask)
         guard case .cancelledAwaitingTask = machine.cancel() else { return XCTFail() }
-        guard case .cancel = machine.didCreateTask(NoTask()) else { return XCTFail() }
+        guard case .cancel = machine.didCreateTask(NoTask(), serial: machine.hopSerial) else { return XCTFail() }
     }
 
     func testCancelAfterCompletionChangesNothing() {
@@ -129,19 +129,89 @@ final class RequestStateMachineTests: XCTestCase {
         XCTAssertFalse(delay.retryDelayDidElapse())
     }
 
-    func testDecisionsCountOnlyInTheirOwnPhase() {
-        for stage in Stage.allCases {
-            var machine = Self.machine(at: stage)
-            if stage != .redirectDecision, case .follow = machine.didDecideRedirect(follow: true) { XCTFail("redirect at \(stage)") }
-            var second = Self.machine(at: stage)
-            if stage != .retryDecision, case .retryNow = second.didDecideRetry(.retry) { XCTFail("retry at \(stage)") }
-            var third = Self.machine(at: stage)
-            if stage != .retryDelay { XCTAssertFalse(third.retryDelayDidElapse(), "delay at \(stage)") }
-            var fourth = Self.machine(at: stage)
-            if stage != .adapting { XCTAssertFalse(fourth.didAdapt(), "adapt at \(stage)") }
-            var fifth = Self.machine(at: stage)
-            if stage != .creating, case .start = fifth.didCreateURLRequest() { XCTFail("create at \(stage)") }
+    /// Sends `event` with plausible arguments.
+    static func perform(_ event: Machine.Event, on machine: inout Machine) {
+        switch event {
+        case .claimCreation: _ = machine.claimCreation()
+        case .urlRequestCreated: _ = machine.didCreateURLRequest()
+        case .failedBeforeExecuting: _ = machine.didFailBeforeExecuting(with: .explicitlyCancelled, hasRetrier: true)
+        case .adapted: _ = machine.didAdapt()
+        case .taskCreated: _ = machine.didCreateTask(NoTask(), serial: machine.hopSerial)
+        case .hopCompleted: _ = machine.hopDidComplete(.success, hasRetrier: false)
+        case .hopDecided: _ = machine.didDecideRedirect(follow: true)
+        case .validated: _ = machine.didValidate(error: nil)
+        case .retryDecided: _ = machine.didDecideRetry(.retry)
+        case .retryDelayElapsed: _ = machine.retryDelayDidElapse()
+        case .handlersBegan: machine.beginHandlers()
         }
+    }
+
+    /// What an event may change of a machine.
+    static func snapshot(_ machine: Machine) -> String {
+        "\(machine.phaseKind) \(machine.control) \(machine.hopSerial) \(machine.retryCount) \(machine.transportTask != nil)"
+    }
+
+    func testEveryPhaseAndEventEitherActsOrIsANamedLateArrival() {
+        var impossible = 0
+        for stage in Stage.allCases {
+            for cancelled in [false, true] {
+                var machine = Self.machine(at: stage)
+                if cancelled { _ = machine.cancel() }
+                let settledByCancel = machine.control == .cancelled && machine.isComplete
+                for event in Machine.Event.allCases {
+                    let pair = "\(event) at \(stage)\(cancelled ? " (cancelled)" : "")"
+                    switch machine.disposition(of: event, serial: machine.hopSerial) {
+                    case .acts:
+                        var copy = machine
+                        Self.perform(event, on: &copy)
+                        XCTAssertNotEqual(Self.snapshot(copy), Self.snapshot(machine), "\(pair) acts but changed nothing")
+                    case let .late(reason):
+                        var copy = machine
+                        Self.perform(event, on: &copy)
+                        XCTAssertEqual(Self.snapshot(copy), Self.snapshot(machine), "\(pair) is late but changed the machine")
+                        switch reason {
+                        case .afterCancel: XCTAssertTrue(settledByCancel, pair)
+                        case .taskAfterItsHopEnded: XCTAssertEqual(event, .taskCreated, pair)
+                        case .creationAlreadyClaimed: XCTAssertEqual(event, .claimCreation, pair)
+                        }
+                    case .impossible:
+                        // Never sent: it would trap. Only the work of a request that was not cancelled is impossible
+                        // out of its phase (and a hop's completion or the handlers' start, which come once).
+                        impossible += 1
+                        XCTAssertFalse(settledByCancel && event != .hopCompleted && event != .handlersBegan, pair)
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(impossible, 0)
+    }
+
+    func testTheResultOfEveryPieceOfWorkInFlightWhenCancelledIsALateArrival() {
+        let inFlight: [(Stage, Machine.Event)] = [
+            (.creating, .urlRequestCreated), (.creating, .failedBeforeExecuting), (.adapting, .adapted),
+            (.adapting, .failedBeforeExecuting), (.redirectDecision, .hopDecided), (.validating, .validated),
+            (.retryDecision, .retryDecided), (.retryDelay, .retryDelayElapsed),
+        ]
+        for (stage, event) in inFlight {
+            var machine = Self.machine(at: stage)
+            XCTAssertEqual(machine.disposition(of: event), .acts, "\(event) at \(stage)")
+            _ = machine.cancel()
+            XCTAssertEqual(machine.disposition(of: event), .late(.afterCancel), "\(event) at \(stage)")
+        }
+    }
+
+    func testATaskTheEngineReturnsAfterItsHopIsNeverTakenForALaterHop() {
+        var machine = Self.machine(at: .executingNoTask)
+        let first = machine.hopSerial
+        // An engine that completes at once: the hop ends before `execute` hears of its task, and a redirect is
+        // followed, so a new hop waits for its own task.
+        _ = machine.hopDidComplete(.redirect, hasRetrier: false)
+        _ = machine.didDecideRedirect(follow: true)
+        XCTAssertEqual(machine.disposition(of: .taskCreated, serial: first), .late(.taskAfterItsHopEnded))
+        guard case .none = machine.didCreateTask(NoTask(), serial: first) else { return XCTFail() }
+        XCTAssertNil(machine.transportTask, "the first hop's task was taken for the second")
+        guard case .none = machine.didCreateTask(NoTask(), serial: machine.hopSerial) else { return XCTFail() }
+        XCTAssertNotNil(machine.transportTask)
     }
 
     // MARK: - Suspend and resume
@@ -166,7 +236,7 @@ final class RequestStateMachineTests: XCTestCase {
     func testSuspendWhileTheEngineIsHandedTheHopSuspendsTheTaskWhenItArrives() {
         var machine = Self.machine(at: .executingNoTask)
         _ = machine.suspend()
-        guard case .suspend = machine.didCreateTask(NoTask()) else { return XCTFail() }
+        guard case .suspend = machine.didCreateTask(NoTask(), serial: machine.hopSerial) else { return XCTFail() }
     }
 
     func testSuspendAndResumeAfterCompletionAreIgnored() {
@@ -237,7 +307,7 @@ final class RequestStateMachineTests: XCTestCase {
         guard case let .retryAfter(delay) = later.didDecideRetry(.retryWithDelay(2)) else { return XCTFail() }
         XCTAssertEqual(delay, 2)
         XCTAssertTrue(later.retryDelayDidElapse())
-        XCTAssertFalse(later.retryDelayDidElapse(), "a timer fires once")
+        XCTAssertEqual(later.disposition(of: .retryDelayElapsed), .impossible, "a timer fires once")
 
         var no = Self.machine(at: .retryDecision)
         guard case let .complete(error) = no.didDecideRetry(.doNotRetry) else { return XCTFail() }
