@@ -1,5 +1,8 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
+
+// No warnings: every target of ours builds with warnings as errors (dependencies keep their own settings).
+let noWarnings: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
 let package = Package(
     name: "Bluebonnet",
@@ -38,7 +41,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-            ]
+            ],
+            swiftSettings: noWarnings
         ),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(
@@ -59,7 +63,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-            ]
+            ],
+            swiftSettings: noWarnings
         ),
         .executableTarget(
             name: "bonnet",
@@ -67,7 +72,8 @@ let package = Package(
                 "Bluebonnet",
                 "BluebonnetTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: noWarnings
         ),
         .testTarget(
             name: "BluebonnetTests",
@@ -77,7 +83,8 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
-            resources: [.copy("Fixtures")]
+            resources: [.copy("Fixtures")],
+            swiftSettings: noWarnings
         ),
     ],
     swiftLanguageModes: [.v6]
