@@ -107,7 +107,7 @@ final class CacheSink: TransportSink {
                 return
             }
             let responseTime = Date()
-            DispatchQueue.global(qos: .userInitiated).async { [self] in
+            Offload.run { [self] in
                 let updated = Self.updating(stored.entry, with: notModified, requestTime: requestTime, responseTime: responseTime)
                 context.cache.store(updated, body: stored.body, memoryOnly: false)
                 let age = CacheFreshness.currentAge(of: updated, now: Date())
@@ -125,7 +125,7 @@ final class CacheSink: TransportSink {
         let complete = entry
         // The handler is user code and the store writes a file: both off the event loop, and both before the request
         // completes, so a request made after completion finds the response.
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        Offload.run { [self] in
             decideAndStore(complete, body: stored) { [self] in sink.transportDidComplete(body: body, error: nil) }
         }
     }
@@ -143,6 +143,7 @@ final class CacheSink: TransportSink {
         let requestHeaders = Dictionary(context.request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $0 + ", " + $1 })
         let (requestTime, responseTime) = (entry.requestTime, entry.responseTime)
         let protocolName = entry.protocolName
+        Confinement.assertOffEventLoop("A cached response handler")
         decision.decide(proposed) { decided in
             defer { proceed() }
             guard let decided else { return }

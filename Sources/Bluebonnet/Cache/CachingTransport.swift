@@ -39,7 +39,7 @@ struct CachingTransport: HTTPTransport {
         // Something is stored: the lookup may read a file, so it runs off the caller's thread (an event loop, when an
         // adapter calls back on one).
         let task = DeferredTransportTask()
-        DispatchQueue.global(qos: .userInitiated).async {
+        Offload.run {
             guard !task.isCancelled else {
                 sink.transportDidComplete(body: Data(), error: .sessionTaskFailed(error: URLError(.cancelled)))
                 return

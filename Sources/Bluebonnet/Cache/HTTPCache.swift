@@ -190,7 +190,7 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
     func invalidate(key: String) {
         let files = removeVariants(of: key)
         guard !files.isEmpty else { return }
-        DispatchQueue.global(qos: .utility).async { [self] in deleteFiles(files) }
+        Offload.run { [self] in deleteFiles(files) }
     }
 
     // MARK: - Bookkeeping

@@ -149,7 +149,7 @@ final class DownloadFileWriter: Sendable {
     }
 
     private func scheduleDrain() {
-        DispatchQueue.global(qos: .utility).async { [self] in drain() }
+        Offload.run { [self] in drain() }
     }
 
     /// Runs queued operations in order until none is left; only one drain runs at a time.

@@ -16,6 +16,7 @@ extension DownloadRequest {
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
         appendValidator { [unowned self] in
+            Confinement.assertOffEventLoop("A download validator")
             let state = mutableState.read()
             guard state.error == nil, let response = state.response else { return }
             let fileURL = self.fileURL

@@ -229,6 +229,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// Moves a finished body to the destination; the error when it could not.
     private func moveToDestination(_ temporaryURL: URL, response: HTTPURLResponse) -> AFError? {
+        Confinement.assertOffEventLoop("A download destination")
         let (destinationURL, options) = destination(temporaryURL, response)
         let fileManager = FileManager.default
         do {
@@ -296,7 +297,7 @@ extension DownloadRequest: ResponseBodyConsumer {
             }
             return (offset, stale)
         }
-        if let stale { DispatchQueue.global(qos: .utility).async { try? FileManager.default.removeItem(at: stale) } }
+        if let stale { Offload.run { try? FileManager.default.removeItem(at: stale) } }
         writer.begin(keeping: offset)
     }
 

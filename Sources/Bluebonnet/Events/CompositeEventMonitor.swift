@@ -26,7 +26,10 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
 
     func performEvent(_ kind: EventKinds, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
         for (monitor, handled) in zip(monitors, kinds) where handled.contains(kind) {
-            monitor.queue.async { event(monitor) }
+            monitor.queue.async {
+                Confinement.assertOffEventLoop("An event monitor")
+                event(monitor)
+            }
         }
     }
 

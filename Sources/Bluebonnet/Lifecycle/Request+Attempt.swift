@@ -243,6 +243,7 @@ extension Request {
         case .decideRedirect:
             guard case let .follow(decide) = outcome else { return }
             underlyingQueue.async { [self] in
+                Confinement.assertOffEventLoop("A redirect handler or challenge answer")
                 decide(self) { [self] decision in settle(decision, body: body) }
             }
         case .validateThenMaybeRetry:
@@ -333,6 +334,7 @@ extension Request {
             settleRetry(.doNotRetry)
             return
         }
+        Confinement.assertOffEventLoop("A request retrier")
         retrier.retry(self, for: session, dueTo: error) { [self] result in settleRetry(result) }
     }
 
@@ -425,7 +427,10 @@ extension Request: TransportSink {
         if let work = ownStep?.work(for: head) { works.append(work) }
         guard !works.isEmpty else { return .proceed(streamingBody: streams) }
         return TransportHeadReply(streamsBody: streams) { [self, works] readiness in
-            underlyingQueue.async { [self] in runHeadWork(works[...], readiness: readiness) }
+            underlyingQueue.async { [self] in
+                Confinement.assertOffEventLoop("A response head step (stored cookies, onHTTPResponse)")
+                runHeadWork(works[...], readiness: readiness)
+            }
         }
     }
 

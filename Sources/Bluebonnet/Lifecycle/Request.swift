@@ -441,6 +441,7 @@ public class Request: @unchecked Sendable {
     }
 
     private func runFinish(validated: Bool, inline: Bool) {
+        if !inline { dispatchPrecondition(condition: .onQueue(serializationQueue)) }
         cleanup()
         if !validated { runValidators() }
         eventMonitor?.requestDidFinish(self)
@@ -456,6 +457,10 @@ public class Request: @unchecked Sendable {
     /// Runs queued handlers in order until none is left. Inline (off `serializationQueue`), it stops at the first
     /// handler that is not inline-safe and lets `serializationQueue` run the rest, still in order.
     private func processResponseSerializers(inline: Bool) {
+        if !inline {
+            dispatchPrecondition(condition: .onQueue(serializationQueue))
+            Confinement.assertOffEventLoop("A response serializer")
+        }
         while true {
             switch mutableState.write({ $0.machine.nextHandler(inline: inline) }) {
             case let .run(handler): handler()

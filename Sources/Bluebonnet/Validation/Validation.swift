@@ -26,6 +26,7 @@ extension DataRequest {
     /// Adds a validator; Bluebonnet's own checks are `lightweight` and may run on the thread that finished the request.
     func validate(lightweight: Bool, _ validation: @escaping Validation) -> Self {
         appendValidator(lightweight: lightweight) { [unowned self] in
+            if !lightweight { Confinement.assertOffEventLoop("A validator") }
             let state = mutableState.read()
             guard state.error == nil, let response = state.response else { return }
             let data = self.data

@@ -60,7 +60,9 @@ private final class BodyPump: @unchecked Sendable {
         guard wanted > 0 else { return eventLoop.makeSucceededVoidFuture() }
         let chunk = gate.whenResumed(on: eventLoop).flatMap { [self] () -> EventLoopFuture<Data> in
             if blocks {
-                return NIOThreadPool.singleton.runIfActive(eventLoop: eventLoop) { [self] in try reader.read(upTo: wanted) }
+                let read = eventLoop.makePromise(of: Data.self)
+                Offload.run { [self] in read.completeWith(Result { try reader.read(upTo: wanted) }) }
+                return read.futureResult
             }
             // A hop rather than a direct call, so a long run of writes that complete at once cannot nest the stack.
             return eventLoop.submit { [self] in try reader.read(upTo: wanted) }

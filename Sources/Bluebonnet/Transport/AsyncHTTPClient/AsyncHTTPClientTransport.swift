@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOPosix
 import NIOHTTP1
 import NIOSSL
 import Synchronization
@@ -43,6 +44,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     private let configurationError: AFError?
 
     init(configuration: TransportConfiguration) {
+        Confinement.installEventLoopProbe { MultiThreadedEventLoopGroup.currentEventLoop != nil }
         serverTrustManager = configuration.serverTrustManager
         tls = configuration.tls
         proxies = configuration.proxies

@@ -29,7 +29,8 @@ struct ServerTrustEnforcer: Sendable {
             // Only the handler is read on the event loop: parsing the server's certificate and the evaluator (which
             // may be the user's code, `requiresTrustedChain` included) run off it.
             let peer = try? result.get().peerCertificate
-            DispatchQueue.global().async { [self] in
+            Offload.run { [self] in
+                Confinement.assertOffEventLoop("A server trust evaluator")
                 let leaf = peer.flatMap { try? Certificate(derEncoded: $0.toDERBytes()) }
                 var trust = ServerTrust(certificates: leaf.map { [$0] } ?? [], isChainTrusted: evaluator.requiresTrustedChain)
                 trust.revocationChecker = OCSPRevocationChecker.shared
@@ -93,7 +94,7 @@ enum SubjectAlternativeNameRequirement {
             guard case let .success(handler) = result else { return promise.succeed(()) }
             let peer = handler.peerCertificate
             // Parsing the certificate is not bookkeeping: it runs off the event loop, as the evaluators do.
-            DispatchQueue.global().async {
+            Offload.run {
                 let leaf = peer.flatMap { try? Certificate(derEncoded: $0.toDERBytes()) }
                 let names = ((try? leaf?.extensions.subjectAlternativeNames) ?? nil).map { Array($0) } ?? []
                 channel.eventLoop.execute {
