@@ -64,9 +64,25 @@ struct ServerTrustEnforcer: Sendable {
 
     /// A handshake that refused the chain, as the trust failure it is.
     func mappedHandshakeError(_ error: any Error) -> AFError? {
-        guard error is NIOSSLError || String(describing: type(of: error)).contains("BoringSSL") else { return nil }
-        guard String(describing: error).contains("CERTIFICATE_VERIFY_FAILED") else { return nil }
+        let stack: NIOBoringSSLErrorStack
+        switch error {
+        case let NIOSSLError.handshakeFailed(.sslError(errors)), let BoringSSLError.sslError(errors): stack = errors
+        default: return nil
+        }
+        guard stack.contains(where: Self.isCertificateVerificationFailure) else { return nil }
         return .serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(output: .init(host: host, trust: nil, error: error)))
+    }
+
+    /// BoringSSL's packed code for `SSL_R_CERTIFICATE_VERIFY_FAILED` (125 in CNIOBoringSSL_ssl.h):
+    /// `ERR_PACK(ERR_LIB_SSL, 125)`.
+    static let certificateVerifyFailedCode = (UInt32(16) << 24) | 125
+
+    /// Whether a BoringSSL error is the handshake's refusal of the chain. swift-nio-ssl keeps the packed code
+    /// private and shows it only as the description's first field (`Error: <code> ...`), so that field is read as
+    /// a number; the message text is never matched.
+    static func isCertificateVerificationFailure(_ error: BoringSSLInternalError) -> Bool {
+        let fields = error.description.split(separator: " ", maxSplits: 2)
+        return fields.count >= 2 && fields[0] == "Error:" && UInt32(fields[1]) == certificateVerifyFailedCode
     }
 
     static func nioCertificate(_ certificate: Certificate) throws -> NIOSSLCertificate {

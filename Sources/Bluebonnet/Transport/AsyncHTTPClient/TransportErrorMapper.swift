@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
+import NIOSSL
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -56,9 +57,13 @@ enum TransportErrorMapper {
             // The peer closed before the declared end of the body: a download cut short, not a bad response.
             return parserError == .invalidEOFState ? .networkConnectionLost : .cannotParseResponse
         }
-        let typeName = String(describing: type(of: error))
-        if typeName.contains("NIOSSL") || typeName.contains("BoringSSL") { return .secureConnectionFailed }
-        return .unknown
+        // TLS failures by their types, as swift-nio-ssl declares them.
+        switch error {
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError, is NIOSSLCloseTimedOutError, is NIOTLSUnwrappingError:
+            return .secureConnectionFailed
+        default:
+            return .unknown
+        }
     }
 
     static func code(for error: HTTPClientError) -> URLError.Code {
