@@ -52,7 +52,7 @@ extension DownloadRequest {
         return response
     }
 
-    /// Adds a handler that receives the unserialized response (the seed's `DefaultDownloadResponse`).
+    /// Adds a handler that receives the unserialized response (Alamofire 4's `DefaultDownloadResponse`).
     ///
     /// - Parameters:
     ///   - queue:             The queue on which the completion handler is dispatched. `.main` by default.

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// A `DownloadResponse` whose failure is always `AFError`.
 public typealias AFDownloadResponse<Success> = DownloadResponse<Success, AFError>
-/// The seed's unserialized download response: the request, response, file, resume data, error and timeline.
+/// Alamofire 4's unserialized download response (`DefaultDownloadResponse`): the request, response, file, resume data, error and timeline.
 public typealias DefaultDownloadResponse = DownloadResponse<URL?, AFError>
 
 /// Everything known about a finished `DownloadRequest`, with its serialized result.
@@ -128,7 +128,7 @@ extension DownloadResponse: CustomStringConvertible, CustomDebugStringConvertibl
         "\(result)"
     }
 
-    /// The seed's layout: `[Request]:`, `[Response]:` with status and headers, `[File URL]:`, `[Resume Data]:`,
+    /// Alamofire's layout: `[Request]:`, `[Response]:` with status and headers, `[File URL]:`, `[Resume Data]:`,
     /// `[Result]:` and `[Timeline]:`. URLs are shown without their user and password.
     public var debugDescription: String {
         var output: [String] = []

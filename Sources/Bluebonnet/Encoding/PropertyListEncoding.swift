@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Writes the parameters as a property list body (the seed's third encoding), with `Content-Type:
+/// Writes the parameters as a property list body (Alamofire 4's third encoding), with `Content-Type:
 /// application/x-plist` unless the request has one.
 public struct PropertyListEncoding: ParameterEncoding {
     /// XML format.

@@ -7,7 +7,7 @@ import FoundationNetworking
 public typealias AFResult<Success> = Result<Success, AFError>
 /// A `DataResponse` whose failure is always `AFError`.
 public typealias AFDataResponse<Success> = DataResponse<Success, AFError>
-/// The seed's unserialized response: the request, response, data, error and timeline, with nothing parsed.
+/// Alamofire 4's unserialized response (`DefaultDataResponse`): the request, response, data, error and timeline, with nothing parsed.
 public typealias DefaultDataResponse = DataResponse<Data?, AFError>
 
 /// Everything known about a finished `DataRequest`, with its serialized result.
@@ -166,7 +166,7 @@ extension DataResponse: CustomStringConvertible, CustomDebugStringConvertible {
         "\(result)"
     }
 
-    /// The seed's layout: `[Request]:`, `[Response]:` with status and headers, `[Data]: N bytes`, `[Result]:` and
+    /// Alamofire's layout: `[Request]:`, `[Response]:` with status and headers, `[Data]: N bytes`, `[Result]:` and
     /// `[Timeline]:`. URLs are shown without their user and password.
     public var debugDescription: String {
         var output: [String] = []

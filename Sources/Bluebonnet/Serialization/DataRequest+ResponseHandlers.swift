@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 extension DataRequest {
-    /// Adds a handler that receives the unserialized response (the seed's `DefaultDataResponse`).
+    /// Adds a handler that receives the unserialized response (Alamofire 4's `DefaultDataResponse`).
     ///
     /// - Parameters:
     ///   - queue:             The queue on which the completion handler is dispatched. `.main` by default.

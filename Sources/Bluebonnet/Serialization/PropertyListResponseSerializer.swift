@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A `ResponseSerializer` that parses XML and binary property lists with `PropertyListSerialization` (the seed's
+/// A `ResponseSerializer` that parses XML and binary property lists with `PropertyListSerialization` (Alamofire 4's
 /// `responsePropertyList`). An allowed empty body is `NSNull()`.
 public final class PropertyListResponseSerializer: ResponseSerializer {
     /// The value made: named, so one type answers for both data and download serialization.

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// A `ResponseSerializer` that decodes the body as a `String`: with the explicit encoding if given, else the
-/// `charset` of the response's `Content-Type`, else ISO-8859-1 (HTTP/1.1's historical default, as the seed says).
+/// `charset` of the response's `Content-Type`, else ISO-8859-1 (HTTP/1.1's historical default, RFC 2616 §3.7.1).
 public final class StringResponseSerializer: ResponseSerializer {
     /// The value made: named, so one type answers for both data and download serialization.
     public typealias SerializedObject = String

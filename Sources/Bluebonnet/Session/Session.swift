@@ -7,7 +7,7 @@ import FoundationNetworking
 /// The default `Session`, as in Alamofire.
 public let AF = Session.default
 
-/// The seed's name for `Session`.
+/// Alamofire 4's name for `Session`.
 public typealias SessionManager = Session
 
 /// A closure that changes the `URLRequest` made by `Session.request(...)` before it is encoded and sent.
