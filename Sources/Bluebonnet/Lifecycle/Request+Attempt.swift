@@ -211,7 +211,7 @@ extension Request {
         let machineOutcome: RequestStateMachine.HopOutcome
         switch outcome {
         case .success: machineOutcome = .success
-        case .follow: machineOutcome = .redirect
+        case .follow: machineOutcome = .mayFollow
         case let .failure(error): machineOutcome = .failure(error)
         }
         let now = Timeline.now()
@@ -223,7 +223,7 @@ extension Request {
             case .askRetrier, .fail: if let failure { state.error = failure }
             default: break
             }
-            if case .decideRedirect = action { return (action, nil) }
+            if case .decideNextHop = action { return (action, nil) }
             return (action, endAttempt(&state, at: now, error: failure))
         }
         ended?()
@@ -240,7 +240,7 @@ extension Request {
             guard case let .failure(error) = outcome else { return }
             didReceiveBody(nil)
             finish(error: error)
-        case .decideRedirect:
+        case .decideNextHop:
             guard case let .follow(decide) = outcome else { return }
             underlyingQueue.async { [self] in
                 Confinement.assertOffEventLoop("A redirect handler or challenge answer")
@@ -273,7 +273,7 @@ extension Request {
         case .deliver: follows = false
         }
         let (action, urlHandlers) = mutableState.write { state -> (RequestStateMachine.DecisionAction, URLHandlers) in
-            let action = state.machine.didDecideRedirect(follow: follows, hasRetrier: hasRetrier(state))
+            let action = state.machine.didDecideNextHop(follow: follows, hasRetrier: hasRetrier(state))
             guard case .follow = action else { return (action, []) }
             state.response = nil
             switch decision {

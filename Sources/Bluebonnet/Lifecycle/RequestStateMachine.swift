@@ -9,15 +9,16 @@ import FoundationNetworking
 ///
 /// Phases, in the order a request moves through them:
 ///
-///     initialized ─▶ creatingURLRequest ─▶ (ready) ─▶ (adapting) ─▶ executing ─▶ awaitingRedirectDecision ─▶ executing
+///     initialized ─▶ creatingURLRequest ─▶ (ready) ─▶ (adapting) ─▶ executing ─▶ awaitingHopDecision ─▶ executing
 ///                          ▲                                           │ ├─▶ validating ─┐
 ///                          │                                           │ └───────────────┴─▶ awaitingRetryDecision
 ///                          └────── (retry, now or after waitingRetryDelay) ◀─────────────────────────────┘
 ///     any phase before completed ─▶ completed ─▶ runningHandlers ◀─▶ finished
 ///
 /// `Control` is orthogonal: a request is resumed, suspended or cancelled in any phase before `completed`. A cancel
-/// that finds no transport task running completes the request at once; late results of the adapter, redirect
-/// handler, retrier or retry timer then find the phase moved on and are dropped.
+/// that finds no transport task running completes the request at once; late results of the adapter, a hop
+/// follower, the retrier or the retry timer then find the phase moved on and are dropped as named late arrivals
+/// (`LateArrival`). Any other event out of its phase is a bug, and traps (`disposition(of:serial:)`).
 struct RequestStateMachine {
     /// Where the request is in its lifecycle.
     enum Phase {
@@ -31,8 +32,8 @@ struct RequestStateMachine {
         case adapting
         /// A hop is on the wire. The task is `nil` until the engine has returned it.
         case executing(task: (any TransportTask)?)
-        /// The redirect handler decides about a redirect response.
-        case awaitingRedirectDecision
+        /// A hop follower (the redirect handler, a challenge's answer) decides whether another hop follows.
+        case awaitingHopDecision
         /// Validators check a successful hop before the retrier may be asked about their verdict.
         case validating
         /// The retrier decides about a failed attempt.
@@ -78,7 +79,7 @@ struct RequestStateMachine {
 
     /// A phase without its data, to name (phase, event) pairs.
     enum PhaseKind: CaseIterable, Sendable {
-        case initialized, creatingURLRequest, ready, adapting, executing, awaitingRedirectDecision, validating
+        case initialized, creatingURLRequest, ready, adapting, executing, awaitingHopDecision, validating
         case awaitingRetryDecision, waitingRetryDelay, completed, runningHandlers, finished
     }
 
@@ -89,7 +90,7 @@ struct RequestStateMachine {
         case .ready: .ready
         case .adapting: .adapting
         case .executing: .executing
-        case .awaitingRedirectDecision: .awaitingRedirectDecision
+        case .awaitingHopDecision: .awaitingHopDecision
         case .validating: .validating
         case .awaitingRetryDecision: .awaitingRetryDecision
         case .waitingRetryDelay: .waitingRetryDelay
@@ -133,7 +134,7 @@ struct RequestStateMachine {
         case .failedBeforeExecuting: .creatingURLRequest
         case .adapted: .adapting
         case .taskCreated, .hopCompleted: .executing
-        case .hopDecided: .awaitingRedirectDecision
+        case .hopDecided: .awaitingHopDecision
         case .validated: .validating
         case .retryDecided: .awaitingRetryDecision
         case .retryDelayElapsed: .waitingRetryDelay
@@ -401,14 +402,15 @@ struct RequestStateMachine {
     /// What the request makes of a finished hop, before the machine weighs cancellation.
     enum HopOutcome {
         case success
-        case redirect
+        /// A follower (a redirect, a challenge) decides whether another hop follows.
+        case mayFollow
         case failure(AFError)
     }
 
     enum HopAction {
         /// Complete with the hop's body (success) or `explicitlyCancelled` (`wasCancelled`).
         case complete(wasCancelled: Bool)
-        case decideRedirect
+        case decideNextHop
         /// Validate (when there are validators), then ask the retrier if that failed.
         case validateThenMaybeRetry
         case askRetrier
@@ -427,9 +429,9 @@ struct RequestStateMachine {
             return .complete(wasCancelled: true)
         }
         switch outcome {
-        case .redirect:
-            phase = .awaitingRedirectDecision
-            return .decideRedirect
+        case .mayFollow:
+            phase = .awaitingHopDecision
+            return .decideNextHop
         case .success where hasRetrier:
             // Validation may fail and the retrier then decides, so the outcome is not settled yet.
             phase = .validating
@@ -459,7 +461,7 @@ struct RequestStateMachine {
     /// - Parameters:
     ///   - follow:     Whether another hop is sent.
     ///   - hasRetrier: Whether a retrier judges the delivered response once validators have run.
-    mutating func didDecideRedirect(follow: Bool, hasRetrier: Bool = false) -> DecisionAction {
+    mutating func didDecideNextHop(follow: Bool, hasRetrier: Bool = false) -> DecisionAction {
         guard takes(.hopDecided) else { return .ignore }
         if follow {
             enterExecuting()

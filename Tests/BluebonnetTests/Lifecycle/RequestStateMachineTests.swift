@@ -17,7 +17,7 @@ final class RequestStateMachineTests: XCTestCase {
     // MARK: - Bringing a machine to each phase
 
     enum Stage: String, CaseIterable {
-        case initialized, creating, ready, adapting, executingNoTask, executing, redirectDecision, validating
+        case initialized, creating, ready, adapting, executingNoTask, executing, hopDecision, validating
         case retryDecision, retryDelay, completed, runningHandlers, finished
     }
 
@@ -38,8 +38,8 @@ final class RequestStateMachineTests: XCTestCase {
         switch stage {
         case .executing:
             return machine
-        case .redirectDecision:
-            _ = machine.hopDidComplete(.redirect, hasRetrier: false)
+        case .hopDecision:
+            _ = machine.hopDidComplete(.mayFollow, hasRetrier: false)
         case .validating:
             _ = machine.hopDidComplete(.success, hasRetrier: true)
         case .retryDecision:
@@ -58,7 +58,7 @@ final class RequestStateMachineTests: XCTestCase {
     }
 
     static let preCompletion: [Stage] = [.initialized, .creating, .ready, .adapting, .executingNoTask, .executing,
-                                         .redirectDecision, .validating, .retryDecision, .retryDelay]
+                                         .hopDecision, .validating, .retryDecision, .retryDelay]
 
     // MARK: - Cancel
 
@@ -112,9 +112,9 @@ final class RequestStateMachineTests: XCTestCase {
         _ = adapting.cancel()
         XCTAssertFalse(adapting.didAdapt())
 
-        var redirect = Self.machine(at: .redirectDecision)
+        var redirect = Self.machine(at: .hopDecision)
         _ = redirect.cancel()
-        guard case .ignore = redirect.didDecideRedirect(follow: true) else { return XCTFail("redirect") }
+        guard case .ignore = redirect.didDecideNextHop(follow: true) else { return XCTFail("redirect") }
 
         var validating = Self.machine(at: .validating)
         _ = validating.cancel()
@@ -138,7 +138,7 @@ final class RequestStateMachineTests: XCTestCase {
         case .adapted: _ = machine.didAdapt()
         case .taskCreated: _ = machine.didCreateTask(NoTask(), serial: machine.hopSerial)
         case .hopCompleted: _ = machine.hopDidComplete(.success, hasRetrier: false)
-        case .hopDecided: _ = machine.didDecideRedirect(follow: true)
+        case .hopDecided: _ = machine.didDecideNextHop(follow: true)
         case .validated: _ = machine.didValidate(error: nil)
         case .retryDecided: _ = machine.didDecideRetry(.retry)
         case .retryDelayElapsed: _ = machine.retryDelayDidElapse()
@@ -189,7 +189,7 @@ final class RequestStateMachineTests: XCTestCase {
     func testTheResultOfEveryPieceOfWorkInFlightWhenCancelledIsALateArrival() {
         let inFlight: [(Stage, Machine.Event)] = [
             (.creating, .urlRequestCreated), (.creating, .failedBeforeExecuting), (.adapting, .adapted),
-            (.adapting, .failedBeforeExecuting), (.redirectDecision, .hopDecided), (.validating, .validated),
+            (.adapting, .failedBeforeExecuting), (.hopDecision, .hopDecided), (.validating, .validated),
             (.retryDecision, .retryDecided), (.retryDelay, .retryDelayElapsed),
         ]
         for (stage, event) in inFlight {
@@ -205,8 +205,8 @@ final class RequestStateMachineTests: XCTestCase {
         let first = machine.hopSerial
         // An engine that completes at once: the hop ends before `execute` hears of its task, and a redirect is
         // followed, so a new hop waits for its own task.
-        _ = machine.hopDidComplete(.redirect, hasRetrier: false)
-        _ = machine.didDecideRedirect(follow: true)
+        _ = machine.hopDidComplete(.mayFollow, hasRetrier: false)
+        _ = machine.didDecideNextHop(follow: true)
         XCTAssertEqual(machine.disposition(of: .taskCreated, serial: first), .late(.taskAfterItsHopEnded))
         guard case .none = machine.didCreateTask(NoTask(), serial: first) else { return XCTFail() }
         XCTAssertNil(machine.transportTask, "the first hop's task was taken for the second")
@@ -268,17 +268,17 @@ final class RequestStateMachineTests: XCTestCase {
     // MARK: - Hops, redirects, retries
 
     func testRedirectFollowedRunsAnotherHopAndNotFollowedCompletes() {
-        var follow = Self.machine(at: .redirectDecision)
-        guard case .follow = follow.didDecideRedirect(follow: true) else { return XCTFail() }
+        var follow = Self.machine(at: .hopDecision)
+        guard case .follow = follow.didDecideNextHop(follow: true) else { return XCTFail() }
         guard case .executing(nil) = follow.phase else { return XCTFail() }
-        var stop = Self.machine(at: .redirectDecision)
-        guard case .complete = stop.didDecideRedirect(follow: false) else { return XCTFail() }
+        var stop = Self.machine(at: .hopDecision)
+        guard case .complete = stop.didDecideNextHop(follow: false) else { return XCTFail() }
         XCTAssertTrue(stop.isComplete)
     }
 
     func testAnUnfollowedHopWithARetrierIsValidatedSoTheRetrierCanJudgeIt() {
-        var machine = Self.machine(at: .redirectDecision)
-        guard case .validateThenMaybeRetry = machine.didDecideRedirect(follow: false, hasRetrier: true) else { return XCTFail() }
+        var machine = Self.machine(at: .hopDecision)
+        guard case .validateThenMaybeRetry = machine.didDecideNextHop(follow: false, hasRetrier: true) else { return XCTFail() }
         guard case .validating = machine.phase else { return XCTFail("\(machine.phase)") }
         XCTAssertFalse(machine.isComplete)
     }
