@@ -46,7 +46,7 @@ final class RequestLifecycleTests: ServerTestCase {
         let session = Session(startRequestsImmediately: false)
         let request = session.request(url("/get"))
         let task = request.serializingData()
-        try await Task.sleep(nanoseconds: 200_000_000)
+        session.drain()
         XCTAssertEqual(request.state, .initialized)
         XCTAssertNil(request.response)
         request.resume()
@@ -187,11 +187,12 @@ final class RequestLifecycleTests: ServerTestCase {
         let request = session.request(url("/get"))
         let made = Recorder<URL?>()
         request.onURLRequestCreation(on: queue) { made.append($0.url) }
-        try? await Task.sleep(nanoseconds: 300_000_000)
+        session.drain()
+        queue.sync {}
         XCTAssertTrue(made.values.isEmpty, "a lazy request made its URLRequest before any resume")
         XCTAssertNil(request.request)
         _ = await request.resume().serializingData().response
-        try? await Task.sleep(nanoseconds: 50_000_000)
+        queue.sync {}
         XCTAssertEqual(made.values, [URL(string: url("/get"))])
     }
 
@@ -210,11 +211,12 @@ final class RequestLifecycleTests: ServerTestCase {
         let request = session.request(url("/get"), shouldAutomaticallyResume: false)
         let answered = Recorder<Int?>()
         request.responseData(queue: queue) { answered.append($0.response?.statusCode) }
-        try? await Task.sleep(nanoseconds: 300_000_000)
+        session.drain()
+        queue.sync {}
         XCTAssertTrue(answered.values.isEmpty, "the first handler resumed a request told not to")
         XCTAssertTrue(request.isInitialized)
         _ = await request.resume().serializingData().response
-        try? await Task.sleep(nanoseconds: 50_000_000)
+        queue.sync {}
         XCTAssertEqual(answered.values, [200])
     }
 
@@ -237,7 +239,7 @@ final class RequestLifecycleTests: ServerTestCase {
         let seen = Recorder<String>()
         let request = session.request(url("/redirect/2")).onURLRequestCreation(on: queue) { seen.append($0.url?.path ?? "") }
         _ = await request.serializingData().response
-        try? await Task.sleep(nanoseconds: 100_000_000)
+        queue.sync {}
         XCTAssertEqual(seen.values, ["/redirect/2", "/relative-redirect/1", "/get"])
     }
 

@@ -102,7 +102,7 @@ final class ScriptedLifecycleTests: XCTestCase {
         attempt.completeWhenCancelled()
         request.cancel()
         _ = await response.response
-        try? await Task.sleep(nanoseconds: 50_000_000)
+        session.drain()
         XCTAssertEqual(monitor.recorded, ["create", "resume", "cancel", "metrics", "fail"])
     }
 
@@ -116,7 +116,7 @@ final class ScriptedLifecycleTests: XCTestCase {
         attempt.succeed(body: "done")
         _ = await response.response
         request.cancel()
-        try? await Task.sleep(nanoseconds: 50_000_000)
+        session.drain()
         XCTAssertEqual(monitor.recorded, ["create", "resume", "metrics", "complete"])
     }
 
@@ -131,7 +131,7 @@ final class ScriptedLifecycleTests: XCTestCase {
         request.resume()
         attempt.succeed()
         _ = await response.response
-        try? await Task.sleep(nanoseconds: 50_000_000)
+        session.drain()
         XCTAssertEqual(monitor.recorded, ["create", "resume", "suspend", "resume", "metrics", "complete"])
         XCTAssertEqual(attempt.taskCalls, ["suspend", "resume"])
     }
@@ -146,7 +146,7 @@ final class ScriptedLifecycleTests: XCTestCase {
         await transport.attempt(1).complete(error: URLError(.networkConnectionLost))
         await transport.attempt(2).succeed()
         _ = await response.response
-        try? await Task.sleep(nanoseconds: 50_000_000)
+        session.drain()
         XCTAssertEqual(monitor.recorded, ["create", "resume", "metrics", "fail", "create", "resume", "metrics", "complete"])
         XCTAssertEqual(request.allMetrics.count, 2)
     }
@@ -167,7 +167,7 @@ final class ScriptedLifecycleTests: XCTestCase {
         let result = await response.response
         XCTAssertEqual(result.error?.isExplicitlyCancelledError, true)
         held.release(URLRequest(url: URL(string: "http://scripted.invalid/elsewhere")!))
-        try? await Task.sleep(nanoseconds: 100_000_000)
+        session.drain()
         XCTAssertEqual(transport.attemptCount, 1, "a decision after the cancel sends nothing")
         XCTAssertEqual(request.state, .cancelled)
     }
@@ -185,7 +185,7 @@ final class ScriptedLifecycleTests: XCTestCase {
         let result = await response.response
         XCTAssertEqual(result.error?.isExplicitlyCancelledError, true)
         held.release(.retry)
-        try? await Task.sleep(nanoseconds: 100_000_000)
+        session.drain()
         XCTAssertEqual(transport.attemptCount, 1)
         XCTAssertEqual(request.retryCount, 0)
     }
@@ -214,7 +214,7 @@ final class ScriptedLifecycleTests: XCTestCase {
         let request = session.request(url)
         request.suspend()
         let response = request.serializingData()
-        try await Task.sleep(nanoseconds: 100_000_000)
+        session.drain()
         XCTAssertEqual(transport.attemptCount, 0)
         XCTAssertEqual(request.state, .suspended)
         request.resume()
@@ -244,7 +244,7 @@ final class ScriptedLifecycleTests: XCTestCase {
         attempt.complete(body: Data("x".utf8))
         request.response(queue: queue) { _ in order.append(4); all.fulfill() }
         await fulfillment(of: [all], timeout: 5)
-        try? await Task.sleep(nanoseconds: 100_000_000)
+        session.drain()
         XCTAssertEqual(order.values, [1, 2, 3, 4])
         XCTAssertEqual(request.state, .finished)
     }
@@ -254,7 +254,7 @@ final class ScriptedLifecycleTests: XCTestCase {
         let session = transport.session()
         let request = session.request(url).resume()
         await transport.attempt(1).succeed()
-        for _ in 0..<100 where request.state != .finished { try await Task.sleep(nanoseconds: 10_000_000) }
+        session.drain()
         XCTAssertEqual(request.state, .finished)
     }
 
