@@ -4,9 +4,11 @@ import Logging
 import FoundationNetworking
 #endif
 
-// An attempt: make the `URLRequest`, adapt it, send each hop, follow redirects, and ask the retrier about failures.
-// Engine callbacks arrive on NIO event loops; they only update the state machine, and anything that runs user code
-// (redirect handlers, adapters, retriers, validators before a retry decision) hops to `underlyingQueue` first.
+// An attempt: make the `URLRequest`, adapt it, send each hop (through the session's hop preparers), let the head
+// steps see each response head, let the hop followers decide whether another hop follows, and ask the retrier about
+// failures. Engine callbacks arrive on NIO event loops; they only update the state machine, and anything that runs
+// user code (follower decisions, head steps' work, retriers, validators before a retry decision) hops to
+// `underlyingQueue` first.
 
 extension Request {
     // MARK: - Making the URLRequest
