@@ -13,8 +13,9 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(content-type mime-matching form-round-trip image-header multipart-parts redirect-location auth-challenge event-stream download-filename
-           set-cookie cache-freshness)
+  # Every target has a seed corpus, so the corpus folders name them all.
+  targets=()
+  for corpus in Fuzz/Corpus/*/; do targets+=("$(basename "$corpus")"); done
 fi
 
 scratch="$PWD/.build-fuzz"

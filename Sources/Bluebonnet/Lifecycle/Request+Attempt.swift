@@ -313,7 +313,9 @@ extension Request {
             finish(error: nil)
         case .validateThenMaybeRetry:
             didReceiveBody(body)
-            validateThenMaybeRetry()
+            // A follower's decision may come back on any thread (a redirect handler may answer from an event
+            // loop): validators and the retrier are user code, so they run on `underlyingQueue`.
+            underlyingQueue.async { [self] in validateThenMaybeRetry() }
         }
     }
 
@@ -330,7 +332,7 @@ extension Request {
         }
     }
 
-    /// Asks the retrier about `error`; runs on `underlyingQueue` (or the thread that made the `URLRequest`).
+    /// Asks the retrier about `error`; runs on `underlyingQueue`.
     func askRetrier(about error: AFError) {
         guard let retrier, let session else {
             settleRetry(.doNotRetry)
@@ -417,8 +419,9 @@ extension Request: TransportSink {
             state.hopStreamsBody = consumer != nil && final
             guard !headSteps.isEmpty || state.headStep != nil else { return (state.hopStreamsBody, nil, nil) }
             let head = ResponseHeadFacts(response: response, hopRequest: state.hopRequest, firstURL: state.requests.first?.url,
-                                         isFinal: final, setCookieFields: setCookieFields, features: state.features)
-            return (state.hopStreamsBody, head, state.headStep)
+                                         setCookieFields: setCookieFields, features: state.features)
+            // The request's own step (`onHTTPResponse`) sees final responses only.
+            return (state.hopStreamsBody, head, final ? state.headStep : nil)
         }
         if streams, let consumer { consumer.responseBodyWillBegin(response) }
         guard let head else { return .proceed(streamingBody: streams) }

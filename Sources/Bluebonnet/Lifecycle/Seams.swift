@@ -29,8 +29,6 @@ struct ResponseHeadFacts: Sendable {
     let hopRequest: URLRequest?
     /// The first request's URL (the main document, for cookie rules).
     let firstURL: URL?
-    /// Whether the response is the final one: no hop follows it.
-    let isFinal: Bool
     /// Each `Set-Cookie` field apart (the response joins them with commas, which `Expires` dates also contain).
     let setCookieFields: [String]
     /// The request's feature values.

@@ -3,14 +3,13 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Shows the final response's head to `onHTTPResponse`'s handler and reads the body once it allows it.
+/// Shows the final response's head to `onHTTPResponse`'s handler and reads the body once it allows it. The request
+/// consults it for final responses only: a response it follows itself (a redirect, a challenge) is not shown, as
+/// URLSession shows Alamofire's only the response it does not follow.
 struct HTTPResponseHandlerStep: ResponseHeadStep {
     let handler: HTTPResponseHandler
 
     func work(for head: ResponseHeadFacts) -> HeadWork? {
-        // A response the request follows itself (a redirect, a challenge) is not shown, as URLSession shows
-        // Alamofire's only the response it does not follow.
-        guard head.isFinal else { return nil }
         let response = head.response
         return { [handler] request, done in
             handler.queue.async {

@@ -1,5 +1,7 @@
 import Bluebonnet
 import Foundation
+import NIOCore
+import NIOPosix
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -9,6 +11,32 @@ final class RedirectTests: ServerTestCase {
     func redirectTo(_ target: String, status: Int) -> String {
         let escaped = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? target
         return url("/redirect-to?url=\(escaped)&status_code=\(status)")
+    }
+
+    func testARedirectHandlerAnsweringFromAnEventLoopDoesNotBringValidatorsOrTheRetrierOntoIt() async throws {
+        // A handler that refuses from an event loop (after asking some NIO service, say) used to run the request's
+        // validators and its retrier right there, on the thread that called the completion.
+        struct RefuseOnALoop: RedirectHandler {
+            func request(_ request: Request, willBeRedirectedTo newRequest: URLRequest, for response: HTTPURLResponse,
+                         completion: @escaping @Sendable (URLRequest?) -> Void) {
+                MultiThreadedEventLoopGroup.singleton.any().execute { completion(nil) }
+            }
+        }
+        let onLoop = Recorder<String>()
+        let retrier = Retrier { _, _, _, completion in
+            if MultiThreadedEventLoopGroup.currentEventLoop != nil { onLoop.append("retrier") }
+            completion(.doNotRetry)
+        }
+        let session = Session(interceptor: retrier, redirectHandler: RefuseOnALoop())
+        let response = await session.request(url("/redirect/1"))
+            .validate { _, _, _ in
+                if MultiThreadedEventLoopGroup.currentEventLoop != nil { onLoop.append("validator") }
+                return .failure(AFError.explicitlyCancelled)
+            }
+            .serializingData().response
+        XCTAssertEqual(response.response?.statusCode, 302)
+        XCTAssertNotNil(response.error, "the validator's failure reached the response through the retrier")
+        XCTAssertEqual(onLoop.values, [])
     }
 
     func testAnUnfollowedRedirectThatFailsValidationReachesTheRetrier() async throws {
