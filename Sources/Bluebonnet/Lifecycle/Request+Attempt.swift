@@ -41,18 +41,12 @@ extension Request {
     /// The `URLRequest` (or the upload's body) could not be made, or the adapter failed: the retrier decides when
     /// there is one, else the request ends.
     func failBeforeExecuting(with error: AFError) {
-        let action = mutableState.write { state -> RequestStateMachine.FailureAction in
-            let action = state.machine.didFailBeforeExecuting(with: error, hasRetrier: hasRetrier(state))
-            if case .ignore = action { return action }
+        let action = mutableState.write { state -> RequestStateMachine.Action? in
+            guard let action = state.machine.didFailBeforeExecuting(with: error) else { return nil }
             state.error = error
             return action
         }
-        switch action {
-        case .ignore: return
-        case .complete: didReceiveBody(nil); finish(error: error)
-        // An adapter may call back from any thread, an event loop included, so the retrier is reached by a hop.
-        case .askRetrier: underlyingQueue.async { [self] in askRetrier(about: error) }
-        }
+        if let action { perform(action) }
     }
 
     func notify(
@@ -66,15 +60,69 @@ extension Request {
         for (queue, handler) in cURLHandlers { queue.async { handler(curl) } }
     }
 
-    // MARK: - Adapting
+    // MARK: - The executor
 
-    /// Starts an attempt whose `URLRequest` is made: through the adapter when there is one.
-    func beginAttempt(_ start: RequestStateMachine.AttemptStart, with urlRequest: URLRequest) {
-        switch start {
-        case .execute: execute(urlRequest)
-        case .adapt: adapt(urlRequest)
+    /// Carries out what the machine decided, after the lock is released. The one place each kind of work starts:
+    /// user code (followers, validators of a request with a retrier, retriers) is reached by a hop to
+    /// `underlyingQueue`, since events arrive on any thread, NIO event loops included.
+    ///
+    /// - Parameters:
+    ///   - action:        The machine's action.
+    ///   - monitoredTask: The attempt's task, for the monitor's task events (when a monitor listens for them).
+    func perform(_ action: RequestStateMachine.Action, monitoredTask: RequestTask? = nil) {
+        switch action {
+        case .none:
+            return
+        case let .createURLRequest(onRequestQueue):
+            if onRequestQueue { context.requestQueue.async { [self] in createURLRequest() } } else { createURLRequest() }
+        case let .adapt(urlRequest):
+            adapt(urlRequest)
+        case let .execute(urlRequest):
+            execute(urlRequest)
+        case let .resumeTask(task):
+            if let monitoredTask { eventMonitor?.request(self, didResumeTask: monitoredTask) }
+            task.resume()
+        case let .suspendTask(task):
+            if let monitoredTask { eventMonitor?.request(self, didSuspendTask: monitoredTask) }
+            task.suspend()
+        case let .cancelTask(task):
+            // Told first: once the engine is told, the attempt may end at once.
+            if let monitoredTask { eventMonitor?.request(self, didCancelTask: monitoredTask) }
+            task.cancel()
+        case let .decideNextHop(decide):
+            underlyingQueue.async { [self] in
+                Confinement.assertOffEventLoop("A redirect handler or challenge answer")
+                decide(self) { [self] decision in settle(decision) }
+            }
+        case let .validate(body):
+            didReceiveBody(body)
+            underlyingQueue.async { [self] in validateThenMaybeRetry() }
+        case let .askRetrier(error):
+            underlyingQueue.async { [self] in askRetrier(about: error) }
+        case let .retry(delay):
+            var metadata: Logger.Metadata = ["retry": "\(retryCount)"]
+            if let delay { metadata["delay"] = "\(delay)" }
+            context.logger?.debug("retrying", metadata: logMetadata(metadata))
+            didReceiveBody(nil)
+            eventMonitor?.requestIsRetrying(self)
+            guard let delay else {
+                underlyingQueue.async { [self] in createURLRequest() }
+                return
+            }
+            // A timer, not a blocked thread: cancelling meanwhile completes the request at once, and this finds the
+            // machine moved on.
+            underlyingQueue.asyncAfter(deadline: .now() + max(0, delay)) { [self] in
+                if mutableState.write({ $0.machine.retryDelayDidElapse() }) { createURLRequest() }
+            }
+        case let .finish(outcome, body):
+            if !outcome.validated { didReceiveBody(body) }
+            finish(outcome)
+        case let .runHandlers(inline):
+            if inline { processResponseSerializers(inline: true) } else { serializationQueue.async { self.processResponseSerializers(inline: false) } }
         }
     }
+
+    // MARK: - Adapting
 
     private func adapt(_ urlRequest: URLRequest) {
         guard let adapter, let session else {
@@ -93,14 +141,14 @@ extension Request {
                 failBeforeExecuting(with: failure)
                 return
             }
-            let proceed = mutableState.write { state -> Bool in
-                guard state.machine.didAdapt() else { return false }
+            let action = mutableState.write { state -> RequestStateMachine.Action? in
+                guard let action = state.machine.didAdapt(adapted) else { return nil }
                 state.requests.append(adapted)
-                return true
+                return action
             }
-            guard proceed else { return }
+            guard let action else { return }
             eventMonitor?.request(self, didAdaptInitialRequest: urlRequest, to: adapted)
-            execute(adapted)
+            perform(action)
         }
     }
 
@@ -117,14 +165,13 @@ extension Request {
                 if let resource = context.resourceTimeout { state.deadline = Date(timeIntervalSinceReferenceDate: now + resource) }
             }
             state.metrics.beginHop(urlRequest, at: now)
-            state.hopRequest = urlRequest
             var newTask: (RequestTask, Bool)?
             if monitored, state.task == nil {
                 let task = RequestTask(originalRequest: urlRequest)
                 state.task = task
                 newTask = (task, state.machine.control == .resumed)
             }
-            return (state.deadline, state.redirectCount, state.requests.first?.url, state.maximumResponseSize, newTask,
+            return (state.deadline, state.machine.redirectCount, state.requests.first?.url, state.maximumResponseSize, newTask,
                     state.features, state.machine.hopSerial)
         }
         eventMonitor?.request(self, didCreateURLRequest: urlRequest)
@@ -158,16 +205,7 @@ extension Request {
             return
         }
         let task = context.transport.execute(prepared, sink: self)
-        switch mutableState.write({ $0.machine.didCreateTask(task, serial: serial) }) {
-        case .none:
-            break
-        case let .cancel(task):
-            task.cancel()
-            if let eventMonitor, let (created, _) = newTask { eventMonitor.request(self, didCancelTask: created) }
-        case let .suspend(task):
-            task.suspend()
-            if let eventMonitor, let (created, _) = newTask { eventMonitor.request(self, didSuspendTask: created) }
-        }
+        perform(mutableState.write { $0.machine.didCreateTask(task, serial: serial) }, monitoredTask: newTask?.0)
     }
 
     /// The attempt ended: its metrics are sealed and, for a monitor, its task completes. Runs inside the caller's
@@ -209,23 +247,17 @@ extension Request {
     // MARK: - A hop ended
 
     /// Weighs a finished hop. Runs on whatever thread the engine completes on: bookkeeping only, user code hops.
-    func hopDidComplete(_ outcome: HopResult, body: Data?) {
-        let machineOutcome: RequestStateMachine.HopOutcome
-        switch outcome {
-        case .success: machineOutcome = .success
-        case .follow: machineOutcome = .mayFollow
-        case let .failure(error): machineOutcome = .failure(error)
-        }
+    func hopDidComplete(_ outcome: RequestStateMachine.HopOutcome, body: Data?) {
         let now = Timeline.now()
         var failure: AFError?
         if case let .failure(error) = outcome { failure = error }
-        let (action, ended) = mutableState.write { state -> (RequestStateMachine.HopAction, (@Sendable () -> Void)?) in
-            let action = state.machine.hopDidComplete(machineOutcome, hasRetrier: hasRetrier(state))
+        let (action, ended) = mutableState.write { state -> (RequestStateMachine.Action, (@Sendable () -> Void)?) in
+            let action = state.machine.hopDidComplete(outcome, body: body)
             switch action {
-            case .askRetrier, .fail: if let failure { state.error = failure }
+            case .decideNextHop: return (action, nil)
+            case let .askRetrier(error): state.error = error
             default: break
             }
-            if case .decideNextHop = action { return (action, nil) }
             return (action, endAttempt(&state, at: now, error: failure))
         }
         ended?()
@@ -234,89 +266,24 @@ extension Request {
             logger.debug("hop ended", metadata: logMetadata(["status": "\(status.map(String.init) ?? "none")",
                                                              "error": "\(Self.logName(of: failure))"]))
         }
-        switch action {
-        case let .complete(wasCancelled):
-            didReceiveBody(wasCancelled ? nil : body)
-            finish(error: wasCancelled ? .explicitlyCancelled : nil)
-        case .fail:
-            guard case let .failure(error) = outcome else { return }
-            didReceiveBody(nil)
-            finish(error: error)
-        case .decideNextHop:
-            guard case let .follow(decide) = outcome else { return }
-            underlyingQueue.async { [self] in
-                Confinement.assertOffEventLoop("A redirect handler or challenge answer")
-                decide(self) { [self] decision in settle(decision, body: body) }
-            }
-        case .validateThenMaybeRetry:
-            didReceiveBody(body)
-            underlyingQueue.async { [self] in validateThenMaybeRetry() }
-        case .askRetrier:
-            guard case let .failure(error) = outcome else { return }
-            didReceiveBody(nil)
-            underlyingQueue.async { [self] in askRetrier(about: error) }
-        }
-    }
-
-    /// What a finished hop produced.
-    enum HopResult {
-        case success
-        /// A follower may send another hop: it decides off the event loop.
-        case follow(@Sendable (Request, _ completion: @escaping @Sendable (HopDecision) -> Void) -> Void)
-        case failure(AFError)
+        perform(action)
     }
 
     /// Carries out a follower's decision: send another hop, the same hop again, or deliver the response.
-    private func settle(_ decision: HopDecision, body: Data?) {
+    private func settle(_ decision: HopDecision) {
         typealias URLHandlers = [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)]
-        let follows: Bool
-        switch decision {
-        case .newHop, .sameHopAgain: follows = true
-        case .deliver: follows = false
-        }
-        let (action, urlHandlers) = mutableState.write { state -> (RequestStateMachine.DecisionAction, URLHandlers) in
-            let action = state.machine.didDecideNextHop(follow: follows, hasRetrier: hasRetrier(state))
-            guard case .follow = action else { return (action, []) }
+        let (action, urlHandlers) = mutableState.write { state -> (RequestStateMachine.Action?, URLHandlers) in
+            guard let action = state.machine.didDecideNextHop(decision) else { return (nil, []) }
+            guard case .execute = action else { return (action, []) }
             state.response = nil
-            switch decision {
-            case let .newHop(next):
-                state.redirectCount += 1
-                state.metrics.noteRedirect()
-                state.requests.append(next)
-                state.hopNotes = FeatureValues()
-                return (action, state.urlRequestHandlers)
-            case let .sameHopAgain(_, notes):
-                state.hopNotes = notes
-                return (action, [])
-            case .deliver:
-                return (action, [])
-            }
+            guard case let .newHop(next) = decision else { return (action, []) }
+            state.metrics.noteRedirect()
+            state.requests.append(next)
+            return (action, state.urlRequestHandlers)
         }
-        switch (action, decision) {
-        case let (.follow, .newHop(next)):
-            notify(next, urlHandlers: urlHandlers, cURLHandlers: [])
-            execute(next)
-        case let (.follow, .sameHopAgain(again, _)):
-            execute(again)
-        default:
-            deliverUnfollowedResponse(action, body: body)
-        }
-    }
-
-    /// Delivers the response of a hop whose redirect or challenge was not followed.
-    private func deliverUnfollowedResponse(_ action: RequestStateMachine.DecisionAction, body: Data?) {
-        switch action {
-        case .ignore, .follow:
-            return
-        case .complete:
-            didReceiveBody(body)
-            finish(error: nil)
-        case .validateThenMaybeRetry:
-            didReceiveBody(body)
-            // A follower's decision may come back on any thread (a redirect handler may answer from an event
-            // loop): validators and the retrier are user code, so they run on `underlyingQueue`.
-            underlyingQueue.async { [self] in validateThenMaybeRetry() }
-        }
+        guard let action else { return }
+        if case let .newHop(next) = decision { notify(next, urlHandlers: urlHandlers, cURLHandlers: []) }
+        perform(action)
     }
 
     // MARK: - Retrying
@@ -324,12 +291,7 @@ extension Request {
     /// Runs the validators of a successful hop on `underlyingQueue`, then lets the retrier judge a failure.
     private func validateThenMaybeRetry() {
         runValidators()
-        let error = mutableState.read { $0.error }
-        switch mutableState.write({ $0.machine.didValidate(error: error) }) {
-        case .ignore: return
-        case .complete: finish(error: nil, validated: true)
-        case .askRetrier: if let error { askRetrier(about: error) }
-        }
+        if let action = mutableState.write({ state in state.machine.didValidate(error: state.error) }) { perform(action) }
     }
 
     /// Asks the retrier about `error`; runs on `underlyingQueue`.
@@ -343,43 +305,22 @@ extension Request {
     }
 
     private func settleRetry(_ result: RetryResult) {
-        let action = mutableState.write { state -> RequestStateMachine.RetryAction in
+        let action = mutableState.write { state -> RequestStateMachine.Action? in
             let action = state.machine.didDecideRetry(result)
             switch action {
-            case .retryNow, .retryAfter:
+            case .retry:
                 // A new attempt: what the last one left is forgotten, as in Alamofire's `prepareForRetry`.
                 state.error = nil
                 state.response = nil
-                state.redirectCount = 0
-                state.hopNotes = FeatureValues()
                 state.metrics.beginRetry()
-            case let .complete(error):
-                state.error = error
-            case .ignore:
+            case let .finish(outcome, _):
+                state.error = outcome.error
+            default:
                 break
             }
             return action
         }
-        switch action {
-        case .ignore:
-            return
-        case let .complete(error):
-            finish(error: error, validated: true)
-        case .retryNow:
-            context.logger?.debug("retrying", metadata: logMetadata(["retry": "\(retryCount)"]))
-            didReceiveBody(nil)
-            eventMonitor?.requestIsRetrying(self)
-            underlyingQueue.async { [self] in createURLRequest() }
-        case let .retryAfter(delay):
-            context.logger?.debug("retrying", metadata: logMetadata(["retry": "\(retryCount)", "delay": "\(delay)"]))
-            didReceiveBody(nil)
-            eventMonitor?.requestIsRetrying(self)
-            // A timer, not a blocked thread: cancelling meanwhile completes the request at once, and this finds the
-            // machine moved on.
-            underlyingQueue.asyncAfter(deadline: .now() + max(0, delay)) { [self] in
-                if mutableState.write({ $0.machine.retryDelayDidElapse() }) { createURLRequest() }
-            }
-        }
+        if let action { perform(action) }
     }
 }
 
@@ -416,12 +357,14 @@ extension Request: TransportSink {
             // `onHTTPResponse`, as URLSession shows Alamofire's only the response it does not follow itself.
             var final = true
             if consumer != nil || state.headStep != nil { final = !mayFollow(response, state: state) }
-            state.hopStreamsBody = consumer != nil && final
-            guard !headSteps.isEmpty || state.headStep != nil else { return (state.hopStreamsBody, nil, nil) }
-            let head = ResponseHeadFacts(response: response, hopRequest: state.hopRequest, firstURL: state.requests.first?.url,
-                                         setCookieFields: setCookieFields, features: state.features)
+            let streams = consumer != nil && final
+            state.machine.hopWillReceiveBody(streaming: streams)
+            guard !headSteps.isEmpty || state.headStep != nil else { return (streams, nil, nil) }
+            let head = ResponseHeadFacts(response: response, hopRequest: state.machine.hop?.request,
+                                         firstURL: state.requests.first?.url, setCookieFields: setCookieFields,
+                                         features: state.features)
             // The request's own step (`onHTTPResponse`) sees final responses only.
-            return (state.hopStreamsBody, head, final ? state.headStep : nil)
+            return (streams, head, final ? state.headStep : nil)
         }
         if streams, let consumer { consumer.responseBodyWillBegin(response) }
         guard let head else { return .proceed(streamingBody: streams) }
@@ -456,10 +399,10 @@ extension Request: TransportSink {
 
     /// What a follower sees of the current hop, given its response; read inside the caller's lock.
     private func hopFacts(_ response: HTTPURLResponse, state: borrowing MutableState) -> HopFacts? {
-        guard let last = state.requests.last else { return nil }
-        return HopFacts(response: response, hopRequest: state.hopRequest ?? last, lastRequest: last,
+        guard let last = state.requests.last, let hop = state.machine.hop else { return nil }
+        return HopFacts(response: response, hopRequest: hop.request, lastRequest: last,
                         credentialOwner: credentialOwner(firstURL: state.requests.first?.url, override: credentialOwnerOverride),
-                        followedHops: state.redirectCount, features: state.features, notes: state.hopNotes)
+                        followedHops: state.machine.redirectCount, features: state.features, notes: hop.notes)
     }
 
     /// Whether some follower may send another hop for `response`; read inside the caller's lock.
@@ -502,10 +445,7 @@ extension Request: TransportSink {
 
     func transportDidComplete(body: Data, error: AFError?) {
         // Only a request with a consumer can have streamed, so a `DataRequest` takes no lock here.
-        if let consumer = bodyConsumer, mutableState.write({ state -> Bool in
-            defer { state.hopStreamsBody = false }
-            return state.hopStreamsBody
-        }) {
+        if let consumer = bodyConsumer, mutableState.read({ $0.machine.hop?.streamsBody ?? false }) {
             // The consumer finishes what it holds (writes, moves the file) before the hop is weighed.
             consumer.responseBodyDidEnd(error: error) { [self] endError in
                 if let error {
@@ -537,7 +477,7 @@ extension Request: TransportSink {
             switch follower.examine(facts) {
             case nil: continue
             case let .failure(error): hopDidComplete(.failure(error), body: nil)
-            case let .decide(decide): hopDidComplete(.follow(decide), body: body)
+            case let .decide(decide): hopDidComplete(.mayFollow(decide), body: body)
             }
             return
         }

@@ -34,15 +34,15 @@ public class Request: @unchecked Sendable {
     let mutableState: Protected<MutableState>
 
     struct MutableState {
-        var machine = RequestStateMachine()
+        var machine: RequestStateMachine
         var requests: [URLRequest] = []
         var response: HTTPURLResponse?
+        /// The final response's body, for a request that keeps it in memory (`DataRequest.data`).
+        var data: Data?
         var error: AFError?
         var validators: [@Sendable () -> Void] = []
         /// Whether every validator is one of Bluebonnet's cheap, non-blocking checks.
         var validatorsAreLightweight = true
-        /// How many new hops (redirects) the attempt followed.
-        var redirectCount = 0
         var startTime: CFAbsoluteTime?
         var initialResponseTime: CFAbsoluteTime?
         var completedTime: CFAbsoluteTime?
@@ -59,18 +59,16 @@ public class Request: @unchecked Sendable {
         var task: RequestTask?
         /// The stamps behind `metrics` and `allMetrics`.
         var metrics = MetricsLog()
-        /// The request as the current hop sent it: `requests.last`, or the answer to a challenge.
-        var hopRequest: URLRequest?
         /// What features keep on the request (its own redirect handler, cache handler, credential).
         var features = FeatureValues()
-        /// What followers left on the current hop (the challenges it answered); reset by each new hop and retry.
-        var hopNotes = FeatureValues()
-        /// Whether the current hop's body streams to `bodyConsumer` (a final response, not one to follow).
-        var hopStreamsBody = false
         /// The request's own head step, after the session's (`onHTTPResponse`).
         var headStep: (any ResponseHeadStep)?
 
         var state: State { machine.state }
+
+        init(machine: RequestStateMachine) {
+            self.machine = machine
+        }
     }
 
     init(
@@ -82,6 +80,7 @@ public class Request: @unchecked Sendable {
         shouldAutomaticallyResume: Bool? = nil,
         context: SessionContext,
         delegate: any RequestDelegate,
+        makesURLRequestOnRequestQueue: Bool = false,
         makeURLRequest: @escaping @Sendable () throws -> URLRequest
     ) {
         self.id = id
@@ -93,9 +92,17 @@ public class Request: @unchecked Sendable {
         monitoredEvents = EventKinds.handled(by: eventMonitor)
         self.context = context
         self.delegate = delegate
-        var state = MutableState()
+        let creation: RequestStateMachine.Policy.Creation
+        if context.createsRequestsOnResume && !makesURLRequestOnRequestQueue {
+            creation = .onResume
+        } else {
+            creation = context.requestSetup == .lazy ? .onResumeOnRequestQueue : .bySession
+        }
+        let intercepted = interceptor != nil || context.interceptor != nil
+        let policy = RequestStateMachine.Policy(creation: creation, adapts: intercepted, retries: intercepted,
+                                                startsImmediately: shouldAutomaticallyResume ?? context.startRequestsImmediately)
+        var state = MutableState(machine: RequestStateMachine(policy: policy))
         state.interceptor = interceptor
-        state.machine.adapts = interceptor != nil || context.interceptor != nil
         mutableState = Protected(state)
     }
 
@@ -136,7 +143,7 @@ public class Request: @unchecked Sendable {
     /// The error that ended the request, or that validation found.
     public var error: AFError? { mutableState.read { $0.error } }
     /// How many redirects were followed.
-    public var redirectCount: Int { mutableState.read { $0.redirectCount } }
+    public var redirectCount: Int { mutableState.read { $0.machine.redirectCount } }
     /// What was measured of the last attempt, once its first hop began.
     public var metrics: RequestTaskMetrics? { mutableState.read { $0.metrics.last } }
     /// What was measured of every attempt, in order: one entry per retry.
@@ -156,7 +163,7 @@ public class Request: @unchecked Sendable {
     public func interceptor(_ interceptor: any RequestInterceptor) -> Self {
         mutableState.write { state in
             state.interceptor = state.interceptor.map { Interceptor(interceptors: [$0, interceptor]) } ?? interceptor
-            state.machine.adapts = true
+            state.machine.addInterceptor(adapts: true)
         }
         return self
     }
@@ -170,7 +177,7 @@ public class Request: @unchecked Sendable {
         mutableState.write { state in
             let existing = state.interceptor.map { [$0] } ?? []
             state.interceptor = Interceptor(adapters: existing + [adapter], retriers: existing)
-            state.machine.adapts = true
+            state.machine.addInterceptor(adapts: true)
         }
         return self
     }
@@ -184,6 +191,7 @@ public class Request: @unchecked Sendable {
         mutableState.write { state in
             let existing = state.interceptor.map { [$0] } ?? []
             state.interceptor = Interceptor(adapters: existing, retriers: existing + [retrier])
+            state.machine.addInterceptor(adapts: false)
         }
         return self
     }
@@ -204,11 +212,6 @@ public class Request: @unchecked Sendable {
         }
     }
 
-    /// Whether a retrier will be asked about a failure; read inside the caller's lock.
-    func hasRetrier(_ state: borrowing MutableState) -> Bool {
-        state.interceptor != nil || context.interceptor != nil
-    }
-
     // MARK: - Controls
 
     /// Cancels the request. Response handlers receive `AFError.explicitlyCancelled`; a request that already
@@ -218,26 +221,14 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func cancel() -> Self {
         // The monitored task is taken with the transition: once the engine is told, the attempt may end at once.
-        let (action, monitored) = mutableState.write { state -> (RequestStateMachine.CancelAction, RequestTask?) in
-            let action = state.machine.cancel()
-            if case .ignore = action { return (action, nil) }
+        let (action, monitored) = mutableState.write { state -> (RequestStateMachine.Action?, RequestTask?) in
+            guard let action = state.machine.cancel() else { return (nil, nil) }
             state.error = .explicitlyCancelled
             return (action, state.task)
         }
-        switch action {
-        case .ignore:
-            return self
-        case let .cancelTask(task):
-            eventMonitor?.requestDidCancel(self)
-            if let monitored { eventMonitor?.request(self, didCancelTask: monitored) }
-            task.cancel()
-        case .cancelledAwaitingTask:
-            eventMonitor?.requestDidCancel(self)
-        case .complete:
-            eventMonitor?.requestDidCancel(self)
-            didReceiveBody(nil)
-            finish(error: .explicitlyCancelled)
-        }
+        guard let action else { return self }
+        eventMonitor?.requestDidCancel(self)
+        perform(action, monitoredTask: monitored)
         return self
     }
 
@@ -248,16 +239,9 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func suspend() -> Self {
         let (action, monitored) = mutableState.write { state in (state.machine.suspend(), state.task) }
-        switch action {
-        case .ignore:
-            return self
-        case .suspended:
-            eventMonitor?.requestDidSuspend(self)
-        case let .suspendTask(task):
-            eventMonitor?.requestDidSuspend(self)
-            if let monitored { eventMonitor?.request(self, didSuspendTask: monitored) }
-            task.suspend()
-        }
+        guard let action else { return self }
+        eventMonitor?.requestDidSuspend(self)
+        perform(action, monitoredTask: monitored)
         return self
     }
 
@@ -266,39 +250,16 @@ public class Request: @unchecked Sendable {
     /// - Returns: The instance.
     @discardableResult
     public func resume() -> Self {
-        let createsInline = createsURLRequestOnResume
-        let queuesCreation = context.requestSetup == .lazy
-        let (action, urlRequest, first, monitored) = mutableState.write { state in
+        let (action, first, monitored) = mutableState.write { state in
             let first = state.machine.control == .initialized
-            let action = state.machine.resume(createsInline: createsInline, queuesCreation: queuesCreation)
-            return (action, state.requests.last, first, state.task)
+            return (state.machine.resume(), first, state.task)
         }
-        if case .ignore = action { return self }
+        guard let action else { return self }
         if first { delegate?.requestDidStart(self) }
-        switch action {
-        case .ignore:
-            return self
-        case .resumed:
-            eventMonitor?.requestDidResume(self)
-        case .createURLRequest:
-            eventMonitor?.requestDidResume(self)
-            createURLRequest()
-        case .createURLRequestOnRequestQueue:
-            eventMonitor?.requestDidResume(self)
-            context.requestQueue.async { [self] in createURLRequest() }
-        case let .start(start):
-            eventMonitor?.requestDidResume(self)
-            if let urlRequest { beginAttempt(start, with: urlRequest) }
-        case let .resumeTask(task):
-            task.resume()
-            eventMonitor?.requestDidResume(self)
-            if let monitored { eventMonitor?.request(self, didResumeTask: monitored) }
-        }
+        eventMonitor?.requestDidResume(self)
+        perform(action, monitoredTask: monitored)
         return self
     }
-
-    /// Whether the first `resume()` makes the `URLRequest` inline rather than leaving it to `requestQueue`.
-    var createsURLRequestOnResume: Bool { context.createsRequestsOnResume }
 
     /// Sets a value a feature keeps on the request.
     func setFeature<Key: FeatureKey>(_ key: Key.Type, to value: Key.Value?) {
@@ -346,24 +307,23 @@ public class Request: @unchecked Sendable {
     /// Called once the `URLRequest` is made (first attempt and each retry); uploads make their body first.
     func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
         typealias Handlers = ([(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)], [(queue: DispatchQueue, handler: @Sendable (String) -> Void)])
-        let (action, handlers) = mutableState.write { state -> (RequestStateMachine.CreatedAction, Handlers) in
-            let action = state.machine.didCreateURLRequest()
-            if case .ignore = action { return (action, ([], [])) }
+        let (action, handlers) = mutableState.write { state -> (RequestStateMachine.Action?, Handlers) in
+            guard let action = state.machine.didCreateURLRequest(urlRequest) else { return (nil, ([], [])) }
             state.requests.append(urlRequest)
             let curl = state.cURLHandlers
             state.cURLHandlers = []
             return (action, (state.urlRequestHandlers, curl))
         }
-        if case .ignore = action { return }
+        guard let action else { return }
         eventMonitor?.request(self, didCreateInitialURLRequest: urlRequest)
         notify(urlRequest, urlHandlers: handlers.0, cURLHandlers: handlers.1)
-        if case let .start(start) = action { beginAttempt(start, with: urlRequest) }
+        perform(action)
     }
 
     // MARK: - Completion
 
-    /// Hook for subclasses: the body of the final response (`nil` when the request failed or was cancelled, or when
-    /// it streamed to `bodyConsumer`).
+    /// Hook for subclasses: the body of the final response (`nil` when the request failed or was cancelled, when it
+    /// streamed to `bodyConsumer`, or when a retry forgets the last attempt's).
     func didReceiveBody(_ body: Data?) {}
 
     /// Hook for subclasses that take a final response's body as it arrives (a file, a stream) rather than in memory;
@@ -410,16 +370,15 @@ public class Request: @unchecked Sendable {
     var cleanupBlocks: Bool { false }
 
     /// Ends the request: stamps the time, then validators (unless this attempt's already ran) and response handlers
-    /// run, on `serializationQueue` unless everything queued is cheap and non-blocking.
-    ///
-    /// - Parameters:
-    ///   - error:     The error that ended it, if any.
-    ///   - validated: Whether the validators already ran for this outcome (a request with a retrier).
-    func finish(error: AFError?, validated: Bool = false) {
+    /// run, on `serializationQueue` unless everything queued is cheap and non-blocking. Reached only through the
+    /// executor's `.finish`.
+    func finish(_ outcome: RequestStateMachine.Outcome) {
         delegate?.requestDidEnd(self)
         let now = Timeline.now()
         let cleanupBlocks = self.cleanupBlocks
+        let error = outcome.error
         let (inline, downloadObserved, ended) = mutableState.write { state -> (Bool, Bool, (@Sendable () -> Void)?) in
+            state.machine.beginFinishing()
             // A request cancelled while a redirect or retry was being decided ends its attempt here.
             let ended = endAttempt(&state, at: now, error: error)
             // Complete, the download's total is what arrived, so a watched download ends at exactly 1.0.
@@ -427,17 +386,17 @@ public class Request: @unchecked Sendable {
             if completesDownload { state.progress.download.total = state.progress.download.completed }
             state.completedTime = now
             if let error { state.error = error }
-            return (!cleanupBlocks && (validated || state.validatorsAreLightweight) && state.machine.handlersAreInlineSafe,
-                    completesDownload && state.progress.download.progress != nil, ended)
+            let inline = !cleanupBlocks && (outcome.validated || state.validatorsAreLightweight) && state.machine.handlersAreInlineSafe
+            return (inline, completesDownload && state.progress.download.progress != nil, ended)
         }
         ended?()
         context.logger?.debug("completed", metadata: logMetadata(["error": "\(Self.logName(of: error))"]))
         if downloadObserved { updateProgress(.download) { _ in } }
         guard inline else {
-            serializationQueue.async { [self] in runFinish(validated: validated, inline: false) }
+            serializationQueue.async { [self] in runFinish(validated: outcome.validated, inline: false) }
             return
         }
-        runFinish(validated: validated, inline: true)
+        runFinish(validated: outcome.validated, inline: true)
     }
 
     private func runFinish(validated: Bool, inline: Bool) {
@@ -456,7 +415,7 @@ public class Request: @unchecked Sendable {
 
     /// Runs queued handlers in order until none is left. Inline (off `serializationQueue`), it stops at the first
     /// handler that is not inline-safe and lets `serializationQueue` run the rest, still in order.
-    private func processResponseSerializers(inline: Bool) {
+    func processResponseSerializers(inline: Bool) {
         if !inline {
             dispatchPrecondition(condition: .onQueue(serializationQueue))
             Confinement.assertOffEventLoop("A response serializer")
@@ -477,11 +436,8 @@ public class Request: @unchecked Sendable {
     ///   - closure:    The handler.
     func appendResponseSerializer(inlineSafe: Bool = false, _ closure: @escaping @Sendable () -> Void) {
         let handler = RequestStateMachine.ResponseHandler(inlineSafe: inlineSafe, run: closure)
-        let startsImmediately = shouldAutomaticallyResume ?? context.startRequestsImmediately
-        let (action, resumeNow) = mutableState.write { $0.machine.appendHandler(handler, startsImmediately: startsImmediately) }
-        if case .process = action {
-            if inlineSafe { processResponseSerializers(inline: true) } else { serializationQueue.async { self.processResponseSerializers(inline: false) } }
-        }
+        let (action, resumeNow) = mutableState.write { $0.machine.appendHandler(handler) }
+        perform(action)
         if resumeNow { resume() }
     }
 

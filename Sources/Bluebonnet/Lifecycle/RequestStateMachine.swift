@@ -3,9 +3,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The whole lifecycle of one `Request` as a value: where it is (`Phase`), what the user asked for (`Control`),
-/// and the queue of response handlers. Each event is a `mutating func` that returns what the request must do
-/// next; the request does it after leaving its lock, so no user code and no engine call ever runs under the lock.
+/// The whole lifecycle of one `Request` as a value: where it is and with what (`Phase`), what the user asked for
+/// (`Control`), how the request was set up (`Policy`) and the queue of response handlers. Each event is a
+/// `mutating func` that returns the one `Action` the request must carry out next; the request's executor
+/// (`Request.perform(_:)`) does it after leaving its lock, so no user code and no engine call ever runs under the lock.
 ///
 /// Phases, in the order a request moves through them:
 ///
@@ -13,39 +14,86 @@ import FoundationNetworking
 ///                          ▲                                           │ ├─▶ validating ─┐
 ///                          │                                           │ └───────────────┴─▶ awaitingRetryDecision
 ///                          └────── (retry, now or after waitingRetryDelay) ◀─────────────────────────────┘
-///     any phase before completed ─▶ completed ─▶ runningHandlers ◀─▶ finished
+///     any phase before completed ─▶ completed ─▶ finishing ─▶ runningHandlers ◀─▶ finished
 ///
 /// `Control` is orthogonal: a request is resumed, suspended or cancelled in any phase before `completed`. A cancel
 /// that finds no transport task running completes the request at once; late results of the adapter, a hop
 /// follower, the retrier or the retry timer then find the phase moved on and are dropped as named late arrivals
 /// (`LateArrival`). Any other event out of its phase is a bug, and traps (`disposition(of:serial:)`).
 struct RequestStateMachine {
-    /// Where the request is in its lifecycle.
+    /// Where the request is in its lifecycle, with what that phase needs.
     enum Phase {
         /// Nothing has begun.
         case initialized
         /// The `URLRequest` is being made from the convertible (the first time, or again for a retry).
         case creatingURLRequest
         /// The `URLRequest` is made; the request waits for `resume()`.
-        case ready
+        case ready(URLRequest)
         /// The interceptor adapts the attempt's `URLRequest`.
         case adapting
-        /// A hop is on the wire. The task is `nil` until the engine has returned it.
-        case executing(task: (any TransportTask)?)
-        /// A hop follower (the redirect handler, a challenge's answer) decides whether another hop follows.
-        case awaitingHopDecision
+        /// A hop is on the wire.
+        case executing(Hop)
+        /// A hop follower (the redirect handler, a challenge's answer) decides whether another hop follows; the
+        /// response's body waits here, delivered if none does.
+        case awaitingHopDecision(body: Data?)
         /// Validators check a successful hop before the retrier may be asked about their verdict.
         case validating
         /// The retrier decides about a failed attempt.
         case awaitingRetryDecision(error: AFError)
         /// A retry waits out its delay.
         case waitingRetryDelay
-        /// The outcome is settled; validators and the finish event are due, then the handlers.
-        case completed
+        /// The outcome is settled; the finishing work is due.
+        case completed(Outcome)
+        /// Cleanup, validators (unless they ran already) and the monitors' finish event run.
+        case finishing(Outcome)
         /// Response handlers run, one at a time, in order.
         case runningHandlers
         /// Every handler has run. A handler added later runs at once.
         case finished
+    }
+
+    /// One hop on the wire: the first request of an attempt, a redirect, or a challenge's answer.
+    struct Hop {
+        /// Counts the hops handed to the engine, so a task the engine returns late is never taken for a later hop's.
+        let serial: Int
+        /// The request as this hop sends it (the last of `requests`, or a challenge's answer).
+        let request: URLRequest
+        /// The engine's task; `nil` until the engine has returned it.
+        var task: (any TransportTask)?
+        /// What followers left on this hop (the challenges it answers).
+        let notes: FeatureValues
+        /// Whether the body streams to the request's consumer (a final response, not one to follow).
+        var streamsBody = false
+    }
+
+    /// How the request ended.
+    struct Outcome {
+        /// The error that ended it; `nil` for a response (which validators may still find wanting).
+        let error: AFError?
+        /// Whether the validators already ran for this outcome (a request with a retrier validates before asking it).
+        let validated: Bool
+    }
+
+    /// How the request was set up: fixed when it is made (interceptors may still be chained on before it starts).
+    struct Policy {
+        /// How the first `URLRequest` is made.
+        enum Creation {
+            /// By the first `resume()`, inline.
+            case onResume
+            /// By the first `resume()`, sent to `requestQueue` (`.lazy` setup with a queue of its own, or an upload,
+            /// whose body may take a while to encode).
+            case onResumeOnRequestQueue
+            /// By the session, as it made the request (`.eager` setup).
+            case bySession
+        }
+
+        var creation: Creation
+        /// Whether an interceptor adapts each attempt.
+        var adapts: Bool
+        /// Whether a retrier is asked about failures.
+        var retries: Bool
+        /// Whether the first response handler resumes a request never resumed.
+        var startsImmediately: Bool
     }
 
     /// What the user asked for.
@@ -53,16 +101,53 @@ struct RequestStateMachine {
         case initialized, resumed, suspended, cancelled
     }
 
+    /// What the request does next. Every event and control returns one; `Request.perform(_:)` runs it.
+    enum Action {
+        /// Nothing more to do.
+        case none
+        /// Make the `URLRequest` from the convertible: inline, or on `requestQueue`.
+        case createURLRequest(onRequestQueue: Bool)
+        /// Hand the `URLRequest` to the adapter.
+        case adapt(URLRequest)
+        /// Send a hop (the machine is in `executing` with no task yet).
+        case execute(URLRequest)
+        /// The running task reads again.
+        case resumeTask(any TransportTask)
+        /// The running task stops reading.
+        case suspendTask(any TransportTask)
+        /// The running task stops; its completion ends the request.
+        case cancelTask(any TransportTask)
+        /// A follower decides, off the event loop, whether another hop follows.
+        case decideNextHop(@Sendable (Request, _ completion: @escaping @Sendable (HopDecision) -> Void) -> Void)
+        /// Deliver the body, then validate off the event loop and let the retrier judge a failure.
+        case validate(body: Data?)
+        /// Ask the retrier, off the event loop.
+        case askRetrier(AFError)
+        /// Forget the attempt's body and make the `URLRequest` again, now or after a delay.
+        case retry(after: TimeInterval?)
+        /// Deliver the body (unless the validators already saw it), then finish: cleanup, validators, monitors,
+        /// handlers.
+        case finish(Outcome, body: Data?)
+        /// A handler was added to a finished request: run the handlers, inline or on `serializationQueue`.
+        case runHandlers(inline: Bool)
+    }
+
     private(set) var phase: Phase = .initialized
     private(set) var control: Control = .initialized
+    private(set) var policy: Policy
     private(set) var handlers: [ResponseHandler] = []
     /// How many retries have begun.
     private(set) var retryCount = 0
+    /// How many new hops (redirects) the attempt followed.
+    private(set) var redirectCount = 0
     /// Whether a loop is running the handlers (the last one may be running while the phase is `finished`).
     private(set) var processingHandlers = false
+    /// The serial of the latest hop.
+    private(set) var hopSerial = 0
 
-    /// Whether the session or the request has an interceptor that adapts; fixed before the first resume.
-    var adapts = false
+    init(policy: Policy) {
+        self.policy = policy
+    }
 
     /// A queued response handler. `inlineSafe` handlers are cheap and never block (they snapshot the request for an
     /// awaiting task, or hand an unparsed body to the caller's queue), so they may run on the thread that completed
@@ -72,15 +157,12 @@ struct RequestStateMachine {
         let run: @Sendable () -> Void
     }
 
-    /// Counts the hops handed to the engine, so a task the engine returns late is never taken for a later hop's.
-    private(set) var hopSerial = 0
-
     // MARK: - Which events the machine takes where
 
     /// A phase without its data, to name (phase, event) pairs.
     enum PhaseKind: CaseIterable, Sendable {
         case initialized, creatingURLRequest, ready, adapting, executing, awaitingHopDecision, validating
-        case awaitingRetryDecision, waitingRetryDelay, completed, runningHandlers, finished
+        case awaitingRetryDecision, waitingRetryDelay, completed, finishing, runningHandlers, finished
     }
 
     var phaseKind: PhaseKind {
@@ -95,6 +177,7 @@ struct RequestStateMachine {
         case .awaitingRetryDecision: .awaitingRetryDecision
         case .waitingRetryDelay: .waitingRetryDelay
         case .completed: .completed
+        case .finishing: .finishing
         case .runningHandlers: .runningHandlers
         case .finished: .finished
         }
@@ -104,7 +187,7 @@ struct RequestStateMachine {
     /// are allowed anywhere: a second call changes nothing, as in Alamofire).
     enum Event: CaseIterable, Sendable {
         case claimCreation, urlRequestCreated, failedBeforeExecuting, adapted, taskCreated, hopCompleted, hopDecided
-        case validated, retryDecided, retryDelayElapsed, handlersBegan
+        case validated, retryDecided, retryDelayElapsed, finishBegan, handlersBegan
     }
 
     /// Why an event that finds the machine elsewhere is dropped rather than a bug.
@@ -138,7 +221,8 @@ struct RequestStateMachine {
         case .validated: .validating
         case .retryDecided: .awaitingRetryDecision
         case .retryDelayElapsed: .waitingRetryDelay
-        case .handlersBegan: .completed
+        case .finishBegan: .completed
+        case .handlersBegan: .finishing
         }
     }
 
@@ -152,12 +236,12 @@ struct RequestStateMachine {
             // The first resume may have made the URLRequest inline, or cancelled the request, meanwhile.
             return kind == .initialized ? .acts : .late(.creationAlreadyClaimed)
         case .taskCreated:
-            guard case let .executing(task) = phase, serial == hopSerial else { return .late(.taskAfterItsHopEnded) }
-            return task == nil ? .acts : .impossible
+            guard case let .executing(hop) = phase, serial == hop.serial else { return .late(.taskAfterItsHopEnded) }
+            return hop.task == nil ? .acts : .impossible
         case .failedBeforeExecuting where kind == .adapting:
             return .acts
-        case .hopCompleted, .handlersBegan:
-            // The engine completes each hop once; handlers begin once per completion.
+        case .hopCompleted, .finishBegan, .handlersBegan:
+            // The engine completes each hop once; the finishing work and the handlers begin once per completion.
             return kind == Self.phase(where: event) ? .acts : .impossible
         default:
             if kind == Self.phase(where: event) { return .acts }
@@ -170,7 +254,7 @@ struct RequestStateMachine {
         switch disposition(of: event, serial: serial) {
         case .acts: return true
         case .late: return false
-        case .impossible: preconditionFailure("The request's machine got \(event) in \(phase) (\(control))")
+        case .impossible: preconditionFailure("The request's machine got \(event) in \(phaseKind) (\(control))")
         }
     }
 
@@ -191,114 +275,85 @@ struct RequestStateMachine {
         return false
     }
 
-    /// Whether the outcome is settled (completed, handlers running or done).
+    /// Whether the outcome is settled (completed, finishing, handlers running or done).
     var isComplete: Bool {
         switch phase {
-        case .completed, .runningHandlers, .finished: true
+        case .completed, .finishing, .runningHandlers, .finished: true
         default: false
         }
     }
 
-    /// The running transport task, if a hop is on the wire.
-    var transportTask: (any TransportTask)? {
-        if case let .executing(task) = phase { return task }
+    /// The hop on the wire, if there is one.
+    var hop: Hop? {
+        if case let .executing(hop) = phase { return hop }
         return nil
     }
 
-    // MARK: - Controls
+    /// The running transport task, if a hop is on the wire.
+    var transportTask: (any TransportTask)? { hop?.task }
 
-    enum ResumeAction {
-        /// Nothing changes (already resumed, cancelled or finished).
-        case ignore
-        /// Resumed; tell the monitor.
-        case resumed
-        /// Resumed; make the `URLRequest` inline now.
-        case createURLRequest
-        /// Resumed; make the `URLRequest` on `requestQueue` (a lazy request whose session has its own queue, or an
-        /// upload, whose body may take a while to encode).
-        case createURLRequestOnRequestQueue
-        /// Resumed; start the first attempt with this `URLRequest`.
-        case start(AttemptStart)
-        /// Resumed; the running task reads again.
-        case resumeTask(any TransportTask)
+    /// Whether nothing has begun making the `URLRequest` yet.
+    var awaitsCreation: Bool {
+        if case .initialized = phase { return control != .cancelled }
+        return false
     }
 
-    /// How an attempt begins: through the adapter, or straight to the engine.
-    enum AttemptStart {
-        case adapt
-        case execute
+    /// Whether every queued handler may run on the thread that completes the request.
+    var handlersAreInlineSafe: Bool { handlers.allSatisfy(\.inlineSafe) }
+
+    // MARK: - Controls (`nil`: nothing changed, and no monitor hears of it)
+
+    /// An interceptor was chained on; it adapts (`adapts`) and retries from the next attempt on.
+    mutating func addInterceptor(adapts: Bool) {
+        policy.adapts = policy.adapts || adapts
+        policy.retries = true
     }
 
     /// `resume()`.
-    ///
-    /// - Parameters:
-    ///   - createsInline:   Whether the first resume makes the `URLRequest` itself (default queues).
-    ///   - queuesCreation:  Whether the first resume sends the making of the `URLRequest` to `requestQueue`
-    ///                      (`.lazy` setup); otherwise the session already did when it made the request.
-    mutating func resume(createsInline: Bool, queuesCreation: Bool = false) -> ResumeAction {
+    mutating func resume() -> Action? {
         switch control {
         case .initialized, .suspended: break
-        case .resumed, .cancelled: return .ignore
+        case .resumed, .cancelled: return nil
         }
-        if isFinished { return .ignore }
+        if isFinished { return nil }
         control = .resumed
         switch phase {
-        case .initialized where createsInline:
+        case .initialized where policy.creation == .onResume:
             phase = .creatingURLRequest
-            return .createURLRequest
-        case .initialized where queuesCreation:
+            return .createURLRequest(onRequestQueue: false)
+        case .initialized where policy.creation == .onResumeOnRequestQueue:
             phase = .creatingURLRequest
-            return .createURLRequestOnRequestQueue
-        case .ready:
-            return .start(beginAttempt())
-        case let .executing(task?):
-            return .resumeTask(task)
+            return .createURLRequest(onRequestQueue: true)
+        case let .ready(urlRequest):
+            return beginAttempt(with: urlRequest)
+        case let .executing(hop):
+            return hop.task.map { .resumeTask($0) } ?? Action.none
         default:
-            return .resumed
+            return Action.none
         }
-    }
-
-    enum SuspendAction {
-        case ignore
-        case suspended
-        case suspendTask(any TransportTask)
     }
 
     /// `suspend()`: allowed until the outcome is settled.
-    mutating func suspend() -> SuspendAction {
+    mutating func suspend() -> Action? {
         switch control {
         case .initialized, .resumed: break
-        case .suspended, .cancelled: return .ignore
+        case .suspended, .cancelled: return nil
         }
-        if isComplete { return .ignore }
+        if isComplete { return nil }
         control = .suspended
-        if case let .executing(task?) = phase { return .suspendTask(task) }
-        return .suspended
+        return transportTask.map { .suspendTask($0) } ?? Action.none
     }
 
-    enum CancelAction {
-        case ignore
-        /// Cancelled while a task runs: it is stopped, and its completion ends the request.
-        case cancelTask(any TransportTask)
-        /// Cancelled while the engine is being handed the hop: the task is stopped when it arrives.
-        case cancelledAwaitingTask
-        /// Cancelled with nothing on the wire: the request completes now with `explicitlyCancelled`.
-        case complete
-    }
-
-    /// `cancel()`: allowed until the outcome is settled.
-    mutating func cancel() -> CancelAction {
-        guard control != .cancelled, !isComplete else { return .ignore }
+    /// `cancel()`: allowed until the outcome is settled. With a task running, it is stopped and its completion ends
+    /// the request; while the engine is being handed the hop, the task is stopped when it arrives; with nothing on
+    /// the wire, the request completes now with `explicitlyCancelled`.
+    mutating func cancel() -> Action? {
+        guard control != .cancelled, !isComplete else { return nil }
         control = .cancelled
-        switch phase {
-        case let .executing(task?):
-            return .cancelTask(task)
-        case .executing(nil):
-            return .cancelledAwaitingTask
-        default:
-            phase = .completed
-            return .complete
+        if case let .executing(hop) = phase {
+            return hop.task.map { .cancelTask($0) } ?? Action.none
         }
+        return complete(error: .explicitlyCancelled, body: nil)
     }
 
     // MARK: - Making the URLRequest
@@ -310,211 +365,156 @@ struct RequestStateMachine {
         return true
     }
 
-    /// Whether nothing has begun making the `URLRequest` yet.
-    var awaitsCreation: Bool {
-        if case .initialized = phase { return control != .cancelled }
-        return false
-    }
-
-    enum CreatedAction {
-        /// The request moved on (cancelled): drop the `URLRequest`.
-        case ignore
-        /// Made; the request waits for `resume()`.
-        case wait
-        /// Made; start the attempt.
-        case start(AttemptStart)
-    }
-
-    /// The `URLRequest` was made.
-    mutating func didCreateURLRequest() -> CreatedAction {
-        guard takes(.urlRequestCreated) else { return .ignore }
+    /// The `URLRequest` was made; `nil` when the request moved on (cancelled), and the `URLRequest` is dropped.
+    mutating func didCreateURLRequest(_ urlRequest: URLRequest) -> Action? {
+        guard takes(.urlRequestCreated) else { return nil }
         guard control == .resumed else {
-            phase = .ready
-            return .wait
+            phase = .ready(urlRequest)
+            return Action.none
         }
-        return .start(beginAttempt())
+        return beginAttempt(with: urlRequest)
     }
 
-    private mutating func beginAttempt() -> AttemptStart {
-        if adapts {
+    private mutating func beginAttempt(with urlRequest: URLRequest) -> Action {
+        if policy.adapts {
             phase = .adapting
-            return .adapt
+            return .adapt(urlRequest)
         }
-        enterExecuting()
-        return .execute
+        return enterExecuting(urlRequest, notes: FeatureValues())
     }
 
-    private mutating func enterExecuting() {
+    private mutating func enterExecuting(_ urlRequest: URLRequest, notes: FeatureValues) -> Action {
         hopSerial += 1
-        phase = .executing(task: nil)
+        phase = .executing(Hop(serial: hopSerial, request: urlRequest, notes: notes))
+        return .execute(urlRequest)
     }
 
-    enum FailureAction {
-        /// The request moved on: drop the error.
-        case ignore
-        /// Ask the retrier about `error`.
-        case askRetrier
-        /// Complete with the error.
-        case complete
+    /// Making the `URLRequest` failed, or the adapter failed: the retrier decides, when there is one. `nil` when the
+    /// request moved on.
+    mutating func didFailBeforeExecuting(with error: AFError) -> Action? {
+        guard takes(.failedBeforeExecuting) else { return nil }
+        return settleFailure(error)
     }
 
-    /// Making the `URLRequest` failed, or the adapter failed: the retrier decides, when there is one.
-    mutating func didFailBeforeExecuting(with error: AFError, hasRetrier: Bool) -> FailureAction {
-        guard takes(.failedBeforeExecuting) else { return .ignore }
-        return settleFailure(error, hasRetrier: hasRetrier)
-    }
-
-    private mutating func settleFailure(_ error: AFError, hasRetrier: Bool) -> FailureAction {
-        if hasRetrier, control != .cancelled {
+    private mutating func settleFailure(_ error: AFError) -> Action {
+        if policy.retries, control != .cancelled {
             phase = .awaitingRetryDecision(error: error)
-            return .askRetrier
+            return .askRetrier(error)
         }
-        phase = .completed
-        return .complete
+        return complete(error: error, body: nil)
     }
 
-    /// The adapter returned the `URLRequest` to send; `false` when the request moved on meanwhile.
-    mutating func didAdapt() -> Bool {
-        guard takes(.adapted) else { return false }
-        enterExecuting()
-        return true
+    private mutating func complete(error: AFError?, body: Data?, validated: Bool = false) -> Action {
+        let outcome = Outcome(error: error, validated: validated)
+        phase = .completed(outcome)
+        return .finish(outcome, body: body)
+    }
+
+    /// The adapter returned the `URLRequest` to send; `nil` when the request moved on meanwhile.
+    mutating func didAdapt(_ adapted: URLRequest) -> Action? {
+        guard takes(.adapted) else { return nil }
+        return enterExecuting(adapted, notes: FeatureValues())
     }
 
     // MARK: - Transport
 
-    enum TaskAction {
-        case none
-        case cancel(any TransportTask)
-        case suspend(any TransportTask)
-    }
-
     /// The engine returned the task of hop `serial`. An engine that completes at once has moved the phase on already.
-    mutating func didCreateTask(_ task: any TransportTask, serial: Int) -> TaskAction {
-        guard takes(.taskCreated, serial: serial) else { return .none }
-        phase = .executing(task: task)
+    mutating func didCreateTask(_ task: any TransportTask, serial: Int) -> Action {
+        guard takes(.taskCreated, serial: serial), case var .executing(hop) = phase else { return .none }
+        hop.task = task
+        phase = .executing(hop)
         switch control {
-        case .cancelled: return .cancel(task)
-        case .suspended: return .suspend(task)
+        case .cancelled: return .cancelTask(task)
+        case .suspended: return .suspendTask(task)
         case .initialized, .resumed: return .none
         }
+    }
+
+    /// The head of the hop's response arrived: its body streams to the request's consumer or not.
+    mutating func hopWillReceiveBody(streaming: Bool) {
+        guard case var .executing(hop) = phase else {
+            preconditionFailure("A response head arrived with no hop on the wire: \(phaseKind)")
+        }
+        hop.streamsBody = streaming
+        phase = .executing(hop)
     }
 
     /// What the request makes of a finished hop, before the machine weighs cancellation.
     enum HopOutcome {
         case success
         /// A follower (a redirect, a challenge) decides whether another hop follows.
-        case mayFollow
+        case mayFollow(@Sendable (Request, _ completion: @escaping @Sendable (HopDecision) -> Void) -> Void)
         case failure(AFError)
     }
 
-    enum HopAction {
-        /// Complete with the hop's body (success) or `explicitlyCancelled` (`wasCancelled`).
-        case complete(wasCancelled: Bool)
-        case decideNextHop
-        /// Validate (when there are validators), then ask the retrier if that failed.
-        case validateThenMaybeRetry
-        case askRetrier
-        case fail
-    }
-
-    /// The hop ended.
-    ///
-    /// - Parameters:
-    ///   - outcome:    What the hop produced.
-    ///   - hasRetrier: Whether a retrier will be asked about failures.
-    mutating func hopDidComplete(_ outcome: HopOutcome, hasRetrier: Bool) -> HopAction {
+    /// The hop ended with `body` (`nil` when it streamed to the consumer).
+    mutating func hopDidComplete(_ outcome: HopOutcome, body: Data?) -> Action {
         _ = takes(.hopCompleted)
-        if control == .cancelled {
-            phase = .completed
-            return .complete(wasCancelled: true)
-        }
+        if control == .cancelled { return complete(error: .explicitlyCancelled, body: nil) }
         switch outcome {
-        case .mayFollow:
-            phase = .awaitingHopDecision
-            return .decideNextHop
-        case .success where hasRetrier:
-            // Validation may fail and the retrier then decides, so the outcome is not settled yet.
-            phase = .validating
-            return .validateThenMaybeRetry
+        case let .mayFollow(decide):
+            phase = .awaitingHopDecision(body: body)
+            return .decideNextHop(decide)
         case .success:
-            phase = .completed
-            return .complete(wasCancelled: false)
+            return deliver(body)
         case let .failure(error):
-            switch settleFailure(error, hasRetrier: hasRetrier) {
-            case .askRetrier: return .askRetrier
-            default: return .fail
-            }
+            return settleFailure(error)
         }
     }
 
-    enum DecisionAction {
-        case ignore
-        case follow
-        case complete
-        /// Deliver the response as a successful hop would be: validate, then ask the retrier if that failed.
-        case validateThenMaybeRetry
+    /// A response is the attempt's answer: with a retrier, validation may fail and the retrier then decides, so the
+    /// outcome is not settled yet.
+    private mutating func deliver(_ body: Data?) -> Action {
+        guard policy.retries else { return complete(error: nil, body: body) }
+        phase = .validating
+        return .validate(body: body)
     }
 
-    /// The decision about another hop (a redirect to follow, a challenge to answer) was made: send it (`true`) or
-    /// deliver the response that asked for it.
-    ///
-    /// - Parameters:
-    ///   - follow:     Whether another hop is sent.
-    ///   - hasRetrier: Whether a retrier judges the delivered response once validators have run.
-    mutating func didDecideNextHop(follow: Bool, hasRetrier: Bool = false) -> DecisionAction {
-        guard takes(.hopDecided) else { return .ignore }
-        if follow {
-            enterExecuting()
-            return .follow
+    /// A follower decided: another hop, the same hop again (a challenge's answer), or the response is delivered.
+    /// `nil` when the request moved on.
+    mutating func didDecideNextHop(_ decision: HopDecision) -> Action? {
+        guard takes(.hopDecided), case let .awaitingHopDecision(body) = phase else { return nil }
+        switch decision {
+        case let .newHop(next):
+            redirectCount += 1
+            return enterExecuting(next, notes: FeatureValues())
+        case let .sameHopAgain(again, notes):
+            return enterExecuting(again, notes: notes)
+        case .deliver:
+            return deliver(body)
         }
-        if hasRetrier {
-            phase = .validating
-            return .validateThenMaybeRetry
-        }
-        phase = .completed
-        return .complete
     }
 
-    /// Validation after a successful hop ended; with `error`, the retrier decides.
-    mutating func didValidate(error: AFError?) -> FailureAction {
-        guard takes(.validated) else { return .ignore }
-        guard let error else {
-            phase = .completed
-            return .complete
-        }
+    /// Validation after a successful hop ended; with `error`, the retrier decides. `nil` when the request moved on.
+    mutating func didValidate(error: AFError?) -> Action? {
+        guard takes(.validated) else { return nil }
+        guard let error else { return complete(error: nil, body: nil, validated: true) }
         phase = .awaitingRetryDecision(error: error)
-        return .askRetrier
+        return .askRetrier(error)
     }
 
-    enum RetryAction {
-        case ignore
-        /// Make the `URLRequest` again now.
-        case retryNow
-        /// Wait, then retry.
-        case retryAfter(TimeInterval)
-        /// Complete with this error.
-        case complete(AFError)
-    }
-
-    /// The retrier decided.
-    mutating func didDecideRetry(_ result: RetryResult) -> RetryAction {
-        guard takes(.retryDecided), case let .awaitingRetryDecision(original) = phase else { return .ignore }
+    /// The retrier decided; `nil` when the request moved on.
+    mutating func didDecideRetry(_ result: RetryResult) -> Action? {
+        guard takes(.retryDecided), case let .awaitingRetryDecision(original) = phase else { return nil }
         switch result {
         case .retry:
-            retryCount += 1
+            beginRetry()
             phase = .creatingURLRequest
-            return .retryNow
+            return .retry(after: nil)
         case let .retryWithDelay(delay):
-            retryCount += 1
+            beginRetry()
             phase = .waitingRetryDelay
-            return .retryAfter(delay)
+            return .retry(after: delay)
         case .doNotRetry:
-            phase = .completed
-            return .complete(original)
+            return complete(error: original, body: nil, validated: true)
         case let .doNotRetryWithError(error):
-            phase = .completed
-            return .complete(.requestRetryFailed(retryError: error, originalError: original))
+            return complete(error: .requestRetryFailed(retryError: error, originalError: original), body: nil, validated: true)
         }
+    }
+
+    private mutating func beginRetry() {
+        retryCount += 1
+        redirectCount = 0
     }
 
     /// The retry delay elapsed; `false` when the request moved on (cancelled meanwhile).
@@ -524,17 +524,21 @@ struct RequestStateMachine {
         return true
     }
 
-    // MARK: - Response handlers
+    // MARK: - Finishing and response handlers
 
-    /// The finish work is done (validators, monitor): the handlers run, starting with the caller's loop.
+    /// The finishing work begins (cleanup, validators, the monitors' finish event).
+    mutating func beginFinishing() {
+        _ = takes(.finishBegan)
+        guard case let .completed(outcome) = phase else { return }
+        phase = .finishing(outcome)
+    }
+
+    /// The finishing work is done: the handlers run, starting with the caller's loop.
     mutating func beginHandlers() {
         _ = takes(.handlersBegan)
         phase = handlers.isEmpty ? .finished : .runningHandlers
         processingHandlers = true
     }
-
-    /// Whether every queued handler may run on the thread that completes the request.
-    var handlersAreInlineSafe: Bool { handlers.allSatisfy(\.inlineSafe) }
 
     enum HandlerStep {
         case run(@Sendable () -> Void)
@@ -547,7 +551,7 @@ struct RequestStateMachine {
     /// so whoever receives its result sees the request finished; a handler added meanwhile reopens it and joins the
     /// same loop.
     mutating func nextHandler(inline: Bool) -> HandlerStep {
-        precondition(processingHandlers, "A handler was taken with no handler loop running: \(phase)")
+        precondition(processingHandlers, "A handler was taken with no handler loop running: \(phaseKind)")
         guard let first = handlers.first else {
             processingHandlers = false
             phase = .finished
@@ -559,31 +563,24 @@ struct RequestStateMachine {
         return .run(first.run)
     }
 
-    enum AppendAction {
-        /// Queued behind a request still running, or behind handlers already running.
-        case queued
-        /// The request is finished: run the handlers now.
-        case process
-    }
-
     /// A response handler was added.
     ///
-    /// - Returns: What to do, and whether the request should be resumed (it was never resumed and the session starts
-    ///   requests immediately).
-    mutating func appendHandler(_ handler: ResponseHandler, startsImmediately: Bool) -> (AppendAction, resume: Bool) {
+    /// - Returns: What to do (run the handlers of a finished request), and whether the request should be resumed (it
+    ///   was never resumed and starts requests immediately).
+    mutating func appendHandler(_ handler: ResponseHandler) -> (Action, resume: Bool) {
         handlers.append(handler)
         switch phase {
         case .finished:
             // Alamofire moves a finished request back to running while the new handler runs.
             phase = .runningHandlers
             if control == .initialized { control = .resumed }
-            if processingHandlers { return (.queued, false) }
+            if processingHandlers { return (.none, false) }
             processingHandlers = true
-            return (.process, false)
-        case .runningHandlers, .completed:
-            return (.queued, false)
+            return (.runHandlers(inline: handler.inlineSafe), false)
+        case .runningHandlers, .completed, .finishing:
+            return (.none, false)
         default:
-            return (.queued, control == .initialized && startsImmediately)
+            return (.none, control == .initialized && policy.startsImmediately)
         }
     }
 }

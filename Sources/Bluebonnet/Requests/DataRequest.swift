@@ -5,14 +5,12 @@ import FoundationNetworking
 
 /// A request whose response body is collected in memory.
 public class DataRequest: Request, @unchecked Sendable {
-    // @unchecked: the body is behind `Protected`; the convertible is immutable.
+    // @unchecked: the body is in the request's state, behind its lock; the convertible is immutable.
     /// The `URLRequestConvertible` the request is made from.
     public let convertible: any URLRequestConvertible
 
-    private let body = Protected<Data?>(nil)
-
     /// The response body, once the request completed; `nil` when no byte of it arrived.
-    public var data: Data? { body.read() }
+    public var data: Data? { mutableState.read { $0.data } }
 
     init(
         convertible: any URLRequestConvertible,
@@ -22,17 +20,18 @@ public class DataRequest: Request, @unchecked Sendable {
         interceptor: (any RequestInterceptor)? = nil,
         shouldAutomaticallyResume: Bool? = nil,
         context: SessionContext,
-        delegate: any RequestDelegate
+        delegate: any RequestDelegate,
+        makesURLRequestOnRequestQueue: Bool = false
     ) {
         self.convertible = convertible
         super.init(underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
                    eventMonitor: eventMonitor, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
-                   context: context, delegate: delegate,
+                   context: context, delegate: delegate, makesURLRequestOnRequestQueue: makesURLRequestOnRequestQueue,
                    makeURLRequest: { try convertible.asURLRequest() })
     }
 
     // As in Alamofire, `data` stays `nil` until a byte arrives: an empty body (a redirect not followed, a 204) is `nil`.
     override func didReceiveBody(_ data: Data?) {
-        body.write { $0 = data?.isEmpty == false ? data : nil }
+        mutableState.write { $0.data = data?.isEmpty == false ? data : nil }
     }
 }

@@ -63,12 +63,11 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         self.fileManager = fileManager
         super.init(convertible: convertible, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
                    eventMonitor: eventMonitor, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
-                   context: context, delegate: delegate)
+                   context: context, delegate: delegate,
+                   // Encoding a multipart form can take a while, so an upload's body is always made on
+                   // `requestQueue`, never on the thread that resumes it.
+                   makesURLRequestOnRequestQueue: true)
     }
-
-    /// Encoding a multipart form can take a while, so an upload's body is always made on `requestQueue`, never
-    /// on the thread that resumes it.
-    override var createsURLRequestOnResume: Bool { false }
 
     override func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
         // A retry makes the `URLRequest` again but sends the body made the first time: a form is not encoded twice,

@@ -13,44 +13,57 @@ final class RequestStateMachineTests: XCTestCase {
     }
 
     static let handler = Machine.ResponseHandler(inlineSafe: true, run: {})
+    static let url = URLRequest(url: URL(string: "https://example.com/")!)
+    static let follow: @Sendable (Request, @escaping @Sendable (HopDecision) -> Void) -> Void = { _, _ in }
+
+    static func policy(adapts: Bool = false, retries: Bool = false, creation: Machine.Policy.Creation = .onResume,
+                       startsImmediately: Bool = true) -> Machine.Policy {
+        Machine.Policy(creation: creation, adapts: adapts, retries: retries, startsImmediately: startsImmediately)
+    }
+
+    static func machine(adapts: Bool = false, retries: Bool = false, startsImmediately: Bool = true) -> Machine {
+        Machine(policy: policy(adapts: adapts, retries: retries, startsImmediately: startsImmediately))
+    }
 
     // MARK: - Bringing a machine to each phase
 
     enum Stage: String, CaseIterable {
         case initialized, creating, ready, adapting, executingNoTask, executing, hopDecision, validating
-        case retryDecision, retryDelay, completed, runningHandlers, finished
+        case retryDecision, retryDelay, completed, finishing, runningHandlers, finished
     }
 
     static func machine(at stage: Stage) -> Machine {
-        var machine = Machine()
-        machine.adapts = stage == .adapting
+        // Validating and deciding about a retry take a machine with a retrier.
+        let retries = [Stage.validating, .retryDecision, .retryDelay].contains(stage)
+        var machine = Self.machine(adapts: stage == .adapting, retries: retries)
         if stage == .initialized { return machine }
         if stage == .ready {
             XCTAssertTrue(machine.claimCreation())
-            guard case .wait = machine.didCreateURLRequest() else { XCTFail("ready"); return machine }
+            guard case .none? = machine.didCreateURLRequest(url) else { XCTFail("ready"); return machine }
             return machine
         }
-        guard case .createURLRequest = machine.resume(createsInline: true) else { XCTFail("resume"); return machine }
+        guard case .createURLRequest(onRequestQueue: false)? = machine.resume() else { XCTFail("resume"); return machine }
         if stage == .creating { return machine }
-        _ = machine.didCreateURLRequest()
+        _ = machine.didCreateURLRequest(url)
         if stage == .adapting || stage == .executingNoTask { return machine }
         _ = machine.didCreateTask(NoTask(), serial: machine.hopSerial)
         switch stage {
         case .executing:
             return machine
         case .hopDecision:
-            _ = machine.hopDidComplete(.mayFollow, hasRetrier: false)
+            _ = machine.hopDidComplete(.mayFollow(follow), body: nil)
         case .validating:
-            _ = machine.hopDidComplete(.success, hasRetrier: true)
+            _ = machine.hopDidComplete(.success, body: nil)
         case .retryDecision:
-            _ = machine.hopDidComplete(.failure(.explicitlyCancelled), hasRetrier: true)
+            _ = machine.hopDidComplete(.failure(.explicitlyCancelled), body: nil)
         case .retryDelay:
-            _ = machine.hopDidComplete(.failure(.explicitlyCancelled), hasRetrier: true)
+            _ = machine.hopDidComplete(.failure(.explicitlyCancelled), body: nil)
             _ = machine.didDecideRetry(.retryWithDelay(1))
-        case .completed, .runningHandlers, .finished:
-            _ = machine.hopDidComplete(.success, hasRetrier: false)
-            if stage == .runningHandlers { _ = machine.appendHandler(handler, startsImmediately: true) }
-            if stage != .completed { machine.beginHandlers() }
+        case .completed, .finishing, .runningHandlers, .finished:
+            _ = machine.hopDidComplete(.success, body: nil)
+            if stage == .runningHandlers { _ = machine.appendHandler(handler) }
+            if stage != .completed { machine.beginFinishing() }
+            if stage != .completed && stage != .finishing { machine.beginHandlers() }
         default:
             break
         }
@@ -65,7 +78,8 @@ final class RequestStateMachineTests: XCTestCase {
     func testCancelCompletesAtOnceWhereverNoTaskRuns() {
         for stage in Self.preCompletion where stage != .executing && stage != .executingNoTask {
             var machine = Self.machine(at: stage)
-            guard case .complete = machine.cancel() else { XCTFail("\(stage)"); continue }
+            guard case let .finish(outcome, _)? = machine.cancel() else { XCTFail("\(stage)"); continue }
+            XCTAssertEqual(outcome.error?.isExplicitlyCancelledError, true, "\(stage)")
             XCTAssertEqual(machine.state, .cancelled, "\(stage)")
             XCTAssertTrue(machine.isComplete, "\(stage)")
         }
@@ -73,23 +87,25 @@ final class RequestStateMachineTests: XCTestCase {
 
     func testCancelDuringAHopStopsTheTaskAndWaitsForItsCompletion() {
         var machine = Self.machine(at: .executing)
-        guard case .cancelTask = machine.cancel() else { return XCTFail() }
+        guard case .cancelTask? = machine.cancel() else { return XCTFail() }
         XCTAssertFalse(machine.isComplete)
-        guard case .complete(wasCancelled: true) = machine.hopDidComplete(.success, hasRetrier: true) else { return XCTFail() }
+        guard case let .finish(outcome, body) = machine.hopDidComplete(.success, body: Data("late".utf8)),
+              outcome.error?.isExplicitlyCancelledError == true else { return XCTFail() }
+        XCTAssertNil(body, "a cancelled request delivers no body")
         XCTAssertEqual(machine.state, .cancelled)
     }
 
     func testCancelWhileTheEngineIsHandedTheHopCancelsTheTaskWhenItArrives() {
         var machine = Self.machine(at: .executingNoTask)
-        guard case .cancelledAwaitingTask = machine.cancel() else { return XCTFail() }
-        guard case .cancel = machine.didCreateTask(NoTask(), serial: machine.hopSerial) else { return XCTFail() }
+        guard case .none? = machine.cancel() else { return XCTFail() }
+        guard case .cancelTask = machine.didCreateTask(NoTask(), serial: machine.hopSerial) else { return XCTFail() }
     }
 
     func testCancelAfterCompletionChangesNothing() {
-        for stage in [Stage.completed, .runningHandlers, .finished] {
+        for stage in [Stage.completed, .finishing, .runningHandlers, .finished] {
             var machine = Self.machine(at: stage)
             let before = machine.state
-            guard case .ignore = machine.cancel() else { XCTFail("\(stage)"); continue }
+            guard machine.cancel() == nil else { XCTFail("\(stage)"); continue }
             XCTAssertEqual(machine.state, before, "\(stage)")
         }
     }
@@ -97,7 +113,7 @@ final class RequestStateMachineTests: XCTestCase {
     func testCancelTwiceIsIgnoredTheSecondTime() {
         var machine = Self.machine(at: .executing)
         _ = machine.cancel()
-        guard case .ignore = machine.cancel() else { return XCTFail() }
+        XCTAssertNil(machine.cancel())
     }
 
     // MARK: - Late results after a cancel
@@ -105,24 +121,24 @@ final class RequestStateMachineTests: XCTestCase {
     func testResultsArrivingAfterACancelAreDropped() {
         var creating = Self.machine(at: .creating)
         _ = creating.cancel()
-        guard case .ignore = creating.didCreateURLRequest() else { return XCTFail("created") }
-        guard case .ignore = creating.didFailBeforeExecuting(with: .explicitlyCancelled, hasRetrier: true) else { return XCTFail("failed") }
+        XCTAssertNil(creating.didCreateURLRequest(Self.url), "created")
+        XCTAssertNil(creating.didFailBeforeExecuting(with: .explicitlyCancelled), "failed")
 
         var adapting = Self.machine(at: .adapting)
         _ = adapting.cancel()
-        XCTAssertFalse(adapting.didAdapt())
+        XCTAssertNil(adapting.didAdapt(Self.url))
 
         var redirect = Self.machine(at: .hopDecision)
         _ = redirect.cancel()
-        guard case .ignore = redirect.didDecideNextHop(follow: true) else { return XCTFail("redirect") }
+        XCTAssertNil(redirect.didDecideNextHop(.newHop(Self.url)), "redirect")
 
         var validating = Self.machine(at: .validating)
         _ = validating.cancel()
-        guard case .ignore = validating.didValidate(error: nil) else { return XCTFail("validate") }
+        XCTAssertNil(validating.didValidate(error: nil), "validate")
 
         var retry = Self.machine(at: .retryDecision)
         _ = retry.cancel()
-        guard case .ignore = retry.didDecideRetry(.retry) else { return XCTFail("retry") }
+        XCTAssertNil(retry.didDecideRetry(.retry), "retry")
 
         var delay = Self.machine(at: .retryDelay)
         _ = delay.cancel()
@@ -133,15 +149,16 @@ final class RequestStateMachineTests: XCTestCase {
     static func perform(_ event: Machine.Event, on machine: inout Machine) {
         switch event {
         case .claimCreation: _ = machine.claimCreation()
-        case .urlRequestCreated: _ = machine.didCreateURLRequest()
-        case .failedBeforeExecuting: _ = machine.didFailBeforeExecuting(with: .explicitlyCancelled, hasRetrier: true)
-        case .adapted: _ = machine.didAdapt()
+        case .urlRequestCreated: _ = machine.didCreateURLRequest(url)
+        case .failedBeforeExecuting: _ = machine.didFailBeforeExecuting(with: .explicitlyCancelled)
+        case .adapted: _ = machine.didAdapt(url)
         case .taskCreated: _ = machine.didCreateTask(NoTask(), serial: machine.hopSerial)
-        case .hopCompleted: _ = machine.hopDidComplete(.success, hasRetrier: false)
-        case .hopDecided: _ = machine.didDecideNextHop(follow: true)
+        case .hopCompleted: _ = machine.hopDidComplete(.success, body: nil)
+        case .hopDecided: _ = machine.didDecideNextHop(.newHop(url))
         case .validated: _ = machine.didValidate(error: nil)
         case .retryDecided: _ = machine.didDecideRetry(.retry)
         case .retryDelayElapsed: _ = machine.retryDelayDidElapse()
+        case .finishBegan: machine.beginFinishing()
         case .handlersBegan: machine.beginHandlers()
         }
     }
@@ -178,7 +195,8 @@ final class RequestStateMachineTests: XCTestCase {
                         // Never sent: it would trap. Only the work of a request that was not cancelled is impossible
                         // out of its phase (and a hop's completion or the handlers' start, which come once).
                         impossible += 1
-                        XCTAssertFalse(settledByCancel && event != .hopCompleted && event != .handlersBegan, pair)
+                        let once: Set<Machine.Event> = [.hopCompleted, .finishBegan, .handlersBegan]
+                        XCTAssertFalse(settledByCancel && !once.contains(event), pair)
                     }
                 }
             }
@@ -205,8 +223,8 @@ final class RequestStateMachineTests: XCTestCase {
         let first = machine.hopSerial
         // An engine that completes at once: the hop ends before `execute` hears of its task, and a redirect is
         // followed, so a new hop waits for its own task.
-        _ = machine.hopDidComplete(.mayFollow, hasRetrier: false)
-        _ = machine.didDecideNextHop(follow: true)
+        _ = machine.hopDidComplete(.mayFollow(Self.follow), body: nil)
+        _ = machine.didDecideNextHop(.newHop(Self.url))
         XCTAssertEqual(machine.disposition(of: .taskCreated, serial: first), .late(.taskAfterItsHopEnded))
         guard case .none = machine.didCreateTask(NoTask(), serial: first) else { return XCTFail() }
         XCTAssertNil(machine.transportTask, "the first hop's task was taken for the second")
@@ -217,121 +235,183 @@ final class RequestStateMachineTests: XCTestCase {
     // MARK: - Suspend and resume
 
     func testSuspendBeforeTheRequestIsMadeHoldsItInReady() {
-        var machine = Machine()
-        guard case .suspended = machine.suspend() else { return XCTFail() }
+        var machine = Self.machine()
+        guard case .none? = machine.suspend() else { return XCTFail() }
         XCTAssertTrue(machine.claimCreation())
-        guard case .wait = machine.didCreateURLRequest() else { return XCTFail() }
+        guard case .none? = machine.didCreateURLRequest(Self.url) else { return XCTFail() }
         XCTAssertEqual(machine.state, .suspended)
-        guard case .start(.execute) = machine.resume(createsInline: false) else { return XCTFail() }
+        guard case .ready = machine.phase else { return XCTFail("\(machine.phase)") }
+        guard case let .execute(sent)? = machine.resume() else { return XCTFail() }
+        XCTAssertEqual(sent, Self.url, "the URLRequest the ready phase held")
     }
 
     func testSuspendDuringAHopSuspendsTheTaskAndResumeResumesIt() {
         var machine = Self.machine(at: .executing)
-        guard case .suspendTask = machine.suspend() else { return XCTFail() }
-        guard case .ignore = machine.suspend() else { return XCTFail("twice") }
-        guard case .resumeTask = machine.resume(createsInline: true) else { return XCTFail() }
-        guard case .ignore = machine.resume(createsInline: true) else { return XCTFail("twice") }
+        guard case .suspendTask? = machine.suspend() else { return XCTFail() }
+        XCTAssertNil(machine.suspend(), "twice")
+        guard case .resumeTask? = machine.resume() else { return XCTFail() }
+        XCTAssertNil(machine.resume(), "twice")
     }
 
     func testSuspendWhileTheEngineIsHandedTheHopSuspendsTheTaskWhenItArrives() {
         var machine = Self.machine(at: .executingNoTask)
         _ = machine.suspend()
-        guard case .suspend = machine.didCreateTask(NoTask(), serial: machine.hopSerial) else { return XCTFail() }
+        guard case .suspendTask = machine.didCreateTask(NoTask(), serial: machine.hopSerial) else { return XCTFail() }
     }
 
     func testSuspendAndResumeAfterCompletionAreIgnored() {
-        for stage in [Stage.completed, .runningHandlers, .finished] {
+        for stage in [Stage.completed, .finishing, .runningHandlers, .finished] {
             var machine = Self.machine(at: stage)
-            guard case .ignore = machine.suspend() else { XCTFail("\(stage)"); continue }
-            guard case .ignore = machine.resume(createsInline: true) else { XCTFail("\(stage)"); continue }
+            XCTAssertNil(machine.suspend(), "\(stage)")
+            XCTAssertNil(machine.resume(), "\(stage)")
         }
     }
 
     func testResumeAfterCancelIsIgnored() {
-        var machine = Machine()
+        var machine = Self.machine()
         _ = machine.cancel()
-        guard case .ignore = machine.resume(createsInline: true) else { return XCTFail() }
+        XCTAssertNil(machine.resume())
         XCTAssertEqual(machine.state, .cancelled)
         XCTAssertFalse(machine.claimCreation())
     }
 
+    func testHowTheFirstResumeMakesTheURLRequestIsFixedByThePolicy() {
+        var inline = Machine(policy: Self.policy(creation: .onResume))
+        guard case .createURLRequest(onRequestQueue: false)? = inline.resume() else { return XCTFail("inline") }
+        var queued = Machine(policy: Self.policy(creation: .onResumeOnRequestQueue))
+        guard case .createURLRequest(onRequestQueue: true)? = queued.resume() else { return XCTFail("queued") }
+        var eager = Machine(policy: Self.policy(creation: .bySession))
+        guard case .none? = eager.resume() else { return XCTFail("made by the session") }
+        XCTAssertTrue(eager.claimCreation())
+        guard case .execute? = eager.didCreateURLRequest(Self.url) else { return XCTFail("starts once made") }
+    }
+
     func testResumeWithAnAdapterAdaptsFirst() {
-        var machine = Machine()
-        machine.adapts = true
+        var machine = Self.machine(adapts: true)
         XCTAssertTrue(machine.claimCreation())
-        _ = machine.didCreateURLRequest()
-        guard case .start(.adapt) = machine.resume(createsInline: false) else { return XCTFail() }
-        XCTAssertTrue(machine.didAdapt())
-        guard case .executing(nil) = machine.phase else { return XCTFail() }
+        _ = machine.didCreateURLRequest(Self.url)
+        guard case .adapt? = machine.resume() else { return XCTFail() }
+        let adapted = URLRequest(url: URL(string: "https://example.com/adapted")!)
+        guard case .execute(adapted)? = machine.didAdapt(adapted) else { return XCTFail() }
+        XCTAssertEqual(machine.hop?.request, adapted)
+        XCTAssertNil(machine.transportTask)
+    }
+
+    func testAnInterceptorChainedOnBeforeTheStartAdaptsAndRetries() {
+        var machine = Self.machine()
+        machine.addInterceptor(adapts: true)
+        _ = machine.resume()
+        guard case .adapt? = machine.didCreateURLRequest(Self.url) else { return XCTFail() }
+        _ = machine.didAdapt(Self.url)
+        guard case .askRetrier = machine.hopDidComplete(.failure(.explicitlyCancelled), body: nil) else { return XCTFail() }
     }
 
     // MARK: - Hops, redirects, retries
 
-    func testRedirectFollowedRunsAnotherHopAndNotFollowedCompletes() {
+    func testRedirectFollowedRunsAnotherHopAndNotFollowedCompletesWithTheBodyThatWaited() {
         var follow = Self.machine(at: .hopDecision)
-        guard case .follow = follow.didDecideNextHop(follow: true) else { return XCTFail() }
-        guard case .executing(nil) = follow.phase else { return XCTFail() }
-        var stop = Self.machine(at: .hopDecision)
-        guard case .complete = stop.didDecideNextHop(follow: false) else { return XCTFail() }
+        let next = URLRequest(url: URL(string: "https://example.com/next")!)
+        guard case .execute(next)? = follow.didDecideNextHop(.newHop(next)) else { return XCTFail() }
+        XCTAssertEqual(follow.redirectCount, 1)
+        XCTAssertEqual(follow.hop?.request, next)
+
+        var stop = Self.machine(at: .executing)
+        let body = Data("moved".utf8)
+        _ = stop.hopDidComplete(.mayFollow(Self.follow), body: body)
+        guard case .finish(let outcome, body)? = stop.didDecideNextHop(.deliver) else { return XCTFail() }
+        XCTAssertNil(outcome.error)
+        XCTAssertFalse(outcome.validated)
         XCTAssertTrue(stop.isComplete)
+        XCTAssertEqual(stop.redirectCount, 0)
     }
 
-    func testAnUnfollowedHopWithARetrierIsValidatedSoTheRetrierCanJudgeIt() {
+    func testTheSameHopAgainCarriesTheFollowersNotesAndCountsNoRedirect() {
         var machine = Self.machine(at: .hopDecision)
-        guard case .validateThenMaybeRetry = machine.didDecideNextHop(follow: false, hasRetrier: true) else { return XCTFail() }
+        var notes = FeatureValues()
+        notes[TestNote.self] = 7
+        guard case .execute? = machine.didDecideNextHop(.sameHopAgain(Self.url, notes: notes)) else { return XCTFail() }
+        XCTAssertEqual(machine.hop?.notes[TestNote.self], 7)
+        XCTAssertEqual(machine.redirectCount, 0)
+    }
+
+    enum TestNote: FeatureKey { typealias Value = Int }
+
+    func testAnUnfollowedHopWithARetrierIsValidatedSoTheRetrierCanJudgeIt() {
+        var machine = Self.machine(retries: true)
+        _ = machine.resume()
+        _ = machine.didCreateURLRequest(Self.url)
+        _ = machine.hopDidComplete(.mayFollow(Self.follow), body: Data("x".utf8))
+        guard case .validate(body: Data("x".utf8))? = machine.didDecideNextHop(.deliver) else { return XCTFail() }
         guard case .validating = machine.phase else { return XCTFail("\(machine.phase)") }
         XCTAssertFalse(machine.isComplete)
     }
 
     func testAFailureWithoutRetrierFailsAndWithOneAsks() {
         var without = Self.machine(at: .executing)
-        guard case .fail = without.hopDidComplete(.failure(.explicitlyCancelled), hasRetrier: false) else { return XCTFail() }
-        var with = Self.machine(at: .executing)
-        guard case .askRetrier = with.hopDidComplete(.failure(.explicitlyCancelled), hasRetrier: true) else { return XCTFail() }
+        guard case let .finish(outcome, _) = without.hopDidComplete(.failure(.explicitlyCancelled), body: nil),
+              outcome.error != nil else { return XCTFail() }
+        var with = Self.machine(retries: true)
+        _ = with.resume()
+        _ = with.didCreateURLRequest(Self.url)
+        guard case .askRetrier = with.hopDidComplete(.failure(.explicitlyCancelled), body: nil) else { return XCTFail() }
     }
 
     func testValidationVerdictDecidesBetweenCompletingAndAskingTheRetrier() {
         var passed = Self.machine(at: .validating)
-        guard case .complete = passed.didValidate(error: nil) else { return XCTFail() }
+        guard case let .finish(outcome, _)? = passed.didValidate(error: nil) else { return XCTFail() }
+        XCTAssertTrue(outcome.validated, "the validators do not run twice")
         var failed = Self.machine(at: .validating)
-        guard case .askRetrier = failed.didValidate(error: .responseValidationFailed(reason: .unacceptableStatusCode(code: 500))) else { return XCTFail() }
+        guard case .askRetrier? = failed.didValidate(error: .responseValidationFailed(reason: .unacceptableStatusCode(code: 500))) else { return XCTFail() }
     }
 
     func testEveryRetryResult() {
         var now = Self.machine(at: .retryDecision)
-        guard case .retryNow = now.didDecideRetry(.retry) else { return XCTFail() }
+        guard case .retry(after: nil)? = now.didDecideRetry(.retry) else { return XCTFail() }
         XCTAssertEqual(now.retryCount, 1)
         guard case .creatingURLRequest = now.phase else { return XCTFail() }
 
         var later = Self.machine(at: .retryDecision)
-        guard case let .retryAfter(delay) = later.didDecideRetry(.retryWithDelay(2)) else { return XCTFail() }
+        guard case let .retry(delay)? = later.didDecideRetry(.retryWithDelay(2)) else { return XCTFail() }
         XCTAssertEqual(delay, 2)
         XCTAssertTrue(later.retryDelayDidElapse())
         XCTAssertEqual(later.disposition(of: .retryDelayElapsed), .impossible, "a timer fires once")
 
         var no = Self.machine(at: .retryDecision)
-        guard case let .complete(error) = no.didDecideRetry(.doNotRetry) else { return XCTFail() }
-        XCTAssertTrue(error.isExplicitlyCancelledError, "the original error")
+        guard case let .finish(outcome, _)? = no.didDecideRetry(.doNotRetry) else { return XCTFail() }
+        XCTAssertEqual(outcome.error?.isExplicitlyCancelledError, true, "the original error")
 
         struct Refused: Error {}
         var refused = Self.machine(at: .retryDecision)
-        guard case let .complete(wrapped) = refused.didDecideRetry(.doNotRetryWithError(Refused())),
-              case let .requestRetryFailed(retryError, originalError) = wrapped else { return XCTFail() }
+        guard case let .finish(wrapped, _)? = refused.didDecideRetry(.doNotRetryWithError(Refused())),
+              case let .requestRetryFailed(retryError, originalError)? = wrapped.error else { return XCTFail() }
         XCTAssertTrue(retryError is Refused)
         XCTAssertEqual((originalError as? AFError)?.isExplicitlyCancelledError, true)
     }
 
+    func testARetryForgetsTheRedirectsOfTheLastAttempt() {
+        var machine = Self.machine(retries: true)
+        _ = machine.resume()
+        _ = machine.didCreateURLRequest(Self.url)
+        _ = machine.hopDidComplete(.mayFollow(Self.follow), body: nil)
+        _ = machine.didDecideNextHop(.newHop(Self.url))
+        XCTAssertEqual(machine.redirectCount, 1)
+        _ = machine.hopDidComplete(.failure(.explicitlyCancelled), body: nil)
+        _ = machine.didDecideRetry(.retry)
+        XCTAssertEqual(machine.redirectCount, 0)
+    }
+
     func testACreationFailureGoesToTheRetrierWhenThereIsOne() {
-        var machine = Self.machine(at: .creating)
-        guard case .askRetrier = machine.didFailBeforeExecuting(with: .explicitlyCancelled, hasRetrier: true) else { return XCTFail() }
+        var machine = Self.machine(retries: true)
+        _ = machine.resume()
+        guard case .askRetrier? = machine.didFailBeforeExecuting(with: .explicitlyCancelled) else { return XCTFail() }
         var alone = Self.machine(at: .creating)
-        guard case .complete = alone.didFailBeforeExecuting(with: .explicitlyCancelled, hasRetrier: false) else { return XCTFail() }
+        guard case .finish? = alone.didFailBeforeExecuting(with: .explicitlyCancelled) else { return XCTFail() }
     }
 
     // MARK: - Handlers
 
     func testNoHandlerStillFinishes() {
-        var machine = Self.machine(at: .completed)
+        var machine = Self.machine(at: .finishing)
         machine.beginHandlers()
         guard case .done = machine.nextHandler(inline: false) else { return XCTFail() }
         XCTAssertEqual(machine.state, .finished)
@@ -341,9 +421,10 @@ final class RequestStateMachineTests: XCTestCase {
         var machine = Self.machine(at: .executing)
         let order = Recorder<Int>()
         for index in 1...3 {
-            _ = machine.appendHandler(.init(inlineSafe: true, run: { order.append(index) }), startsImmediately: true)
+            _ = machine.appendHandler(.init(inlineSafe: true, run: { order.append(index) }))
         }
-        _ = machine.hopDidComplete(.success, hasRetrier: false)
+        _ = machine.hopDidComplete(.success, body: nil)
+        machine.beginFinishing()
         machine.beginHandlers()
         var statesAtRun: [Request.State] = []
         while case let .run(handler) = machine.nextHandler(inline: true) {
@@ -356,13 +437,13 @@ final class RequestStateMachineTests: XCTestCase {
     }
 
     func testAHandlerAddedWhileTheLastRunsJoinsTheSameLoop() {
-        var machine = Self.machine(at: .completed)
-        _ = machine.appendHandler(Self.handler, startsImmediately: true)
+        var machine = Self.machine(at: .finishing)
+        _ = machine.appendHandler(Self.handler)
         machine.beginHandlers()
         guard case .run = machine.nextHandler(inline: true) else { return XCTFail() }
         XCTAssertEqual(machine.state, .finished)
         // Added while the loop still runs the last handler: queued, not a second loop.
-        guard case (.queued, false) = machine.appendHandler(Self.handler, startsImmediately: true) else { return XCTFail() }
+        guard case (.none, false) = machine.appendHandler(Self.handler) else { return XCTFail() }
         XCTAssertEqual(machine.state, .resumed)
         guard case .run = machine.nextHandler(inline: true) else { return XCTFail() }
         guard case .done = machine.nextHandler(inline: true) else { return XCTFail() }
@@ -372,15 +453,15 @@ final class RequestStateMachineTests: XCTestCase {
     func testAHandlerAddedAfterFinishingStartsANewLoop() {
         var machine = Self.machine(at: .finished)
         guard case .done = machine.nextHandler(inline: true) else { return XCTFail() }
-        guard case (.process, false) = machine.appendHandler(Self.handler, startsImmediately: true) else { return XCTFail() }
+        guard case (.runHandlers(inline: true), false) = machine.appendHandler(Self.handler) else { return XCTFail() }
         guard case .run = machine.nextHandler(inline: true) else { return XCTFail() }
         guard case .done = machine.nextHandler(inline: true) else { return XCTFail() }
         XCTAssertEqual(machine.state, .finished)
     }
 
     func testAHandlerThatMustNotRunInlineHopsTheLoop() {
-        var machine = Self.machine(at: .completed)
-        _ = machine.appendHandler(.init(inlineSafe: false, run: {}), startsImmediately: true)
+        var machine = Self.machine(at: .finishing)
+        _ = machine.appendHandler(.init(inlineSafe: false, run: {}))
         XCTAssertFalse(machine.handlersAreInlineSafe)
         machine.beginHandlers()
         guard case .hop = machine.nextHandler(inline: true) else { return XCTFail() }
@@ -388,17 +469,18 @@ final class RequestStateMachineTests: XCTestCase {
     }
 
     func testTheFirstHandlerResumesAnInitializedRequestOnlyWhenTheSessionStartsImmediately() {
-        var eager = Machine()
-        guard case (.queued, true) = eager.appendHandler(Self.handler, startsImmediately: true) else { return XCTFail() }
-        var lazy = Machine()
-        guard case (.queued, false) = lazy.appendHandler(Self.handler, startsImmediately: false) else { return XCTFail() }
+        var eager = Self.machine(startsImmediately: true)
+        guard case (.none, true) = eager.appendHandler(Self.handler) else { return XCTFail() }
+        var lazy = Self.machine(startsImmediately: false)
+        guard case (.none, false) = lazy.appendHandler(Self.handler) else { return XCTFail() }
     }
 
     func testCancelledStaysCancelledAfterItsHandlersRun() {
         var machine = Self.machine(at: .executing)
-        _ = machine.appendHandler(Self.handler, startsImmediately: true)
+        _ = machine.appendHandler(Self.handler)
         _ = machine.cancel()
-        _ = machine.hopDidComplete(.success, hasRetrier: false)
+        _ = machine.hopDidComplete(.success, body: nil)
+        machine.beginFinishing()
         machine.beginHandlers()
         while case .run = machine.nextHandler(inline: true) {}
         XCTAssertEqual(machine.state, .cancelled)
