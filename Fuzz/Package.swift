@@ -7,7 +7,7 @@ let package = Package(
     name: "BluebonnetFuzz",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Bluebonnet", path: ".."),
+        .package(name: "Bluebonnet", path: "..")
     ],
     targets: [
         .executableTarget(
@@ -16,7 +16,7 @@ let package = Package(
                 .product(name: "Bluebonnet", package: "Bluebonnet"),
                 .product(name: "BluebonnetTestServer", package: "Bluebonnet"),
             ]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

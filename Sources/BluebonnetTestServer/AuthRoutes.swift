@@ -41,14 +41,19 @@ final class AuthRoutes: Sendable {
         guard segments.count >= 3, segments.count <= 5 else { return HTTPBinResponses.notFound() }
         let (qop, user, password) = (segments[0], segments[1], segments[2])
         let algorithms = (segments.count > 3 ? segments[3] : "MD5").split(separator: ",").map(String.init)
-        guard !algorithms.isEmpty, algorithms.allSatisfy({ Self.hash($0, "") != nil }) else { return HTTPBinResponses.badRequest("Unsupported algorithm") }
+        guard !algorithms.isEmpty, algorithms.allSatisfy({ Self.hash($0, "") != nil }) else {
+            return HTTPBinResponses.badRequest("Unsupported algorithm")
+        }
         let staleAfter: Int? = segments.count > 4 ? Int(segments[4]) : nil
         let realm = "me@kennethreitz.com"
         let userhash = call.queryValue("userhash") == "true"
 
         var stale = false
         if let header = call.header("Authorization"), let fields = Self.digestFields(header) {
-            switch verify(fields, call: call, qop: qop, user: user, password: password, realm: realm, algorithms: algorithms, userhash: userhash) {
+            switch verify(
+                fields, call: call, qop: qop, user: user, password: password, realm: realm, algorithms: algorithms,
+                userhash: userhash)
+            {
             case .accepted: return HTTPBinResponses.json(["authenticated": true, "user": user])
             case .stale: stale = true
             case .rejected: break
@@ -64,11 +69,14 @@ final class AuthRoutes: Sendable {
         }
         var headers: [(String, String)] = []
         if call.queryValue("malformed") == "true" {
-            return HTTPBinResponses.empty(status: .unauthorized, headers: [("WWW-Authenticate", "Digest realm=\"unterminated")])
+            return HTTPBinResponses.empty(
+                status: .unauthorized, headers: [("WWW-Authenticate", "Digest realm=\"unterminated")])
         }
         if call.queryValue("basic") == "true" { headers.append(("WWW-Authenticate", "Basic realm=\"\(realm)\"")) }
         for algorithm in algorithms {
-            var parameters = ["realm=\"\(realm)\"", "nonce=\"\(nonce)\"", "opaque=\"\(opaque)\"", "algorithm=\(algorithm)"]
+            var parameters = [
+                "realm=\"\(realm)\"", "nonce=\"\(nonce)\"", "opaque=\"\(opaque)\"", "algorithm=\(algorithm)",
+            ]
             if qop != "none" { parameters.insert("qop=\"\(qop)\"", at: 1) }
             if stale { parameters.append("stale=TRUE") }
             if userhash { parameters.append("userhash=true") }
@@ -79,10 +87,13 @@ final class AuthRoutes: Sendable {
 
     private enum Verdict { case accepted, stale, rejected }
 
-    private func verify(_ fields: [String: String], call: HTTPBinCall, qop: String, user: String, password: String, realm: String,
-                        algorithms: [String], userhash: Bool) -> Verdict {
+    private func verify(
+        _ fields: [String: String], call: HTTPBinCall, qop: String, user: String, password: String, realm: String,
+        algorithms: [String], userhash: Bool
+    ) -> Verdict {
         guard let nonce = fields["nonce"], let uri = fields["uri"], let response = fields["response"],
-              fields["realm"] == realm, fields["opaque"] == opaque else { return .rejected }
+            fields["realm"] == realm, fields["opaque"] == opaque
+        else { return .rejected }
         let algorithm = fields["algorithm"] ?? "MD5"
         guard algorithms.contains(algorithm), Self.hash(algorithm, "") != nil else { return .rejected }
         let h = { (text: String) in Self.hash(algorithm, text) ?? "" }
@@ -94,8 +105,12 @@ final class AuthRoutes: Sendable {
         let offered = qop == "none" ? [] : qop.split(separator: ",").map(String.init)
         let expected: String
         if let chosen = fields["qop"] {
-            guard offered.contains(chosen), let nc = fields["nc"], let cnonce = fields["cnonce"] else { return .rejected }
-            let a2 = chosen == "auth-int" ? h("\(call.method):\(uri):\(Self.hash(algorithm, call.body) ?? "")") : h("\(call.method):\(uri)")
+            guard offered.contains(chosen), let nc = fields["nc"], let cnonce = fields["cnonce"] else {
+                return .rejected
+            }
+            let a2 =
+                chosen == "auth-int"
+                ? h("\(call.method):\(uri):\(Self.hash(algorithm, call.body) ?? "")") : h("\(call.method):\(uri)")
             expected = h("\(a1):\(nonce):\(nc):\(cnonce):\(chosen):\(a2)")
         } else {
             guard offered.isEmpty else { return .rejected }
@@ -194,18 +209,25 @@ final class AuthRoutes: Sendable {
             let accepted = state.withLockedValue { state -> Bool in
                 let current = state.spaces[space, default: TokenSpace()]
                 let ok = presented == "Bearer \(current.token)"
-                if ok { state.spaces[space, default: TokenSpace()].accepted += 1 } else { state.spaces[space, default: TokenSpace()].rejected += 1 }
+                if ok {
+                    state.spaces[space, default: TokenSpace()].accepted += 1
+                } else {
+                    state.spaces[space, default: TokenSpace()].rejected += 1
+                }
                 return ok
             }
             guard accepted else {
-                return HTTPBinResponses.json(["error": "invalid_token"], status: .unauthorized,
-                                             headers: [("WWW-Authenticate", "Bearer realm=\"token\", error=\"invalid_token\"")])
+                return HTTPBinResponses.json(
+                    ["error": "invalid_token"], status: .unauthorized,
+                    headers: [("WWW-Authenticate", "Bearer realm=\"token\", error=\"invalid_token\"")])
             }
             return HTTPBinResponses.json(["authenticated": true, "token": String(presented?.dropFirst(7) ?? "")])
         case ("stats", _):
             let current = state.withLockedValue { $0.spaces[space, default: TokenSpace()] }
-            return HTTPBinResponses.json(["refreshes": current.refreshes, "accepted": current.accepted,
-                                          "rejected": current.rejected, "token": current.token])
+            return HTTPBinResponses.json([
+                "refreshes": current.refreshes, "accepted": current.accepted,
+                "rejected": current.rejected, "token": current.token,
+            ])
         default:
             return HTTPBinResponses.notFound()
         }

@@ -11,7 +11,8 @@ public enum BenchmarkDocuments {
         text.reserveCapacity(count * 90)
         for index in 0..<count {
             if index > 0 { text += "," }
-            text += "{\"id\":\(index),\"name\":\"flower-\(index)\",\"score\":\(Double(index % 1000) / 8),\"tags\":[\"bluebonnet\",\"texas\"]}"
+            text +=
+                "{\"id\":\(index),\"name\":\"flower-\(index)\",\"score\":\(Double(index % 1000) / 8),\"tags\":[\"bluebonnet\",\"texas\"]}"
         }
         text += "]"
         return Data(text.utf8)

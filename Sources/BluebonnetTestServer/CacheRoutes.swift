@@ -33,10 +33,16 @@ struct CacheRoutes: Sendable {
         if let value = call.queryValue("cache_control") { headers.append(("Cache-Control", value)) }
         let etag = call.queryValue("etag").map { "\"\($0)\"" }
         if let etag { headers.append(("ETag", etag)) }
-        let lastModified = call.queryValue("last_modified").flatMap(Double.init).map { Date(timeIntervalSince1970: reference - $0) }
+        let lastModified = call.queryValue("last_modified").flatMap(Double.init).map {
+            Date(timeIntervalSince1970: reference - $0)
+        }
         if let lastModified { headers.append(("Last-Modified", DateFormatter.http.string(from: lastModified))) }
         if let expires = call.queryValue("expires") {
-            headers.append(("Expires", Double(expires).map { DateFormatter.http.string(from: now.addingTimeInterval($0)) } ?? expires))
+            headers.append(
+                (
+                    "Expires",
+                    Double(expires).map { DateFormatter.http.string(from: now.addingTimeInterval($0)) } ?? expires
+                ))
         }
         if let vary = call.queryValue("vary") { headers.append(("Vary", vary)) }
         if let age = call.queryValue("age") { headers.append(("Age", age)) }
@@ -46,16 +52,25 @@ struct CacheRoutes: Sendable {
         var notModified = false
         if let etag, let ifNoneMatch = call.header("If-None-Match") {
             notModified = ifNoneMatch.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag }
-        } else if let lastModified, let since = call.header("If-Modified-Since").flatMap({ DateFormatter.http.date(from: $0) }) {
-            notModified = since.timeIntervalSince1970.rounded(.down) >= lastModified.timeIntervalSince1970.rounded(.down)
+        } else if let lastModified,
+            let since = call.header("If-Modified-Since").flatMap({ DateFormatter.http.date(from: $0) })
+        {
+            notModified =
+                since.timeIntervalSince1970.rounded(.down) >= lastModified.timeIntervalSince1970.rounded(.down)
         }
         let current = counts.withLockedValue { counts -> Counts in
-            if notModified { counts[id, default: Counts()].notModified += 1 } else { counts[id, default: Counts()].full += 1 }
+            if notModified {
+                counts[id, default: Counts()].notModified += 1
+            } else {
+                counts[id, default: Counts()].full += 1
+            }
             return counts[id]!
         }
         if notModified { return HTTPBinResponses.empty(status: .notModified, headers: headers) }
         var echo: [String: Any] = ["id": id, "answer": current.full]
-        if let pad = call.queryValue("pad").flatMap(Int.init), (0...(8 << 20)).contains(pad) { echo["pad"] = String(repeating: "x", count: pad) }
+        if let pad = call.queryValue("pad").flatMap(Int.init), (0...(8 << 20)).contains(pad) {
+            echo["pad"] = String(repeating: "x", count: pad)
+        }
         for name in (call.queryValue("vary") ?? "").split(separator: ",") {
             let field = name.trimmingCharacters(in: .whitespaces)
             echo[field] = call.header(field) ?? NSNull()

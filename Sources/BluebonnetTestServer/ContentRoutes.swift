@@ -17,7 +17,8 @@ enum ContentRoutes {
             return HTTPBinResponses.text(SampleDocuments.utf8Demo, contentType: "text/html; charset=utf-8")
         case "base64":
             guard let argument, let data = decodeBase64URL(argument) else {
-                return HTTPBinResponses.text("Incorrect Base64 data try: SFRUUEJJTiBpcyBhd2Vzb21l", contentType: "text/html; charset=utf-8")
+                return HTTPBinResponses.text(
+                    "Incorrect Base64 data try: SFRUUEJJTiBpcyBhd2Vzb21l", contentType: "text/html; charset=utf-8")
             }
             return HTTPBinResponses.bytes(data, contentType: "text/html; charset=utf-8")
         case "image":
@@ -28,11 +29,14 @@ enum ContentRoutes {
             echo.removeValue(forKey: "url")
             echo[kind == "gzip" ? "gzipped" : "deflated"] = true
             echo["method"] = call.method
-            let plain = (try? JSONSerialization.data(withJSONObject: echo, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            let plain =
+                (try? JSONSerialization.data(
+                    withJSONObject: echo, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
             guard let compressed = Zlib.compress(plain, format: kind == "gzip" ? .gzip : .zlib) else {
                 return HTTPBinResponses.text("compression failed", status: .internalServerError)
             }
-            return HTTPBinResponses.bytes(compressed, contentType: "application/json", headers: [("Content-Encoding", kind)])
+            return HTTPBinResponses.bytes(
+                compressed, contentType: "application/json", headers: [("Content-Encoding", kind)])
         default:
             return HTTPBinResponses.notFound()
         }

@@ -25,8 +25,9 @@ public enum DrainRoute {
     /// - Parameter data: The bytes that were uploaded.
     /// - Returns: Their CRC-32.
     public static func checksum(_ data: Data) -> Int {
-        Int(data.withUnsafeBytes { bytes in
-            crc32(0, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count))
-        })
+        Int(
+            data.withUnsafeBytes { bytes in
+                crc32(0, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count))
+            })
     }
 }

@@ -45,7 +45,8 @@ struct FaultScript {
         case "/head-then-close":
             writer.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n", then: .close)
         case "/close-mid-body":
-            writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 400), then: .close)
+            writer.write(
+                "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 400), then: .close)
         case "/chunked-truncated":
             writer.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n", then: .close)
         case "/chunked-malformed":
@@ -70,11 +71,13 @@ struct FaultScript {
             let lines = (0..<count).map { "X-H\($0): v\r\n" }.joined()
             writer.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n" + lines + "\r\nok")
         case "/endless":
-            writer.write("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+            writer.write(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
             endless(writer: writer, chunked: true)
         case "/declared":
             let length = query["length"]?.first.flatMap(Int64.init) ?? 1 << 40
-            writer.write("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(length)\r\n\r\n")
+            writer.write(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(length)\r\n\r\n")
             endless(writer: writer, chunked: false)
         case "/gzip":
             let megabytes = int("mib", default: 256, in: 1...4096)
@@ -84,7 +87,9 @@ struct FaultScript {
             NIOThreadPool.singleton.runIfActive(eventLoop: writer.eventLoop) {
                 GzipBombs.body(kind: kind, mebibytes: megabytes)
             }.whenSuccess { body in
-                writer.write("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n")
+                writer.write(
+                    "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+                )
                 writer.write(body, then: .close)
             }
         case "/status-line":
@@ -96,13 +101,17 @@ struct FaultScript {
         case "/redirect":
             let status = int("status", default: 302, in: 300...399)
             let location = query["location"]?.first ?? "/"
-            writer.write("HTTP/1.1 \(status) Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", then: .close)
+            writer.write(
+                "HTTP/1.1 \(status) Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                then: .close)
         case "/flaky":
             flaky(writer: writer)
         case "/informational":
             let count = int("count", default: 1000, in: 0...1_000_000)
             let heads = String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: count)
-            let final = query["final"]?.first == "1" ? "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok" : ""
+            let final =
+                query["final"]?.first == "1"
+                ? "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok" : ""
             writer.write(heads + final)
         default:
             writer.write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", then: .close)
@@ -117,19 +126,27 @@ struct FaultScript {
         guard attempt > failures else {
             switch query["fail"]?.first ?? "close" {
             case "close":
-                writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 300), then: .close)
+                writer.write(
+                    "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 300), then: .close
+                )
             case "reset":
-                writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 300), then: .reset)
+                writer.write(
+                    "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 300), then: .reset
+                )
             case let status:
                 let code = Int(status).map { min(max($0, 400), 599) } ?? 503
                 let retryAfter = query["retry_after"]?.first.map { "Retry-After: \($0)\r\n" } ?? ""
-                writer.write("HTTP/1.1 \(code) Failing\r\n\(retryAfter)Content-Length: 4\r\nConnection: close\r\n\r\nfail", then: .close)
+                writer.write(
+                    "HTTP/1.1 \(code) Failing\r\n\(retryAfter)Content-Length: 4\r\nConnection: close\r\n\r\nfail",
+                    then: .close)
             }
             return
         }
         let body = "{\"attempt\":\(attempt)}"
-        writer.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body,
-                     then: .close)
+        writer.write(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n"
+                + body,
+            then: .close)
     }
 
     private func reset(phase: String, writer: FaultWriter) {
@@ -137,7 +154,8 @@ struct FaultScript {
         case "after-head":
             writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", then: .reset)
         case "mid-body":
-            writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 300), then: .reset)
+            writer.write(
+                "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 300), then: .reset)
         default:
             writer.reset()
         }

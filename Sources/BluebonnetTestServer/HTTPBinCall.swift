@@ -25,7 +25,9 @@ struct HTTPBinCall: Sendable {
         segments = path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
         query = Self.parseForm(request.uri.query ?? "")
         // HTTPTypes keeps Host as the `:authority` pseudo-header; httpbin lists it with the others.
-        headers = (request.head.authority.map { [("Host", $0)] } ?? []) + request.headers.map { (Self.titleCased($0.name.rawName), $0.value) }
+        headers =
+            (request.head.authority.map { [("Host", $0)] } ?? [])
+            + request.headers.map { (Self.titleCased($0.name.rawName), $0.value) }
         let buffer = try await request.body.collect(upTo: Self.maximumBody)
         body = Data(buffer.readableBytesView)
         origin = context.remoteAddress ?? "127.0.0.1"
@@ -79,8 +81,9 @@ struct HTTPBinCall: Sendable {
         if contentType.hasPrefix("application/x-www-form-urlencoded") {
             form = Self.grouped(Self.parseForm(String(decoding: body, as: UTF8.self)))
         } else if contentType.hasPrefix("multipart/form-data"),
-                  // The boundary is case-sensitive: read it from the header as sent, not the lowercased copy.
-                  let boundary = MultipartParser.boundary(from: header("Content-Type") ?? "") {
+            // The boundary is case-sensitive: read it from the header as sent, not the lowercased copy.
+            let boundary = MultipartParser.boundary(from: header("Content-Type") ?? "")
+        {
             let parts = MultipartParser.parse(body, boundary: boundary)
             var fields: [(name: String, value: String)] = []
             var fileFields: [(name: String, value: String)] = []

@@ -5,16 +5,25 @@ import NIOCore
 
 /// Builders for the test server's responses.
 enum HTTPBinResponses {
-    static func json(_ object: Any, status: HTTPResponse.Status = .ok, headers extra: [(String, String)] = []) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    static func json(_ object: Any, status: HTTPResponse.Status = .ok, headers extra: [(String, String)] = [])
+        -> Response
+    {
+        let data =
+            (try? JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
         return bytes(data + Data("\n".utf8), contentType: "application/json", status: status, headers: extra)
     }
 
-    static func text(_ text: String, contentType: String = "text/plain; charset=utf-8", status: HTTPResponse.Status = .ok) -> Response {
+    static func text(
+        _ text: String, contentType: String = "text/plain; charset=utf-8", status: HTTPResponse.Status = .ok
+    ) -> Response {
         bytes(Data(text.utf8), contentType: contentType, status: status)
     }
 
-    static func bytes(_ data: Data, contentType: String?, status: HTTPResponse.Status = .ok, headers extra: [(String, String)] = []) -> Response {
+    static func bytes(
+        _ data: Data, contentType: String?, status: HTTPResponse.Status = .ok, headers extra: [(String, String)] = []
+    ) -> Response {
         var fields = HTTPFields()
         if let contentType { fields[.contentType] = contentType }
         for (name, value) in extra {

@@ -40,9 +40,11 @@ struct HTTPBinRouter: Sendable {
             return StatusRoutes.echo(call)
         case ("json-array", _):
             return ContentRoutes.jsonArray(count: argument.flatMap(Int.init))
-        case ("bytes", _), ("stream", _), ("delay", _), ("range", _), ("drip", _), ("chunked", _), ("truncated", _), ("download", _), ("slices", _):
+        case ("bytes", _), ("stream", _), ("delay", _), ("range", _), ("drip", _), ("chunked", _), ("truncated", _),
+            ("download", _), ("slices", _):
             return try await BodyRoutes.respond(call, kind: first, argument: argument)
-        case ("json", _), ("xml", _), ("html", _), ("encoding", _), ("base64", _), ("image", _), ("gzip", _), ("deflate", _):
+        case ("json", _), ("xml", _), ("html", _), ("encoding", _), ("base64", _), ("image", _), ("gzip", _),
+            ("deflate", _):
             return ContentRoutes.respond(call, kind: first, argument: argument)
         case ("sse", _):
             return ServerSentEventsRoute.respond(call)
@@ -74,7 +76,8 @@ enum StatusRoutes {
         case 301, 302, 303, 305, 307:
             return HTTPBinResponses.redirect(to: "/redirect/1", status: code)
         case 401:
-            return HTTPBinResponses.empty(status: .unauthorized, headers: [("WWW-Authenticate", "Basic realm=\"Fake Realm\"")])
+            return HTTPBinResponses.empty(
+                status: .unauthorized, headers: [("WWW-Authenticate", "Basic realm=\"Fake Realm\"")])
         case 418:
             return HTTPBinResponses.text("\n    -=[ teapot ]=-\n", status: HTTPResponse.Status(code: 418))
         default:
@@ -89,8 +92,9 @@ enum StatusRoutes {
         let status = call.queryValue("status").flatMap(Int.init) ?? 200
         guard (200...599).contains(status) else { return HTTPBinResponses.badRequest("Invalid status") }
         let requested = call.queryValue("content_type") ?? call.header("Content-Type")
-        return HTTPBinResponses.bytes(call.body, contentType: requested == "none" ? nil : requested,
-                                      status: HTTPResponse.Status(code: status))
+        return HTTPBinResponses.bytes(
+            call.body, contentType: requested == "none" ? nil : requested,
+            status: HTTPResponse.Status(code: status))
     }
 
     static func responseHeaders(_ call: HTTPBinCall) -> Response {

@@ -26,15 +26,22 @@ public enum OCSPResponder {
     /// `/ocsp/{id}/{good|revoked|unknown|issuer}`.
     static func respond(_ call: HTTPBinCall) -> Response {
         let segments = call.segments
-        guard segments.count == 3, let issuer = issuer(segments[1]) else { return HTTPBinResponses.text("Unknown responder\n", status: .notFound) }
-        if segments[2] == "issuer" { return HTTPBinResponses.bytes(Data(issuer.der), contentType: "application/pkix-cert") }
-        guard let answer = Answer(rawValue: segments[2]), call.method == "POST" else { return HTTPBinResponses.text("Bad OCSP request\n", status: .badRequest) }
+        guard segments.count == 3, let issuer = issuer(segments[1]) else {
+            return HTTPBinResponses.text("Unknown responder\n", status: .notFound)
+        }
+        if segments[2] == "issuer" {
+            return HTTPBinResponses.bytes(Data(issuer.der), contentType: "application/pkix-cert")
+        }
+        guard let answer = Answer(rawValue: segments[2]), call.method == "POST" else {
+            return HTTPBinResponses.text("Bad OCSP request\n", status: .badRequest)
+        }
         do {
             let bytes = try response(to: Array(call.body), answer: answer, issuer: issuer)
             return HTTPBinResponses.bytes(Data(bytes), contentType: "application/ocsp-response")
         } catch {
             // RFC 6960 §2.3: malformedRequest (1), unsigned.
-            return HTTPBinResponses.bytes(Data([0x30, 0x03, 0x0A, 0x01, 0x01]), contentType: "application/ocsp-response")
+            return HTTPBinResponses.bytes(
+                Data([0x30, 0x03, 0x0A, 0x01, 0x01]), contentType: "application/ocsp-response")
         }
     }
 
@@ -49,12 +56,16 @@ public enum OCSPResponder {
 
     /// The DER `OCSPResponse` to a DER `OCSPRequest`: the first certificate it asks about, with `answer`, its nonce
     /// echoed, signed by `issuer`.
-    static func response(to requestDER: [UInt8], answer: Answer, issuer: TestCertificates.Identity, now: Date = Date()) throws -> [UInt8] {
+    static func response(to requestDER: [UInt8], answer: Answer, issuer: TestCertificates.Identity, now: Date = Date())
+        throws -> [UInt8]
+    {
         let (certID, nonce) = try read(requestDER)
         var data = DER.Serializer()
         try data.appendConstructedNode(identifier: .sequence) { data in
             // responderID byName: [1] EXPLICIT Name.
-            try data.serialize(explicitlyTaggedWithTagNumber: 1, tagClass: .contextSpecific) { try $0.serialize(issuer.certificate.subject) }
+            try data.serialize(explicitlyTaggedWithTagNumber: 1, tagClass: .contextSpecific) {
+                try $0.serialize(issuer.certificate.subject)
+            }
             try data.serialize(generalizedTime(now))
             try data.appendConstructedNode(identifier: .sequence) { responses in
                 try responses.appendConstructedNode(identifier: .sequence) { single in
@@ -65,7 +76,9 @@ public enum OCSPResponder {
                     case .unknown:
                         single.serializeRawBytes([0x82, 0x00])
                     case .revoked:
-                        try single.appendConstructedNode(identifier: ASN1Identifier(tagWithNumber: 1, tagClass: .contextSpecific)) {
+                        try single.appendConstructedNode(
+                            identifier: ASN1Identifier(tagWithNumber: 1, tagClass: .contextSpecific)
+                        ) {
                             try $0.serialize(generalizedTime(now.addingTimeInterval(-3600)))
                         }
                     }
@@ -107,21 +120,25 @@ public enum OCSPResponder {
     private static func read(_ requestDER: [UInt8]) throws -> (certID: ArraySlice<UInt8>, nonce: ArraySlice<UInt8>?) {
         let request = try DER.parse(requestDER)
         guard case let .constructed(top) = request.content, let tbs = top.first(where: { _ in true }),
-              case let .constructed(fields) = tbs.content else { throw ASN1Error.invalidASN1Object(reason: "no tbsRequest") }
+            case let .constructed(fields) = tbs.content
+        else { throw ASN1Error.invalidASN1Object(reason: "no tbsRequest") }
         var certID: ArraySlice<UInt8>?
         var nonce: ArraySlice<UInt8>?
         for field in fields {
             if field.identifier == .sequence, case let .constructed(requests) = field.content,
-               let first = requests.first(where: { _ in true }), case let .constructed(parts) = first.content,
-               let id = parts.first(where: { _ in true }) {
+                let first = requests.first(where: { _ in true }), case let .constructed(parts) = first.content,
+                let id = parts.first(where: { _ in true })
+            {
                 certID = id.encodedBytes
             }
             if field.identifier == ASN1Identifier(tagWithNumber: 2, tagClass: .contextSpecific),
-               case let .constructed(wrapped) = field.content, let list = wrapped.first(where: { _ in true }),
-               case let .constructed(extensions) = list.content {
+                case let .constructed(wrapped) = field.content, let list = wrapped.first(where: { _ in true }),
+                case let .constructed(extensions) = list.content
+            {
                 for candidate in extensions {
                     guard case let .constructed(parts) = candidate.content, let oid = parts.first(where: { _ in true }),
-                          (try? ASN1ObjectIdentifier(derEncoded: oid)) == nonceOID else { continue }
+                        (try? ASN1ObjectIdentifier(derEncoded: oid)) == nonceOID
+                    else { continue }
                     nonce = candidate.encodedBytes
                 }
             }
@@ -134,7 +151,8 @@ public enum OCSPResponder {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return try GeneralizedTime(year: parts.year!, month: parts.month!, day: parts.day!, hours: parts.hour!,
-                                   minutes: parts.minute!, seconds: parts.second!, fractionalSeconds: 0)
+        return try GeneralizedTime(
+            year: parts.year!, month: parts.month!, day: parts.day!, hours: parts.hour!,
+            minutes: parts.minute!, seconds: parts.second!, fractionalSeconds: 0)
     }
 }

@@ -29,17 +29,23 @@ public enum ResumableDownloadRoute {
         fields[.acceptRanges] = "bytes"
         if let etag { fields[.eTag] = etag }
         if let modified { fields[.lastModified] = modified }
-        if let filename = call.queryValue("filename") { fields[.contentDisposition] = "attachment; filename=\"\(filename)\"" }
+        if let filename = call.queryValue("filename") {
+            fields[.contentDisposition] = "attachment; filename=\"\(filename)\""
+        }
         let credentials = ["Authorization", "Cookie", "Proxy-Authorization"].filter { call.header($0) != nil }
-        fields[HTTPField.Name("X-Received-Credentials")!] = credentials.isEmpty ? "none" : credentials.joined(separator: ", ")
+        fields[HTTPField.Name("X-Received-Credentials")!] =
+            credentials.isEmpty ? "none" : credentials.joined(separator: ", ")
 
         var first = 0
         var status = HTTPResponse.Status.ok
         let ignoresRange = call.queryValue("ignore_range") == "1"
-        if !ignoresRange, let range = call.header("Range"), let (start, _) = BodyRoutes.parseRange(range, length: count) {
+        if !ignoresRange, let range = call.header("Range"), let (start, _) = BodyRoutes.parseRange(range, length: count)
+        {
             let condition = call.header("If-Range")
             // A weak tag never matches, as RFC 9110 requires of `If-Range`.
-            let matches = condition == nil || (condition == etag && etag?.hasPrefix("W/") == false) || (condition == modified && modified != nil)
+            let matches =
+                condition == nil || (condition == etag && etag?.hasPrefix("W/") == false)
+                || (condition == modified && modified != nil)
             if matches {
                 first = start + (call.queryValue("wrong_range") == "1" ? 1 : 0)
                 status = .partialContent
@@ -51,18 +57,21 @@ public enum ResumableDownloadRoute {
         }
         let dropAfter = call.queryValue("drop_after").flatMap(Int.init)
         let start = first
-        return Response(status: status, headers: fields, body: ResponseBody(contentLength: count - start) { writer in
-            var offset = start
-            var sent = 0
-            while offset < count {
-                var chunk = min(64 * 1024, count - offset)
-                if let dropAfter { chunk = min(chunk, dropAfter - sent) }
-                if chunk <= 0 { throw CancellationError() }
-                try await writer.write(ByteBuffer(bytes: SeededBytes.bytes(seed: seed, offset: offset, count: chunk)))
-                offset += chunk
-                sent += chunk
-            }
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: status, headers: fields,
+            body: ResponseBody(contentLength: count - start) { writer in
+                var offset = start
+                var sent = 0
+                while offset < count {
+                    var chunk = min(64 * 1024, count - offset)
+                    if let dropAfter { chunk = min(chunk, dropAfter - sent) }
+                    if chunk <= 0 { throw CancellationError() }
+                    try await writer.write(
+                        ByteBuffer(bytes: SeededBytes.bytes(seed: seed, offset: offset, count: chunk)))
+                    offset += chunk
+                    sent += chunk
+                }
+                try await writer.finish(nil)
+            })
     }
 }

@@ -27,15 +27,18 @@ enum ServerSentEventsRoute {
         var fields = HTTPFields()
         fields[.contentType] = "text/event-stream"
         fields[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: fields, body: ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: ": hello\(newline)retry: \(retry)\(newline)\(newline)"))
-            for index in start..<end {
-                let event = ": event \(index)\(newline)id: \(index)\(newline)event: tick\(newline)data: line one \(index)\(newline)data: line two\(newline)\(newline)"
-                try await writer.write(ByteBuffer(string: event))
-                if delay > 0 { try await Task.sleep(nanoseconds: delay * 1_000_000) }
-            }
-            if drops, !empty, end < count { throw CancellationError() }
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: .ok, headers: fields,
+            body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: ": hello\(newline)retry: \(retry)\(newline)\(newline)"))
+                for index in start..<end {
+                    let event =
+                        ": event \(index)\(newline)id: \(index)\(newline)event: tick\(newline)data: line one \(index)\(newline)data: line two\(newline)\(newline)"
+                    try await writer.write(ByteBuffer(string: event))
+                    if delay > 0 { try await Task.sleep(nanoseconds: delay * 1_000_000) }
+                }
+                if drops, !empty, end < count { throw CancellationError() }
+                try await writer.finish(nil)
+            })
     }
 }

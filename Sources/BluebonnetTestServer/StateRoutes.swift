@@ -14,7 +14,8 @@ enum StateRoutes {
                 return HTTPBinResponses.empty(status: .notModified)
             }
             let lastModified = DateFormatter.http.string(from: Date())
-            return HTTPBinResponses.json(call.getEcho, headers: [("Last-Modified", lastModified), ("ETag", UUID().uuidString.lowercased())])
+            return HTTPBinResponses.json(
+                call.getEcho, headers: [("Last-Modified", lastModified), ("ETag", UUID().uuidString.lowercased())])
         case "etag":
             guard let etag = segments.first else { return HTTPBinResponses.notFound() }
             let quoted = "\"\(etag)\""
@@ -32,7 +33,8 @@ enum StateRoutes {
                 return HTTPBinResponses.json(["authenticated": true, "user": segments[0]])
             }
             if kind == "hidden-basic-auth" { return HTTPBinResponses.notFound() }
-            return HTTPBinResponses.empty(status: .unauthorized, headers: [("WWW-Authenticate", "Basic realm=\"Fake Realm\"")])
+            return HTTPBinResponses.empty(
+                status: .unauthorized, headers: [("WWW-Authenticate", "Basic realm=\"Fake Realm\"")])
         case "cookies":
             return cookies(call, action: segments.first)
         default:
@@ -66,11 +68,14 @@ enum StateRoutes {
             }
             return HTTPBinResponses.json(["cookies": jar])
         case "set":
-            let headers = [("Location", "/cookies")] + call.query.map { ("Set-Cookie", "\($0.name)=\($0.value); Path=/") }
+            let headers =
+                [("Location", "/cookies")] + call.query.map { ("Set-Cookie", "\($0.name)=\($0.value); Path=/") }
             return HTTPBinResponses.empty(status: .found, headers: headers)
         case "delete":
             let expired = "Thu, 01 Jan 1970 00:00:00 GMT"
-            let headers = [("Location", "/cookies")] + call.query.map { ("Set-Cookie", "\($0.name)=; Expires=\(expired); Max-Age=0; Path=/") }
+            let headers =
+                [("Location", "/cookies")]
+                + call.query.map { ("Set-Cookie", "\($0.name)=; Expires=\(expired); Max-Age=0; Path=/") }
             return HTTPBinResponses.empty(status: .found, headers: headers)
         default:
             return HTTPBinResponses.notFound()

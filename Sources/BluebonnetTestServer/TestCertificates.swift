@@ -46,19 +46,28 @@ public struct TestCertificates: Sendable {
     public init() throws {
         let now = Date()
         let day: TimeInterval = 86_400
-        let localNames: [GeneralName] = [.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
-                                         .ipAddress(ASN1OctetString(contentBytes: ArraySlice([UInt8](repeating: 0, count: 15) + [1])))]
-        root = try Self.issue(name: "Bluebonnet Test Root", isAuthority: true, by: nil, from: now - day, to: now + 365 * day)
-        intermediate = try Self.issue(name: "Bluebonnet Test Intermediate", isAuthority: true, by: root,
-                                      from: now - day, to: now + 365 * day)
-        leaf = try Self.issue(name: "127.0.0.1", names: localNames, by: intermediate, from: now - day, to: now + 30 * day)
-        expiredLeaf = try Self.issue(name: "expired", names: localNames, by: intermediate, from: now - 30 * day, to: now - day)
-        wrongNameLeaf = try Self.issue(name: "bluebonnet.invalid", names: [.dnsName("bluebonnet.invalid")], by: intermediate,
-                                       from: now - day, to: now + 30 * day)
-        selfSignedLeaf = try Self.issue(name: "127.0.0.1", names: localNames, by: nil, from: now - day, to: now + 30 * day)
+        let localNames: [GeneralName] = [
+            .dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
+            .ipAddress(ASN1OctetString(contentBytes: ArraySlice([UInt8](repeating: 0, count: 15) + [1]))),
+        ]
+        root = try Self.issue(
+            name: "Bluebonnet Test Root", isAuthority: true, by: nil, from: now - day, to: now + 365 * day)
+        intermediate = try Self.issue(
+            name: "Bluebonnet Test Intermediate", isAuthority: true, by: root,
+            from: now - day, to: now + 365 * day)
+        leaf = try Self.issue(
+            name: "127.0.0.1", names: localNames, by: intermediate, from: now - day, to: now + 30 * day)
+        expiredLeaf = try Self.issue(
+            name: "expired", names: localNames, by: intermediate, from: now - 30 * day, to: now - day)
+        wrongNameLeaf = try Self.issue(
+            name: "bluebonnet.invalid", names: [.dnsName("bluebonnet.invalid")], by: intermediate,
+            from: now - day, to: now + 30 * day)
+        selfSignedLeaf = try Self.issue(
+            name: "127.0.0.1", names: localNames, by: nil, from: now - day, to: now + 30 * day)
         commonNameOnlyLeaf = try Self.issue(name: "localhost", by: intermediate, from: now - day, to: now + 30 * day)
-        client = try Self.issue(name: "Bluebonnet Test Client", names: [], usage: .clientAuth, by: intermediate,
-                                from: now - day, to: now + 30 * day)
+        client = try Self.issue(
+            name: "Bluebonnet Test Client", names: [], usage: .clientAuth, by: intermediate,
+            from: now - day, to: now + 30 * day)
     }
 
     /// A server TLS configuration presenting `identity` and the certificates above it.
@@ -68,10 +77,14 @@ public struct TestCertificates: Sendable {
     ///   - chain:               The certificates sent after the leaf (the intermediate, usually).
     ///   - requireClientCertificate: Whether the client must present a certificate issued under `root`.
     /// - Returns: The configuration.
-    public func serverConfiguration(presenting identity: Identity, chain: [Identity],
-                                    requireClientCertificate: Bool = false) throws -> TLSConfiguration {
+    public func serverConfiguration(
+        presenting identity: Identity, chain: [Identity],
+        requireClientCertificate: Bool = false
+    ) throws -> TLSConfiguration {
         var configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try ([identity] + chain).map { .certificate(try NIOSSLCertificate(bytes: $0.der, format: .der)) },
+            certificateChain: try ([identity] + chain).map {
+                .certificate(try NIOSSLCertificate(bytes: $0.der, format: .der))
+            },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem))
         )
         if requireClientCertificate {
@@ -81,10 +94,12 @@ public struct TestCertificates: Sendable {
         return configuration
     }
 
-    private static func issue(name: String, names: [GeneralName] = [], isAuthority: Bool = false,
-                              usage: ExtendedKeyUsage.Usage = .serverAuth, by issuer: Identity?,
-                              from start: Date, to end: Date,
-                              authorityInformationAccess: AuthorityInformationAccess? = nil) throws -> Identity {
+    private static func issue(
+        name: String, names: [GeneralName] = [], isAuthority: Bool = false,
+        usage: ExtendedKeyUsage.Usage = .serverAuth, by issuer: Identity?,
+        from start: Date, to end: Date,
+        authorityInformationAccess: AuthorityInformationAccess? = nil
+    ) throws -> Identity {
         let key = P256.Signing.PrivateKey()
         let subject = try DistinguishedName { CommonName(name) }
         let extensions = try Certificate.Extensions {
@@ -127,10 +142,14 @@ public struct TestCertificates: Sendable {
     public func leaf(ocspURL: String, issuerURL: String?) throws -> Identity {
         let now = Date()
         let names: [GeneralName] = [.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))]
-        var access = [AuthorityInformationAccess.AccessDescription(method: .ocspServer, location: .uniformResourceIdentifier(ocspURL))]
+        var access = [
+            AuthorityInformationAccess.AccessDescription(
+                method: .ocspServer, location: .uniformResourceIdentifier(ocspURL))
+        ]
         if let issuerURL { access.append(.init(method: .issuingCA, location: .uniformResourceIdentifier(issuerURL))) }
-        return try Self.issue(name: "127.0.0.1", names: names, by: intermediate, from: now - 86_400, to: now + 30 * 86_400,
-                              authorityInformationAccess: AuthorityInformationAccess(access))
+        return try Self.issue(
+            name: "127.0.0.1", names: names, by: intermediate, from: now - 86_400, to: now + 30 * 86_400,
+            authorityInformationAccess: AuthorityInformationAccess(access))
     }
 
     static func der(_ certificate: Certificate) -> [UInt8] {

@@ -42,14 +42,18 @@ public final class TestServer: Sendable {
     ///            default.
     ///   - http2: With `tls`, whether HTTP/2 is offered through ALPN as well as HTTP/1.1. `false` by default.
     /// - Returns: The running server.
-    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration? = nil,
-                             http2: Bool = false) async throws -> TestServer {
+    public static func start(
+        host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration? = nil,
+        http2: Bool = false
+    ) async throws -> TestServer {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let server: HTTPServerBuilder = try tls.map { tls in
-            http2 ? try .http2Upgrade(tlsConfiguration: tls) : try .tls(.http1(), tlsConfiguration: tls)
-        } ?? .http1()
+        let server: HTTPServerBuilder =
+            try tls.map { tls in
+                http2 ? try .http2Upgrade(tlsConfiguration: tls) : try .tls(.http1(), tlsConfiguration: tls)
+            } ?? .http1()
         let app = makeApplication(host: host, port: port, server: server) { continuation.yield($0) }
-        var configuration = ServiceGroupConfiguration(services: [app], logger: Logger(label: "BluebonnetTestServer.group"))
+        var configuration = ServiceGroupConfiguration(
+            services: [app], logger: Logger(label: "BluebonnetTestServer.group"))
         configuration.maximumGracefulShutdownDuration = gracePeriod
         let group = ServiceGroup(configuration: configuration)
         let task = Task {
@@ -72,7 +76,9 @@ public final class TestServer: Sendable {
     ///   - host:    The address to bind.
     ///   - port:    The port; `0` picks a free one.
     ///   - onStart: Called with the bound port once the server listens.
-    public static func run(host: String = "127.0.0.1", port: Int, onStart: @escaping @Sendable (Int) -> Void) async throws {
+    public static func run(host: String = "127.0.0.1", port: Int, onStart: @escaping @Sendable (Int) -> Void)
+        async throws
+    {
         let app = makeApplication(host: host, port: port, server: .http1(), onStart: onStart)
         try await app.runService()
     }
@@ -109,7 +115,8 @@ public final class TestServer: Sendable {
                 try await router.respond(to: request, context: context)
             },
             server: server,
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "BluebonnetTestServer"),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: port), serverName: "BluebonnetTestServer"),
             onServerRunning: { channel in
                 onStart(channel.localAddress?.port ?? port)
             },

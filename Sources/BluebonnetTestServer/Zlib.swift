@@ -13,8 +13,11 @@ enum Zlib {
     static func compress(_ input: Data, format: Format) -> Data? {
         var stream = z_stream()
         let windowBits: Int32 = format == .gzip ? 15 + 16 : 15
-        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY,
-                            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        guard
+            deflateInit2_(
+                &stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY,
+                ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        else { return nil }
         defer { deflateEnd(&stream) }
         var output = Data(count: Int(deflateBound(&stream, UInt(input.count))) + 32)
         let outputCount = output.count
@@ -36,8 +39,11 @@ enum Zlib {
     /// how the fault server makes compression bombs of any decoded size.
     static func gzip(repeating block: Data, count: Int) -> Data? {
         var stream = z_stream()
-        guard deflateInit2_(&stream, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY,
-                            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        guard
+            deflateInit2_(
+                &stream, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY,
+                ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        else { return nil }
         defer { deflateEnd(&stream) }
         var output = Data()
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -54,7 +60,9 @@ enum Zlib {
                         stream.next_out = outBuffer.bindMemory(to: Bytef.self).baseAddress
                         stream.avail_out = uInt(chunkCount)
                         status = deflate(&stream, flush)
-                        output.append(outBuffer.bindMemory(to: UInt8.self).baseAddress!, count: chunkCount - Int(stream.avail_out))
+                        output.append(
+                            outBuffer.bindMemory(to: UInt8.self).baseAddress!, count: chunkCount - Int(stream.avail_out)
+                        )
                     }
                 } while stream.avail_out == 0 || (flush == Z_FINISH && status == Z_OK)
             }

@@ -38,19 +38,24 @@ enum AuthOption {
             self = .header(.authorization(bearerToken: value))
         case .basic, .digest:
             let (user, password) = try Self.userAndPassword(value, askPassword: askPassword)
-            self = type == .basic ? .header(.authorization(username: user, password: password))
+            self =
+                type == .basic
+                ? .header(.authorization(username: user, password: password))
                 : .challenge(URLCredential(user: user, password: password, persistence: .none))
         }
     }
 
     /// `USER:PASSWORD`, or `USER` with the password asked for.
-    private static func userAndPassword(_ value: String, askPassword: ((String) -> String?)?) throws -> (String, String) {
+    private static func userAndPassword(_ value: String, askPassword: ((String) -> String?)?) throws -> (String, String)
+    {
         let parts = value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         let user = String(parts[0])
         guard !user.isEmpty else { throw Failure(description: "--auth needs a user name before the colon") }
         if parts.count == 2 { return (user, String(parts[1])) }
         guard let askPassword, let typed = askPassword(user) else {
-            throw Failure(description: "--auth \(user) has no password and there is no terminal to ask for it on; give \(user):PASSWORD")
+            throw Failure(
+                description:
+                    "--auth \(user) has no password and there is no terminal to ask for it on; give \(user):PASSWORD")
         }
         return (user, typed)
     }

@@ -32,7 +32,8 @@ struct DemoCommand: AsyncParsableCommand {
         let output = Output(colored: noColor ? false : nil)
         let server = try await TestServer.start()
         defer { print(output.paint("Test server on \(server.baseURL.absoluteString) stopped.", "2")) }
-        print(output.paint("Bluebonnet \(bluebonnetVersion) demo: test server on \(server.baseURL.absoluteString)", "1"))
+        print(
+            output.paint("Bluebonnet \(bluebonnetVersion) demo: test server on \(server.baseURL.absoluteString)", "1"))
 
         func section(_ title: String, _ code: String) {
             print("\n" + output.paint("== \(title)", "1;35"))
@@ -46,33 +47,47 @@ struct DemoCommand: AsyncParsableCommand {
 
         section("The same JSON, decoded", "try await AF.request(url).serializingDecodable(Slideshow.self).value")
         let show = try await AF.request(server.url("/json")).serializingDecodable(Slideshow.self).value
-        print("slideshow \"\(show.slideshow.title)\" by \(show.slideshow.author): \(show.slideshow.slides.map(\.title))")
+        print(
+            "slideshow \"\(show.slideshow.title)\" by \(show.slideshow.author): \(show.slideshow.slides.map(\.title))")
 
         section("An image, read from its headers", "try await AF.request(url).serializingImage().value")
         let image = try await AF.request(server.url("/image/png")).serializingImage().value
-        print("\(image.format.rawValue.uppercased()) \(image.width)×\(image.height), \(image.frameCount) frame(s), \(image.data.count) bytes")
+        print(
+            "\(image.format.rawValue.uppercased()) \(image.width)×\(image.height), \(image.frameCount) frame(s), \(image.data.count) bytes"
+        )
 
-        section("POST JSON with an Encodable", "AF.request(url, method: .post, parameters: greeting, encoder: JSONParameterEncoder.default)")
+        section(
+            "POST JSON with an Encodable",
+            "AF.request(url, method: .post, parameters: greeting, encoder: JSONParameterEncoder.default)")
         let greeting = Greeting(name: "Texas", flowers: ["bluebonnet", "indian paintbrush"])
-        let post = await AF.request(server.url("/post"), method: .post, parameters: greeting, encoder: JSONParameterEncoder.default)
-            .validate()
-            .serializingData()
-            .response
+        let post = await AF.request(
+            server.url("/post"), method: .post, parameters: greeting, encoder: JSONParameterEncoder.default
+        )
+        .validate()
+        .serializingData()
+        .response
         if let data = post.data, let echo = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
-            print("the server received json =", output.body(try? JSONSerialization.data(withJSONObject: echo["json"] ?? [:]), contentType: "application/json"))
+            print(
+                "the server received json =",
+                output.body(
+                    try? JSONSerialization.data(withJSONObject: echo["json"] ?? [:]), contentType: "application/json"))
         }
 
-        section("A multipart upload with progress", "AF.upload(multipartFormData: { form in ... }, to: url).uploadProgress { ... }")
+        section(
+            "A multipart upload with progress",
+            "AF.upload(multipartFormData: { form in ... }, to: url).uploadProgress { ... }")
         let payload = Data((0..<2_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let progress = ProgressLog()
-        let upload = await AF.upload(multipartFormData: { form in
-            form.append(Data("bluebonnet".utf8), withName: "flower")
-            form.append(payload, withName: "seeds", fileName: "seeds.bin", mimeType: "application/octet-stream")
-        }, to: server.url("/post"))
-            .uploadProgress(queue: .global()) { progress.record($0.fractionCompleted) }
-            .validate()
-            .serializingData()
-            .response
+        let upload = await AF.upload(
+            multipartFormData: { form in
+                form.append(Data("bluebonnet".utf8), withName: "flower")
+                form.append(payload, withName: "seeds", fileName: "seeds.bin", mimeType: "application/octet-stream")
+            }, to: server.url("/post")
+        )
+        .uploadProgress(queue: .global()) { progress.record($0.fractionCompleted) }
+        .validate()
+        .serializingData()
+        .response
         if let data = upload.data, let echo = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
             let files = (echo["files"] as? [String: String]) ?? [:]
             print("the server received form =", echo["form"] ?? [:], "and files", files.keys.sorted())
@@ -92,7 +107,9 @@ struct DemoCommand: AsyncParsableCommand {
         for (hop, request) in chain.requests.enumerated() {
             print("  hop \(hop): \(request.httpMethod ?? "GET") \(request.url?.path ?? "")")
         }
-        print("final status:", redirected.response.map { output.statusLine($0) } ?? "none", "after \(chain.redirectCount) redirects")
+        print(
+            "final status:", redirected.response.map { output.statusLine($0) } ?? "none",
+            "after \(chain.redirectCount) redirects")
 
         section("The Timeline of that request", "response.timeline")
         print(redirected.timeline.debugDescription)
@@ -101,8 +118,14 @@ struct DemoCommand: AsyncParsableCommand {
         print(chain.cURLDescription())
 
         await server.stop()
-        let allGood = get.error == nil && post.error == nil && upload.error == nil && notFound.error?.responseCode == 404 && redirected.response?.statusCode == 200
-        print("\n" + output.paint(allGood ? "Demo finished: every step behaved." : "Demo finished with unexpected results.", allGood ? "1;32" : "1;31"))
+        let allGood =
+            get.error == nil && post.error == nil && upload.error == nil && notFound.error?.responseCode == 404
+            && redirected.response?.statusCode == 200
+        print(
+            "\n"
+                + output.paint(
+                    allGood ? "Demo finished: every step behaved." : "Demo finished with unexpected results.",
+                    allGood ? "1;32" : "1;31"))
         if !allGood { throw ExitCode.failure }
     }
 }
@@ -121,6 +144,7 @@ final class ProgressLog: @unchecked Sendable {
     var summary: String {
         lock.lock(); defer { lock.unlock() }
         let shown = fractions.map { String(format: "%.0f%%", $0 * 100) }
-        return "\(fractions.count) updates, " + (shown.count > 6 ? shown.prefix(3) + ["…"] + shown.suffix(2) : shown[...]).joined(separator: " ")
+        return "\(fractions.count) updates, "
+            + (shown.count > 6 ? shown.prefix(3) + ["…"] + shown.suffix(2) : shown[...]).joined(separator: " ")
     }
 }

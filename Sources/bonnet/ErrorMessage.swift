@@ -12,22 +12,25 @@ enum ErrorMessage {
         switch error {
         case let .sessionTaskFailed(underlying):
             guard let urlError = underlying as? URLError else { return cleaned("\(underlying.localizedDescription)") }
-            let phrase: String = switch urlError.code {
-            case .timedOut: "the request timed out"
-            case .cannotConnectToHost: "could not connect to the server"
-            case .cannotFindHost: "no server of that name could be found"
-            case .networkConnectionLost: "the connection was lost before the response ended"
-            case .cannotParseResponse: "the server's response could not be parsed"
-            case .badURL: "the URL is not valid"
-            case .secureConnectionFailed: "the TLS handshake failed"
-            case .userAuthenticationRequired: "the proxy asks for credentials (407)"
-            case .cannotWriteToFile, .cannotCreateFile: "the file could not be written"
-            case .cancelled: "the request was cancelled"
-            default: "the request failed (URLError \(urlError.code.rawValue))"
-            }
+            let phrase: String =
+                switch urlError.code {
+                case .timedOut: "the request timed out"
+                case .cannotConnectToHost: "could not connect to the server"
+                case .cannotFindHost: "no server of that name could be found"
+                case .networkConnectionLost: "the connection was lost before the response ended"
+                case .cannotParseResponse: "the server's response could not be parsed"
+                case .badURL: "the URL is not valid"
+                case .secureConnectionFailed: "the TLS handshake failed"
+                case .userAuthenticationRequired: "the proxy asks for credentials (407)"
+                case .cannotWriteToFile, .cannotCreateFile: "the file could not be written"
+                case .cancelled: "the request was cancelled"
+                default: "the request failed (URLError \(urlError.code.rawValue))"
+                }
             // A timeout says all there is; other causes add the engine's or the system's words.
-            guard urlError.code != .timedOut, let cause = urlError.userInfo[NSUnderlyingErrorKey].map({ cleaned("\($0)") }),
-                  !cause.isEmpty else { return phrase }
+            guard urlError.code != .timedOut,
+                let cause = urlError.userInfo[NSUnderlyingErrorKey].map({ cleaned("\($0)") }),
+                !cause.isEmpty
+            else { return phrase }
             return "\(phrase): \(cause)"
         case let .multipartEncodingFailed(reason: .bodyPartFileNotReachableWithError(url, underlying)):
             return "cannot read \(url.path): \(underlying.localizedDescription)"
@@ -46,8 +49,11 @@ enum ErrorMessage {
     static func cleaned(_ text: String) -> String {
         if let range = text.range(of: #"OPENSSL_internal:([A-Z0-9_]+)"#, options: .regularExpression) {
             let reason = text[range].dropFirst("OPENSSL_internal:".count)
-            let hint = reason == "WRONG_VERSION_NUMBER" ? " (does the server speak TLS on that port?)"
-                : reason == "CERTIFICATE_VERIFY_FAILED" ? " (the certificate is not trusted: --verify FILE or --verify=no)" : ""
+            let hint =
+                reason == "WRONG_VERSION_NUMBER"
+                ? " (does the server speak TLS on that port?)"
+                : reason == "CERTIFICATE_VERIFY_FAILED"
+                    ? " (the certificate is not trusted: --verify FILE or --verify=no)" : ""
             return reason.replacingOccurrences(of: "_", with: " ").lowercased() + hint
         }
         // NIO's `connection reset (error set): Connection refused) (errno: 111)`: the system's words.
@@ -55,7 +61,9 @@ enum ErrorMessage {
             return String(text[message].dropFirst(3)).lowercased()
         }
         var result = text
-        while let path = result.range(of: #" at /[^ \])]+"#, options: .regularExpression) { result.removeSubrange(path) }
+        while let path = result.range(of: #" at /[^ \])]+"#, options: .regularExpression) {
+            result.removeSubrange(path)
+        }
         return result
     }
 }

@@ -57,8 +57,12 @@ enum JSONIndenter {
     }
 
     /// Members by their keys' decoded text, repeated keys in their order.
-    private static func stableSorted(_ members: [(key: ArraySlice<UInt8>, value: Node)]) -> [(key: ArraySlice<UInt8>, value: Node)] {
-        let keyed = members.enumerated().map { (offset: $0.offset, key: decodedKey($0.element.key), member: $0.element) }
+    private static func stableSorted(_ members: [(key: ArraySlice<UInt8>, value: Node)]) -> [(
+        key: ArraySlice<UInt8>, value: Node
+    )] {
+        let keyed = members.enumerated().map {
+            (offset: $0.offset, key: decodedKey($0.element.key), member: $0.element)
+        }
         return keyed.sorted { $0.key != $1.key ? $0.key < $1.key : $0.offset < $1.offset }.map(\.member)
     }
 
@@ -74,7 +78,9 @@ enum JSONIndenter {
         var bytes: ArraySlice<UInt8>
 
         mutating func skipWhitespace() {
-            while let byte = bytes.first, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { bytes.removeFirst() }
+            while let byte = bytes.first, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                bytes.removeFirst()
+            }
         }
 
         mutating func value() -> Node? {
@@ -124,8 +130,11 @@ enum JSONIndenter {
                 return string().map(Node.scalar)
             default:
                 // A number, `true`, `false` or `null`: up to the next delimiter.
-                let end = bytes.firstIndex { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "]") || $0 == UInt8(ascii: "}")
-                    || $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 } ?? bytes.endIndex
+                let end =
+                    bytes.firstIndex {
+                        $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "]") || $0 == UInt8(ascii: "}")
+                            || $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09
+                    } ?? bytes.endIndex
                 let scalar = bytes[bytes.startIndex..<end]
                 bytes = bytes[end...]
                 return scalar.isEmpty ? nil : .scalar(scalar)

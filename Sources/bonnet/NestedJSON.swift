@@ -73,7 +73,9 @@ enum NestedJSON {
         return root ?? [String: Any]()
     }
 
-    private static func insert(_ value: Any, at steps: ArraySlice<Step>, into container: Any?, name: String) throws -> Any {
+    private static func insert(_ value: Any, at steps: ArraySlice<Step>, into container: Any?, name: String) throws
+        -> Any
+    {
         guard let step = steps.first else { return value }
         let rest = steps.dropFirst()
         switch step {

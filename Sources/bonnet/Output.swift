@@ -17,7 +17,8 @@ struct Output {
     /// Whether headers and JSON keys are sorted (httpie's `--sorted`, the default) or kept in the server's order.
     let sorts: Bool
 
-    init(colored: Bool? = nil, formats: Bool = true, toTerminal: Bool = isatty(STDOUT_FILENO) != 0, sorts: Bool = true) {
+    init(colored: Bool? = nil, formats: Bool = true, toTerminal: Bool = isatty(STDOUT_FILENO) != 0, sorts: Bool = true)
+    {
         self.sorts = sorts
         self.colored = (colored ?? toTerminal) && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
         self.formats = formats
@@ -33,7 +34,8 @@ struct Output {
         let phrase = HTTPURLResponse.localizedString(forStatusCode: response.statusCode)
         let reason = phrase.lowercased() == "ok" ? "OK" : phrase.capitalized
         let color = response.statusCode < 300 ? "32" : response.statusCode < 400 ? "33" : "31"
-        return paint(Self.httpVersion(protocolName), "34") + " " + paint("\(response.statusCode) \(reason)", "1;\(color)")
+        return paint(Self.httpVersion(protocolName), "34") + " "
+            + paint("\(response.statusCode) \(reason)", "1;\(color)")
     }
 
     /// `HTTP/1.1`, `HTTP/2`, ... from the protocol's ALPN name; `HTTP/1.1` when it is not known.
@@ -49,10 +51,12 @@ struct Output {
     /// `--unsorted`.
     func headers(_ response: HTTPURLResponse) -> String {
         let fields = response.af.fields
-        let ordered = sorts ? fields.enumerated().sorted { lhs, rhs in
-            let order = lhs.element.name.lowercased().compare(rhs.element.name.lowercased())
-            return order == .orderedSame ? lhs.offset < rhs.offset : order == .orderedAscending
-        }.map(\.element) : fields
+        let ordered =
+            sorts
+            ? fields.enumerated().sorted { lhs, rhs in
+                let order = lhs.element.name.lowercased().compare(rhs.element.name.lowercased())
+                return order == .orderedSame ? lhs.offset < rhs.offset : order == .orderedAscending
+            }.map(\.element) : fields
         return ordered.map { paint($0.name, "36") + ": " + sanitized($0.value) }.joined(separator: "\n")
     }
 
@@ -89,16 +93,21 @@ struct Output {
     func body(_ data: Data?, contentType: String?) -> String {
         guard let data, !data.isEmpty else { return "" }
         // Text in the charset the response names (UTF-16 included), its control characters shown escaped.
-        if let encoding = Self.encoding(ofContentType: contentType), encoding != .utf8, let text = String(data: data, encoding: encoding) {
+        if let encoding = Self.encoding(ofContentType: contentType), encoding != .utf8,
+            let text = String(data: data, encoding: encoding)
+        {
             return sanitized(text)
         }
         // Otherwise a NUL is binary, whatever the type says.
         guard !data.contains(0) else { return binaryNote(data.count) }
-        let looksLikeJSON = contentType?.lowercased().contains("json") == true || data.first == UInt8(ascii: "{") || data.first == UInt8(ascii: "[")
+        let looksLikeJSON =
+            contentType?.lowercased().contains("json") == true || data.first == UInt8(ascii: "{")
+            || data.first == UInt8(ascii: "[")
         // Validated by Foundation, then laid out from the server's own text: a dictionary would drop repeated keys and
         // respell numbers (`1.0` as `1`), and unsorted it would lose the key order.
         if formats, looksLikeJSON, (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil,
-           let text = String(data: data, encoding: .utf8) {
+            let text = String(data: data, encoding: .utf8)
+        {
             return colorJSON(sanitized(JSONIndenter.indent(text, sortingKeys: sorts)))
         }
         if let text = String(data: data, encoding: .utf8) { return sanitized(text) }
@@ -106,7 +115,10 @@ struct Output {
     }
 
     private func binaryNote(_ count: Int) -> String {
-        paint("+-----------------------------------------+\n| NOTE: binary data not shown in terminal |\n| (\(count) bytes)".padding(toLength: 86, withPad: " ", startingAt: 0) + "\n+-----------------------------------------+", "2")
+        paint(
+            "+-----------------------------------------+\n| NOTE: binary data not shown in terminal |\n| (\(count) bytes)"
+                .padding(toLength: 86, withPad: " ", startingAt: 0) + "\n+-----------------------------------------+",
+            "2")
     }
 
     /// The encoding a `Content-Type`'s `charset` names, for the charsets a terminal user meets.

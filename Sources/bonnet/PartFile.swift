@@ -43,7 +43,9 @@ final class PartFile {
         defer { discard() }
         let reader = try FileHandle(forReadingFrom: url)
         defer { try? reader.close() }
-        let output = target.withUnsafeFileSystemRepresentation { path in path.map { open($0, O_WRONLY | O_APPEND | O_CLOEXEC) } ?? -1 }
+        let output = target.withUnsafeFileSystemRepresentation { path in
+            path.map { open($0, O_WRONLY | O_APPEND | O_CLOEXEC) } ?? -1
+        }
         guard output >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(output) }
         while let piece = try reader.read(upToCount: 1024 * 1024), !piece.isEmpty {

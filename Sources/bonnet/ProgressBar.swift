@@ -51,7 +51,8 @@ final class ProgressBar: @unchecked Sendable {
     static func clock(_ seconds: Double) -> String {
         let total = Int(min(seconds, 359_999))
         let (hours, minutes, rest) = (total / 3600, total / 60 % 60, total % 60)
-        return hours > 0 ? String(format: "%d:%02d:%02d", hours, minutes, rest) : String(format: "%d:%02d", minutes, rest)
+        return hours > 0
+            ? String(format: "%d:%02d:%02d", hours, minutes, rest) : String(format: "%d:%02d", minutes, rest)
     }
 
     static func size(_ bytes: Int64) -> String {

@@ -17,13 +17,17 @@ struct ReachabilityCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print each change as it happens (one line each), until interrupted or --for elapses.")
     var watch = false
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("With --watch, stop after this many seconds.", valueName: "seconds"))
+    @Option(
+        name: .customLong("for"),
+        help: ArgumentHelp("With --watch, stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
     func run() async throws {
         let manager: NetworkReachabilityManager?
         if let host { manager = NetworkReachabilityManager(host: host) } else { manager = NetworkReachabilityManager() }
-        guard let manager else { throw ValidationError("\(host ?? "") is not a host name or address (leave out the scheme)") }
+        guard let manager else {
+            throw ValidationError("\(host ?? "") is not a host name or address (leave out the scheme)")
+        }
         guard watch else {
             print(Self.describe(manager.status))
             return

@@ -13,11 +13,15 @@ extension RequestCommand {
     /// body replaces an existing file (renamed over it); a resumed (`206`) body is appended to the partial file,
     /// also when it is cut again, so repeated `--continue` converges; an error status writes and removes nothing; a
     /// complete file (`416` to `--continue`) is kept.
-    func downloadBody(_ urlRequest: URLRequest, on session: Session, credential: URLCredential?, file: String?,
-                      printer: Output) async throws {
+    func downloadBody(
+        _ urlRequest: URLRequest, on session: Session, credential: URLCredential?, file: String?,
+        printer: Output
+    ) async throws {
         var urlRequest = urlRequest
         let explicitURL = file.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
-        let existing = explicitURL.flatMap { (try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber)?.int64Value }
+        let existing = explicitURL.flatMap {
+            (try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber)?.int64Value
+        }
         var offset: Int64 = 0
         if resume, let existing, existing > 0 {
             offset = existing
@@ -41,7 +45,7 @@ extension RequestCommand {
                 if plan == nil, let head = request.response {
                     response = head
                     plan = DownloadPlan(response: head, offset: offset, explicitURL: explicitURL)
-                    if case .save = plan { } else { request.cancel() }
+                    if case .save = plan {} else { request.cancel() }
                 }
                 guard case let .save(target, appending)? = plan else { continue }
                 do {
@@ -50,21 +54,31 @@ extension RequestCommand {
                 } catch {
                     request.cancel()
                     part?.discard()
-                    print("bonnet: error: cannot write beside \(target.path): \(error.localizedDescription); nothing saved", to: &standardError)
+                    print(
+                        "bonnet: error: cannot write beside \(target.path): \(error.localizedDescription); nothing saved",
+                        to: &standardError)
                     throw ExitCode(1)
                 }
                 received += Int64(chunk.count)
                 let expected = request.response?.expectedContentLength ?? -1
-                bar?.update(completed: received + (appending ? offset : 0), total: expected < 0 ? -1 : expected + (appending ? offset : 0))
+                bar?.update(
+                    completed: received + (appending ? offset : 0),
+                    total: expected < 0 ? -1 : expected + (appending ? offset : 0))
             case let .complete(completion):
                 response = response ?? completion.response
-                if plan == nil, let head = response { plan = DownloadPlan(response: head, offset: offset, explicitURL: explicitURL) }
-                if let error = completion.error, !(error.isExplicitlyCancelledError && plan?.refusesBody == true) { failure = error }
+                if plan == nil, let head = response {
+                    plan = DownloadPlan(response: head, offset: offset, explicitURL: explicitURL)
+                }
+                if let error = completion.error, !(error.isExplicitlyCancelledError && plan?.refusesBody == true) {
+                    failure = error
+                }
             }
         }
         bar?.finish()
         if let http = response {
-            print(printer.statusLine(http, protocolName: request.metrics?.transactionMetrics.last?.networkProtocolName), to: &standardError)
+            print(
+                printer.statusLine(http, protocolName: request.metrics?.transactionMetrics.last?.networkProtocolName),
+                to: &standardError)
             print(printer.headers(http) + "\n", to: &standardError)
         }
         switch plan {
@@ -73,11 +87,14 @@ extension RequestCommand {
         case .complete?:
             print("Nothing left to download: \(explicitURL?.path ?? "the file") is complete.", to: &standardError)
         case let .refuse(status)?:
-            print("bonnet: error: \(status) \(HTTPURLResponse.localizedString(forStatusCode: status)); nothing saved", to: &standardError)
+            print(
+                "bonnet: error: \(status) \(HTTPURLResponse.localizedString(forStatusCode: status)); nothing saved",
+                to: &standardError)
             throw ExitCode(Int32(status / 100))
         case let .mismatch(contentRange)?:
-            print("bonnet: error: the server's Content-Range (\(contentRange ?? "none")) does not continue the \(offset)-byte file; "
-                  + "nothing appended", to: &standardError)
+            print(
+                "bonnet: error: the server's Content-Range (\(contentRange ?? "none")) does not continue the \(offset)-byte file; "
+                    + "nothing appended", to: &standardError)
             throw ExitCode(1)
         case let .save(target, appending)?:
             let written = part ?? (try? PartFile(beside: target))
@@ -98,14 +115,19 @@ extension RequestCommand {
                 throw ExitCode(1)
             }
             if let failure {
-                if received > 0, FileManager.default.fileExists(atPath: target.path), appending || existing == nil || existing == 0 {
-                    print("Kept the \(ProgressBar.size(received)) received in \(target.path): resume with --continue.", to: &standardError)
+                if received > 0, FileManager.default.fileExists(atPath: target.path),
+                    appending || existing == nil || existing == 0
+                {
+                    print(
+                        "Kept the \(ProgressBar.size(received)) received in \(target.path): resume with --continue.",
+                        to: &standardError)
                 }
                 Self.fail(failure)
             }
             let seconds = max(Date().timeIntervalSince(started), 0.001)
-            print("Done. \(ProgressBar.size(received)) in \(String(format: "%.2f", seconds)) s "
-                  + "(\(ProgressBar.size(Int64(Double(received) / seconds)))/s): \(target.path)", to: &standardError)
+            print(
+                "Done. \(ProgressBar.size(received)) in \(String(format: "%.2f", seconds)) s "
+                    + "(\(ProgressBar.size(Int64(Double(received) / seconds)))/s): \(target.path)", to: &standardError)
         }
     }
 
@@ -130,8 +152,11 @@ extension RequestCommand {
                 self = .refuse(status)
                 return
             }
-            let target = explicitURL ?? RequestCommand.unusedFile(named: RequestCommand.suggestedName(for: response),
-                                                                  in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            let target =
+                explicitURL
+                ?? RequestCommand.unusedFile(
+                    named: RequestCommand.suggestedName(for: response),
+                    in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             if status == 206 {
                 let contentRange = response.value(forHTTPHeaderField: "Content-Range")
                 guard offset > 0, RequestCommand.firstByte(ofContentRange: contentRange) == offset else {
@@ -154,12 +179,16 @@ extension RequestCommand {
     /// The name a download without `-o` is saved under: the server's suggestion (sanitised), else the URL's last
     /// component, else `index`, with an extension from the content type when it has none.
     static func suggestedName(for response: HTTPURLResponse) -> String {
-        let suggested = DownloadRequest.suggestedDownloadDestination(for: .cachesDirectory)(URL(fileURLWithPath: "/index"), response)
+        let suggested = DownloadRequest.suggestedDownloadDestination(for: .cachesDirectory)(
+            URL(fileURLWithPath: "/index"), response)
         var name = suggested.destinationURL.lastPathComponent
         // `URL.path` drops a trailing slash: read the path as written.
-        let path = response.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: true)?.percentEncodedPath } ?? ""
+        let path =
+            response.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: true)?.percentEncodedPath } ?? ""
         if path.hasSuffix("/"), response.value(forHTTPHeaderField: "Content-Disposition") == nil { name = "index" }
-        if (name as NSString).pathExtension.isEmpty, let type = response.mimeType, let ext = extensionsByMIMEType[type.lowercased()] {
+        if (name as NSString).pathExtension.isEmpty, let type = response.mimeType,
+            let ext = extensionsByMIMEType[type.lowercased()]
+        {
             name += "." + ext
         }
         return name
@@ -167,16 +196,19 @@ extension RequestCommand {
 
     /// Extensions for the content types downloads most often carry.
     static let extensionsByMIMEType = [
-        "text/html": "html", "application/json": "json", "text/plain": "txt", "application/xml": "xml", "text/xml": "xml",
+        "text/html": "html", "application/json": "json", "text/plain": "txt", "application/xml": "xml",
+        "text/xml": "xml",
         "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "image/svg+xml": "svg",
-        "application/pdf": "pdf", "application/zip": "zip", "application/gzip": "gz", "text/css": "css", "text/csv": "csv",
+        "application/pdf": "pdf", "application/zip": "zip", "application/gzip": "gz", "text/css": "css",
+        "text/csv": "csv",
         "application/javascript": "js", "text/javascript": "js", "application/octet-stream": "bin",
     ]
 
     /// The first byte of `bytes first-last/length`.
     static func firstByte(ofContentRange value: String?) -> Int64? {
         guard let spec = value?.trimmingCharacters(in: .whitespaces), spec.lowercased().hasPrefix("bytes "),
-              let dash = spec.firstIndex(of: "-") else { return nil }
+            let dash = spec.firstIndex(of: "-")
+        else { return nil }
         return Int64(spec[spec.index(spec.startIndex, offsetBy: 6)..<dash].trimmingCharacters(in: .whitespaces))
     }
 
@@ -185,13 +217,17 @@ extension RequestCommand {
         let candidate = directory.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: candidate.path) else { return candidate }
         var index = 1
-        while FileManager.default.fileExists(atPath: directory.appendingPathComponent("\(name)-\(index)").path) { index += 1 }
+        while FileManager.default.fileExists(atPath: directory.appendingPathComponent("\(name)-\(index)").path) {
+            index += 1
+        }
         return directory.appendingPathComponent("\(name)-\(index)")
     }
 
     /// `--stream`: the head, then the body as it arrives, flushed piece by piece (Server-Sent Events included).
-    func streamBody(_ urlRequest: URLRequest, on session: Session, credential: URLCredential?, parts: Set<Character>,
-                    printer: Output) async throws {
+    func streamBody(
+        _ urlRequest: URLRequest, on session: Session, credential: URLCredential?, parts: Set<Character>,
+        printer: Output
+    ) async throws {
         let request = session.streamRequest(urlRequest)
         if let credential { request.authenticate(with: credential) }
         var printedHead = false
@@ -199,7 +235,9 @@ extension RequestCommand {
             guard !printedHead, let http = request.response else { return }
             printedHead = true
             if parts.contains("h") {
-                print(printer.statusLine(http, protocolName: request.metrics?.transactionMetrics.last?.networkProtocolName))
+                print(
+                    printer.statusLine(
+                        http, protocolName: request.metrics?.transactionMetrics.last?.networkProtocolName))
                 print(printer.headers(http) + (parts.contains("b") ? "\n" : ""))
             }
         }
@@ -222,9 +260,13 @@ extension RequestCommand {
                 fflush(nil)
             case let .complete(completion):
                 printHead()
-                if !pending.isEmpty { print(printer.sanitized(String(decoding: pending, as: UTF8.self)), terminator: "") }
+                if !pending.isEmpty {
+                    print(printer.sanitized(String(decoding: pending, as: UTF8.self)), terminator: "")
+                }
                 if let error = completion.error { Self.fail(error) }
-                if checkStatus, let status = completion.response?.statusCode, status >= 300 { throw ExitCode(Int32(status / 100)) }
+                if checkStatus, let status = completion.response?.statusCode, status >= 300 {
+                    throw ExitCode(Int32(status / 100))
+                }
             }
         }
     }

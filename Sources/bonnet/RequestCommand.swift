@@ -11,19 +11,24 @@ struct RequestCommand: AsyncParsableCommand {
         commandName: "request",
         abstract: "Send one HTTP request (the default command).",
         discussion: """
-        Redirects are followed (up to --max-redirects); httpie's default is not to: use --no-follow for that.
-        Exit codes as httpie's: 0 ok, 1 error, 2 timeout, 3/4/5 a 3xx/4xx/5xx with --check-status, 6 too many redirects.
-        """,
+            Redirects are followed (up to --max-redirects); httpie's default is not to: use --no-follow for that.
+            Exit codes as httpie's: 0 ok, 1 error, 2 timeout, 3/4/5 a 3xx/4xx/5xx with --check-status, 6 too many redirects.
+            """,
         helpNames: [.long]
     )
 
-    @Argument(help: "An optional METHOD, then the URL, then items: Header:value, name=value, name:=json, name==query, name@file.")
+    @Argument(
+        help:
+            "An optional METHOD, then the URL, then items: Header:value, name=value, name:=json, name==query, name@file."
+    )
     var words: [String] = []
 
     @Flag(name: [.customShort("j"), .long], help: "Send data items as a JSON object (the default).")
     var json = false
 
-    @Flag(name: [.customShort("f"), .long], help: "Send data items as a URL-encoded form instead of JSON (multipart when there are name@file items).")
+    @Flag(
+        name: [.customShort("f"), .long],
+        help: "Send data items as a URL-encoded form instead of JSON (multipart when there are name@file items).")
     var form = false
 
     @Flag(name: .long, help: "Send data and file items as a multipart/form-data form.")
@@ -38,20 +43,32 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("b"), .long], help: "Print only the response body (--print=b).")
     var body = false
 
-    @Option(name: [.customShort("p"), .customLong("print")], help: ArgumentHelp(
-        "What to print: H request headers, B request body, h response headers, b response body, m metadata. "
-            + "Default: hb on a terminal, b when piped; -v is HBhb.", valueName: "what"))
+    @Option(
+        name: [.customShort("p"), .customLong("print")],
+        help: ArgumentHelp(
+            "What to print: H request headers, B request body, h response headers, b response body, m metadata. "
+                + "Default: hb on a terminal, b when piped; -v is HBhb.", valueName: "what"))
     var printSpec: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "all (colours and formatting: the default on a terminal), colors, format, or none (the default when piped).",
-        valueName: "style"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "all (colours and formatting: the default on a terminal), colors, format, or none (the default when piped).",
+            valueName: "style"))
     var pretty: PrettyStyle?
 
-    @Flag(name: .long, help: "Print the request that would be sent (--print=HB unless given), and do not send it; with --cache, answer from the cache instead.")
+    @Flag(
+        name: .long,
+        help:
+            "Print the request that would be sent (--print=HB unless given), and do not send it; with --cache, answer from the cache instead."
+    )
     var offline = false
 
-    @Flag(name: .long, help: "Keep responses in bonnet's HTTP cache (~/.cache/bonnet, or $BONNET_CACHE_DIR) and answer from it by RFC 9111.")
+    @Flag(
+        name: .long,
+        help:
+            "Keep responses in bonnet's HTTP cache (~/.cache/bonnet, or $BONNET_CACHE_DIR) and answer from it by RFC 9111."
+    )
     var cache = false
 
     @Flag(name: .long, help: "Print the request's Timeline after the response.")
@@ -84,49 +101,74 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds of silence allowed from the server.")
     var timeout: Double?
 
-    @Option(name: [.customShort("a"), .long], help: ArgumentHelp(
-        "USER[:PASSWORD], or TOKEN for --auth-type bearer. Without :PASSWORD, it is asked for on the terminal.",
-        valueName: "credentials"))
+    @Option(
+        name: [.customShort("a"), .long],
+        help: ArgumentHelp(
+            "USER[:PASSWORD], or TOKEN for --auth-type bearer. Without :PASSWORD, it is asked for on the terminal.",
+            valueName: "credentials"))
     var auth: String?
 
-    @Option(name: [.customShort("A"), .customLong("auth-type")], help: ArgumentHelp(
-        "basic (sent up front, as httpie does), digest (answers the server's Digest or Basic challenge) or bearer.",
-        valueName: "type"))
+    @Option(
+        name: [.customShort("A"), .customLong("auth-type")],
+        help: ArgumentHelp(
+            "basic (sent up front, as httpie does), digest (answers the server's Digest or Basic challenge) or bearer.",
+            valueName: "type"))
     var authType: AuthType = .basic
 
     @Flag(name: .long, help: "Do not read a request body from standard input, even when it is not a terminal.")
     var ignoreStdin = false
 
-    @Flag(name: [.customShort("d"), .long], help: "Save the body to a file (named by -o, the server, or the URL) with a progress bar, headers on standard error.")
+    @Flag(
+        name: [.customShort("d"), .long],
+        help:
+            "Save the body to a file (named by -o, the server, or the URL) with a progress bar, headers on standard error."
+    )
     var download = false
 
-    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("The file the body is saved to (implies --download).", valueName: "file"))
+    @Option(
+        name: [.customShort("o"), .long],
+        help: ArgumentHelp("The file the body is saved to (implies --download).", valueName: "file"))
     var output: String?
 
-    @Flag(name: [.customShort("c"), .customLong("continue")], help: "Resume a partial download of the -o file with a Range request.")
+    @Flag(
+        name: [.customShort("c"), .customLong("continue")],
+        help: "Resume a partial download of the -o file with a Range request.")
     var resume = false
 
-    @Flag(name: [.customShort("S"), .long], help: "Print the body as it arrives (Server-Sent Events one by one) rather than when it is complete.")
+    @Flag(
+        name: [.customShort("S"), .long],
+        help: "Print the body as it arrives (Server-Sent Events one by one) rather than when it is complete.")
     var stream = false
 
-    @Option(name: .long, help: ArgumentHelp(
-        "A proxy for one scheme, as httpie spells it: http:http://host:port or https:http://user:pass@host:port. "
-            + "Repeat for both schemes; NO_PROXY-style exceptions come from --no-proxy.", valueName: "scheme:url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A proxy for one scheme, as httpie spells it: http:http://host:port or https:http://user:pass@host:port. "
+                + "Repeat for both schemes; NO_PROXY-style exceptions come from --no-proxy.", valueName: "scheme:url"))
     var proxy: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Hosts reached without the proxy, comma-separated (names, .domain, *).", valueName: "hosts"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Hosts reached without the proxy, comma-separated (names, .domain, *).", valueName: "hosts"))
     var noProxy: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "yes (the default: the system's roots and the host name), no (check nothing: development servers only), "
-            + "or a PEM file of CA certificates trusted in place of the system's.", valueName: "yes|no|file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "yes (the default: the system's roots and the host name), no (check nothing: development servers only), "
+                + "or a PEM file of CA certificates trusted in place of the system's.", valueName: "yes|no|file"))
     var verify: String?
 
-    @Option(name: .long, help: ArgumentHelp("A PEM client certificate (with its key, or give --cert-key) for servers that ask for one.",
-                                            valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A PEM client certificate (with its key, or give --cert-key) for servers that ask for one.",
+            valueName: "file"))
     var cert: String?
 
-    @Option(name: .long, help: ArgumentHelp("The PEM private key of --cert, when it is not in the same file.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The PEM private key of --cert, when it is not in the same file.", valueName: "file"))
     var certKey: String?
 
     @Option(name: .long, help: ArgumentHelp("The passphrase of an encrypted --cert-key.", valueName: "passphrase"))
@@ -135,17 +177,23 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: .customLong("http1"), help: "Speak HTTP/1.1 only: do not offer HTTP/2 in the TLS handshake.")
     var http1 = false
 
-    @Option(name: .customLong("session"), help: ArgumentHelp(
-        "Keep headers, --auth and cookies between runs: a NAME (kept per host under ~/.config/bonnet/sessions) or a file PATH.",
-        valueName: "name|path"))
+    @Option(
+        name: .customLong("session"),
+        help: ArgumentHelp(
+            "Keep headers, --auth and cookies between runs: a NAME (kept per host under ~/.config/bonnet/sessions) or a file PATH.",
+            valueName: "name|path"))
     var sessionName: String?
 
-    @Option(name: .customLong("session-read-only"), help: ArgumentHelp(
-        "Use a --session without saving what this run changes.", valueName: "name|path"))
+    @Option(
+        name: .customLong("session-read-only"),
+        help: ArgumentHelp(
+            "Use a --session without saving what this run changes.", valueName: "name|path"))
     var sessionReadOnly: String?
 
     func validate() throws {
-        if sessionName != nil, sessionReadOnly != nil { throw ValidationError("--session and --session-read-only contradict each other") }
+        if sessionName != nil, sessionReadOnly != nil {
+            throw ValidationError("--session and --session-read-only contradict each other")
+        }
         guard !words.isEmpty else { throw ValidationError("Give a URL, e.g. bonnet GET http://127.0.0.1:8080/get") }
         if let printSpec, printSpec.isEmpty || !printSpec.allSatisfy("HBhbm".contains) {
             throw ValidationError("--print takes letters of HBhbm, e.g. --print=Hh")
@@ -155,7 +203,9 @@ struct RequestCommand: AsyncParsableCommand {
         if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirects cannot be negative") }
         if resume, output == nil { throw ValidationError("--continue needs -o FILE, the partial download to resume") }
         if stream, download || output != nil { throw ValidationError("--stream and --download contradict each other") }
-        if certKey != nil, cert == nil { throw ValidationError("--cert-key needs --cert, the certificate it belongs to") }
+        if certKey != nil, cert == nil {
+            throw ValidationError("--cert-key needs --cert, the certificate it belongs to")
+        }
     }
 
     /// The parts to print, from --print, -v, -h, -b, --offline and whether the output is a terminal.
@@ -182,8 +232,9 @@ struct RequestCommand: AsyncParsableCommand {
         let stdinBody = pipedBody?.isEmpty == false ? pipedBody : nil
         if stdinBody != nil, !items.fields.isEmpty || !items.files.isEmpty {
             var standardError = FileHandle.standardError
-            print("bonnet: error: Request body (from stdin) and request data (key=value) cannot be mixed. "
-                  + "Pass --ignore-stdin to let key/value take priority.", to: &standardError)
+            print(
+                "bonnet: error: Request body (from stdin) and request data (key=value) cannot be mixed. "
+                    + "Pass --ignore-stdin to let key/value take priority.", to: &standardError)
             throw ExitCode(1)
         }
         let hasData = !items.fields.isEmpty || !items.files.isEmpty || stdinBody != nil
@@ -192,15 +243,19 @@ struct RequestCommand: AsyncParsableCommand {
         let toTerminal = isatty(STDOUT_FILENO) != 0
         let parts = parts(toTerminal: toTerminal)
         let style = pretty ?? (toTerminal ? .all : PrettyStyle.none)
-        let printer = Output(colored: !noColor && (style == .all || style == .colors), formats: style == .all || style == .format,
-                            toTerminal: toTerminal, sorts: !unsorted)
+        let printer = Output(
+            colored: !noColor && (style == .all || style == .colors), formats: style == .all || style == .format,
+            toTerminal: toTerminal, sorts: !unsorted)
 
         var urlRequest: URLRequest
         do {
             urlRequest = try URLRequest(url: url, method: method, headers: items.headers)
             if let timeout { urlRequest.timeoutInterval = timeout }
-            if !items.query.isEmpty, var components = urlRequest.url.flatMap({ URLComponents(url: $0, resolvingAgainstBaseURL: false) }) {
-                components.percentEncodedQuery = [components.percentEncodedQuery, items.encodedQuery].compactMap { $0 }.joined(separator: "&")
+            if !items.query.isEmpty,
+                var components = urlRequest.url.flatMap({ URLComponents(url: $0, resolvingAgainstBaseURL: false) })
+            {
+                components.percentEncodedQuery = [components.percentEncodedQuery, items.encodedQuery].compactMap { $0 }
+                    .joined(separator: "&")
                 urlRequest.url = components.url
             }
             if let stdinBody {
@@ -223,8 +278,9 @@ struct RequestCommand: AsyncParsableCommand {
         }
         // The session's headers go along unless this request sets or removes them.
         for (name, value) in sessionFile?.headers ?? [:]
-            where urlRequest.value(forHTTPHeaderField: name) == nil
-            && !items.removedHeaders.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+        where urlRequest.value(forHTTPHeaderField: name) == nil
+            && !items.removedHeaders.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame })
+        {
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }
         let givenAuth = auth.map { SessionFile.StoredAuth(type: authType.rawValue, raw: $0) }
@@ -275,20 +331,25 @@ struct RequestCommand: AsyncParsableCommand {
                 do { offlineRequest.httpBody = try form.encode() } catch { Self.fail(error) }
                 offlineRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
             }
-            printSentRequest(offlineRequest, parts: parts, protocolName: nil, sessionHeaders: sessionHeaders, output: printer, exact: true)
+            printSentRequest(
+                offlineRequest, parts: parts, protocolName: nil, sessionHeaders: sessionHeaders, output: printer,
+                exact: true)
             return
         }
         if download || output != nil, !sendsMultipart {
-            try await downloadBody(urlRequest, on: session, credential: challengeCredential, file: output, printer: printer)
+            try await downloadBody(
+                urlRequest, on: session, credential: challengeCredential, file: output, printer: printer)
             keepSession()
             return
         }
         if stream, !sendsMultipart {
-            try await streamBody(urlRequest, on: session, credential: challengeCredential, parts: parts, printer: printer)
+            try await streamBody(
+                urlRequest, on: session, credential: challengeCredential, parts: parts, printer: printer)
             keepSession()
             return
         }
-        let request = sendsMultipart ? Self.multipartUpload(items, with: urlRequest, on: session) : session.request(urlRequest)
+        let request =
+            sendsMultipart ? Self.multipartUpload(items, with: urlRequest, on: session) : session.request(urlRequest)
         if let challengeCredential { request.authenticate(with: challengeCredential) }
         if curl {
             let command = await withCheckedContinuation { continuation in
@@ -300,7 +361,9 @@ struct RequestCommand: AsyncParsableCommand {
         let barQueue = DispatchQueue(label: "bonnet.progress")
         let uploadBar = sendsMultipart ? ProgressBar(label: "upload") : nil
         if let uploadBar, let upload = request as? UploadRequest {
-            upload.uploadProgress(queue: barQueue) { uploadBar.update(completed: $0.completedUnitCount, total: $0.totalUnitCount) }
+            upload.uploadProgress(queue: barQueue) {
+                uploadBar.update(completed: $0.completedUnitCount, total: $0.totalUnitCount)
+            }
         }
         let response = await request.serializingResponse().response
         if response.response != nil { keepSession() }
@@ -310,20 +373,25 @@ struct RequestCommand: AsyncParsableCommand {
             var shown = sent
             // A streamed upload's length is the form's, which the request no longer carries.
             if let upload = request as? UploadRequest, upload.uploadProgress.totalUnitCount > 0,
-               shown.value(forHTTPHeaderField: "Content-Length") == nil {
+                shown.value(forHTTPHeaderField: "Content-Length") == nil
+            {
                 shown.setValue(String(upload.uploadProgress.totalUnitCount), forHTTPHeaderField: "Content-Length")
             }
-            printSentRequest(shown, parts: parts, protocolName: protocolName, sessionHeaders: sessionHeaders, output: printer,
-                             exact: !toTerminal)
+            printSentRequest(
+                shown, parts: parts, protocolName: protocolName, sessionHeaders: sessionHeaders, output: printer,
+                exact: !toTerminal)
             if sendsMultipart, parts.contains("B") {
-                print(printer.paint("[multipart form: \(items.fields.count) field(s), \(items.files.count) file(s)]", "2") + "\n")
+                print(
+                    printer.paint("[multipart form: \(items.fields.count) field(s), \(items.files.count) file(s)]", "2")
+                        + "\n")
             }
         }
         guard let http = response.response else {
             if offline, (response.error?.underlyingError as? URLError)?.code == .resourceUnavailable {
                 var standardError = FileHandle.standardError
-                print("bonnet: error: no response for \(urlRequest.url?.absoluteString ?? "this request") in the cache (--offline --cache)",
-                      to: &standardError)
+                print(
+                    "bonnet: error: no response for \(urlRequest.url?.absoluteString ?? "this request") in the cache (--offline --cache)",
+                    to: &standardError)
                 Foundation.exit(1)
             }
             Self.fail(response.error ?? AFError.explicitlyCancelled)
@@ -353,7 +421,8 @@ struct RequestCommand: AsyncParsableCommand {
     /// The method word, when the first word is one: letters only, and followed by something that is not an item.
     /// As in httpie, `get URL` is a method, while in `localhost a=1` the first word is the URL.
     static func methodWord(in words: [String]) -> String? {
-        guard words.count > 1, let first = words.first, !first.isEmpty, first.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+        guard words.count > 1, let first = words.first, !first.isEmpty, first.allSatisfy({ $0.isASCII && $0.isLetter })
+        else {
             return nil
         }
         let second = words[1]
@@ -365,7 +434,8 @@ struct RequestCommand: AsyncParsableCommand {
     private func makeSession(removing removed: [String], cookies: HTTPCookieStorage) throws -> (Session, HTTPHeaders) {
         let configuration = URLSessionConfiguration.af.default
         configuration.httpCookieStorage = cookies
-        configuration.urlCache = cache ? HTTPCache(memoryCapacity: 8 << 20, diskCapacity: 256 << 20, directory: Self.cacheDirectory()) : nil
+        configuration.urlCache =
+            cache ? HTTPCache(memoryCapacity: 8 << 20, diskCapacity: 256 << 20, directory: Self.cacheDirectory()) : nil
         if let timeout, timeout > 0 { configuration.timeoutIntervalForRequest = timeout }
         var defaults = HTTPHeaders.default
         for name in removed { defaults.remove(name: name) }
@@ -373,13 +443,21 @@ struct RequestCommand: AsyncParsableCommand {
         let redirector = Redirector(behavior: noFollow ? .doNotFollow : .follow, maximumRedirects: maxRedirects ?? 16)
         configuration.connectionProxyDictionary = try proxyDictionary()
         let (trustManager, tls) = try tlsChoices()
-        return (Session(configuration: configuration, serverTrustManager: trustManager, tls: tls, redirectHandler: redirector), defaults)
+        return (
+            Session(
+                configuration: configuration, serverTrustManager: trustManager, tls: tls, redirectHandler: redirector),
+            defaults
+        )
     }
 
     /// Where `--cache` keeps responses: `$BONNET_CACHE_DIR`, else `$XDG_CACHE_HOME/bonnet`, else `~/.cache/bonnet`.
     static func cacheDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        if let directory = environment["BONNET_CACHE_DIR"], !directory.isEmpty { return URL(fileURLWithPath: directory) }
-        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty { return URL(fileURLWithPath: xdg).appendingPathComponent("bonnet") }
+        if let directory = environment["BONNET_CACHE_DIR"], !directory.isEmpty {
+            return URL(fileURLWithPath: directory)
+        }
+        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("bonnet")
+        }
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/bonnet")
     }
 
@@ -389,7 +467,8 @@ struct RequestCommand: AsyncParsableCommand {
         var environment: [String: String] = [:]
         for entry in proxy {
             guard let colon = entry.firstIndex(of: ":"), ["http", "https"].contains(entry[..<colon].lowercased()) else {
-                throw ValidationError("--proxy takes SCHEME:URL with SCHEME http or https, e.g. --proxy=https:http://127.0.0.1:3128")
+                throw ValidationError(
+                    "--proxy takes SCHEME:URL with SCHEME http or https, e.g. --proxy=https:http://127.0.0.1:3128")
             }
             environment["\(entry[..<colon].lowercased())_proxy"] = String(entry[entry.index(after: colon)...])
         }
@@ -413,17 +492,24 @@ struct RequestCommand: AsyncParsableCommand {
             trustManager = TrustingEveryHost()
         default:
             let path = verify ?? ""
-            guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("--verify: cannot read \(path)") }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ValidationError("--verify: cannot read \(path)")
+            }
             let roots = CertificateFiles.certificates(in: data)
             guard !roots.isEmpty else { throw ValidationError("--verify: no PEM certificate in \(path)") }
             tls.trustRoots = .replacing(roots)
         }
         if let cert {
-            guard let chain = FileManager.default.contents(atPath: cert) else { throw ValidationError("--cert: cannot read \(cert)") }
+            guard let chain = FileManager.default.contents(atPath: cert) else {
+                throw ValidationError("--cert: cannot read \(cert)")
+            }
             let keyPath = certKey ?? cert
-            guard let key = FileManager.default.contents(atPath: keyPath) else { throw ValidationError("--cert-key: cannot read \(keyPath)") }
+            guard let key = FileManager.default.contents(atPath: keyPath) else {
+                throw ValidationError("--cert-key: cannot read \(keyPath)")
+            }
             do {
-                tls.clientCertificate = try ClientCertificate(pemCertificateChain: chain, privateKey: key, passphrase: certKeyPass)
+                tls.clientCertificate = try ClientCertificate(
+                    pemCertificateChain: chain, privateKey: key, passphrase: certKeyPass)
             } catch {
                 throw ValidationError("--cert: \(error)")
             }
@@ -435,14 +521,18 @@ struct RequestCommand: AsyncParsableCommand {
     /// Prints the request as it goes on the wire: the request line, `Host`, every header (the engine's own
     /// `Accept-Encoding` and the body's `Content-Length` included), then the body. `exact` (`--offline`, or output
     /// that is not a terminal) writes the bytes themselves, CRLF line ends and all, so the output can be replayed.
-    private func printSentRequest(_ sent: URLRequest, parts: Set<Character>, protocolName: String?, sessionHeaders: HTTPHeaders,
-                                  output: Output, exact: Bool = false) {
+    private func printSentRequest(
+        _ sent: URLRequest, parts: Set<Character>, protocolName: String?, sessionHeaders: HTTPHeaders,
+        output: Output, exact: Bool = false
+    ) {
         guard parts.contains("H") || parts.contains("B"),
-              let url = sent.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return }
+            let url = sent.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return }
         let lineEnd = exact ? "\r\n" : "\n"
         var head = ""
         if parts.contains("H") {
-            let path = (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
+            let path =
+                (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
                 + (components.percentEncodedQuery.map { "?\($0)" } ?? "")
             head += output.paint("\(sent.httpMethod ?? "GET") \(path) \(Output.httpVersion(protocolName))", "1")
             if !exact { head += output.paint("   # \(Self.withoutPassword(url))", "2") }
@@ -450,13 +540,17 @@ struct RequestCommand: AsyncParsableCommand {
             var headers = sessionHeaders
             for header in sent.headers { headers.update(header) }
             // AsyncHTTPClient asks for gzip and deflate itself when the request names no encoding.
-            if headers.value(for: "Accept-Encoding") == nil { headers.add(name: "Accept-Encoding", value: "deflate, gzip") }
+            if headers.value(for: "Accept-Encoding") == nil {
+                headers.add(name: "Accept-Encoding", value: "deflate, gzip")
+            }
             if let body = sent.httpBody, !body.isEmpty, headers.value(for: "Content-Length") == nil {
                 headers.add(name: "Content-Length", value: String(body.count))
             }
             let port = url.port.map { ":\($0)" } ?? ""
             head += output.paint("Host", "36") + ": " + output.sanitized("\(url.host ?? "")\(port)") + lineEnd
-            for header in headers.sorted() { head += output.paint(header.name, "36") + ": " + output.sanitized(header.value) + lineEnd }
+            for header in headers.sorted() {
+                head += output.paint(header.name, "36") + ": " + output.sanitized(header.value) + lineEnd
+            }
             head += lineEnd
         }
         if exact {
@@ -473,7 +567,9 @@ struct RequestCommand: AsyncParsableCommand {
         print("")
     }
 
-    static func encodeFields(_ fields: [(String, any Sendable)], form: Bool, into request: URLRequest) throws -> URLRequest {
+    static func encodeFields(_ fields: [(String, any Sendable)], form: Bool, into request: URLRequest) throws
+        -> URLRequest
+    {
         if form {
             // Every field, repeated ones too, in the order given: a dictionary would keep the last and sort them.
             let encoding = URLEncoding.httpBody
@@ -501,7 +597,9 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     /// Sends data items as fields and `name@file` items as file parts, named and typed from the file's extension.
-    static func multipartUpload(_ items: RequestItems, with urlRequest: URLRequest, on session: Session) -> UploadRequest {
+    static func multipartUpload(_ items: RequestItems, with urlRequest: URLRequest, on session: Session)
+        -> UploadRequest
+    {
         session.upload(multipartFormData: { form in appendParts(items, to: form) }, with: urlRequest)
     }
 
@@ -523,7 +621,8 @@ struct RequestCommand: AsyncParsableCommand {
             if let type, !type.isEmpty {
                 form.append(fileURL, withName: name, fileName: fileURL.lastPathComponent, mimeType: type)
             } else if fileURL.pathExtension.isEmpty {
-                form.append(fileURL, withName: name, fileName: fileURL.lastPathComponent, mimeType: "application/octet-stream")
+                form.append(
+                    fileURL, withName: name, fileName: fileURL.lastPathComponent, mimeType: "application/octet-stream")
             } else {
                 form.append(fileURL, withName: name)
             }
@@ -539,7 +638,9 @@ struct RequestCommand: AsyncParsableCommand {
 
     /// `url` with its password, if any, shown as `***`.
     static func withoutPassword(_ url: URL) -> String {
-        guard url.password != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        guard url.password != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return url.absoluteString
+        }
         components.password = "***"
         return components.string ?? url.absoluteString
     }

@@ -44,7 +44,9 @@ struct RequestItems {
             case "==":
                 query.append((name, value))
             case ":=":
-                let text = value.hasPrefix("@") ? try Self.contents(of: String(value.dropFirst()), item: item) : Data(value.utf8)
+                let text =
+                    value.hasPrefix("@")
+                    ? try Self.contents(of: String(value.dropFirst()), item: item) : Data(value.utf8)
                 guard let json = try? JSONSerialization.jsonObject(with: text, options: [.fragmentsAllowed]) else {
                     throw ParseError.invalidJSON(item)
                 }
@@ -68,7 +70,8 @@ struct RequestItems {
     private mutating func addHeader(_ name: String, _ value: String) {
         guard let existing = headers.value(for: name) else { return headers.add(name: name, value: value) }
         let separator = name.caseInsensitiveCompare("Cookie") == .orderedSame ? "; " : ", "
-        headers.update(name: name, value: existing.isEmpty ? value : value.isEmpty ? existing : existing + separator + value)
+        headers.update(
+            name: name, value: existing.isEmpty ? value : value.isEmpty ? existing : existing + separator + value)
     }
 
     var encodedQuery: String {
@@ -86,7 +89,9 @@ struct RequestItems {
         var best: (String.Index, String)?
         for separator in separators {
             guard let range = item.range(of: separator) else { continue }
-            if best == nil || range.lowerBound < best!.0 || (range.lowerBound == best!.0 && separator.count > best!.1.count) {
+            if best == nil || range.lowerBound < best!.0
+                || (range.lowerBound == best!.0 && separator.count > best!.1.count)
+            {
                 best = (range.lowerBound, separator)
             }
         }

@@ -18,7 +18,8 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let host = self.host
         try await TestServer.run(host: host, port: port) { bound in
-            FileHandle.standardOutput.write("Bluebonnet test server listening on http://\(host):\(bound) (Ctrl-C stops it)\n")
+            FileHandle.standardOutput.write(
+                "Bluebonnet test server listening on http://\(host):\(bound) (Ctrl-C stops it)\n")
         }
     }
 }

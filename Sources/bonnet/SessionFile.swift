@@ -33,7 +33,8 @@ struct SessionFile {
     /// Headers that belong to one request, never to the session (httpie's rule).
     static func isRequestSpecific(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return lowered.hasPrefix("content-") || lowered.hasPrefix("if-") || lowered == "cookie" || lowered == "authorization"
+        return lowered.hasPrefix("content-") || lowered.hasPrefix("if-") || lowered == "cookie"
+            || lowered == "authorization"
     }
 
     /// Reads the session `nameOrPath` for `url`'s host; a missing file is an empty session.
@@ -42,7 +43,8 @@ struct SessionFile {
     ///   - nameOrPath:  `--session`'s value.
     ///   - url:         The request's URL, whose host names the folder of a named session.
     ///   - environment: Where the configuration folder comes from.
-    init(_ nameOrPath: String, for url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    init(_ nameOrPath: String, for url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws
+    {
         location = try Self.location(of: nameOrPath, for: url, environment: environment)
         guard let data = FileManager.default.contents(atPath: location.path) else { return }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
@@ -58,9 +60,13 @@ struct SessionFile {
     /// Where a session lives.
     static func location(of nameOrPath: String, for url: URL, environment: [String: String]) throws -> URL {
         if nameOrPath.contains("/") { return URL(fileURLWithPath: (nameOrPath as NSString).expandingTildeInPath) }
-        guard !nameOrPath.isEmpty, nameOrPath.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_-.".contains($0)) }),
-              nameOrPath != ".", nameOrPath != ".." else {
-            throw Failure(description: "--session: a name is letters, digits, '_', '-' and '.'; give a path with a '/' for a file")
+        guard !nameOrPath.isEmpty,
+            nameOrPath.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_-.".contains($0)) }),
+            nameOrPath != ".", nameOrPath != ".."
+        else {
+            throw Failure(
+                description: "--session: a name is letters, digits, '_', '-' and '.'; give a path with a '/' for a file"
+            )
         }
         let base: URL
         if let directory = environment["BONNET_CONFIG_DIR"], !directory.isEmpty {
@@ -72,7 +78,8 @@ struct SessionFile {
         }
         let host = (url.host ?? "localhost").replacingOccurrences(of: ":", with: "_")
         let folder = url.port.map { "\(host)_\($0)" } ?? host
-        return base.appendingPathComponent("sessions").appendingPathComponent(folder).appendingPathComponent(nameOrPath + ".json")
+        return base.appendingPathComponent("sessions").appendingPathComponent(folder).appendingPathComponent(
+            nameOrPath + ".json")
     }
 
     /// Loads the stored cookies into `storage`.
@@ -102,9 +109,13 @@ struct SessionFile {
         if let cookies { object["cookies"] = cookies }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
         let folder = location.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let temporary = folder.appendingPathComponent(".\(location.lastPathComponent).\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
+        else {
             throw Failure(description: "--session: cannot write \(temporary.path)")
         }
         if rename(temporary.path, location.path) != 0 {

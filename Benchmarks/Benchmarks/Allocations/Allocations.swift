@@ -24,24 +24,36 @@ let benchmarks: @Sendable () -> Void = {
 
     let holder = ServerHolder()
 
-    Benchmark("Bluebonnet_serializingData_GET", configuration: .init(setup: { try await holder.start() }, teardown: { await holder.stop() })) { benchmark in
+    Benchmark(
+        "Bluebonnet_serializingData_GET",
+        configuration: .init(setup: { try await holder.start() }, teardown: { await holder.stop() })
+    ) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try await holder.session.request(holder.url).serializingData().value)
         }
     }
 
-    Benchmark("Bluebonnet_responseData_GET", configuration: .init(setup: { try await holder.start() }, teardown: { await holder.stop() })) { benchmark in
+    Benchmark(
+        "Bluebonnet_responseData_GET",
+        configuration: .init(setup: { try await holder.start() }, teardown: { await holder.stop() })
+    ) { benchmark in
         for _ in benchmark.scaledIterations {
             let data: Data = try await withCheckedThrowingContinuation { continuation in
-                holder.session.request(holder.url).responseData(queue: holder.queue) { continuation.resume(with: $0.result) }
+                holder.session.request(holder.url).responseData(queue: holder.queue) {
+                    continuation.resume(with: $0.result)
+                }
             }
             blackHole(data)
         }
     }
 
-    Benchmark("AsyncHTTPClient_execute_GET", configuration: .init(setup: { try await holder.start() }, teardown: { await holder.stop() })) { benchmark in
+    Benchmark(
+        "AsyncHTTPClient_execute_GET",
+        configuration: .init(setup: { try await holder.start() }, teardown: { await holder.stop() })
+    ) { benchmark in
         for _ in benchmark.scaledIterations {
-            let response = try await holder.client.execute(HTTPClientRequest(url: holder.url.absoluteString), timeout: .seconds(10))
+            let response = try await holder.client.execute(
+                HTTPClientRequest(url: holder.url.absoluteString), timeout: .seconds(10))
             blackHole(try await response.body.collect(upTo: 1 << 20))
         }
     }

@@ -21,7 +21,10 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "BluebonnetBench",
         abstract: "Measure Bluebonnet against raw AsyncHTTPClient and URLSession on the same workloads.",
-        subcommands: [RunCommand.self, SmokeCommand.self, GenerateCommand.self, UploadCommand.self, DrainServerCommand.self, DownloadCommand.self,
-                      CacheStoreCommand.self, CookieFloodCommand.self, QueueDeadlineCommand.self]
+        subcommands: [
+            RunCommand.self, SmokeCommand.self, GenerateCommand.self, UploadCommand.self, DrainServerCommand.self,
+            DownloadCommand.self,
+            CacheStoreCommand.self, CookieFloodCommand.self, QueueDeadlineCommand.self,
+        ]
     )
 }

@@ -35,7 +35,8 @@ enum ClientKind: String, CaseIterable, Sendable {
         case .bluebonnet: return BluebonnetClient(connectionLimit: connectionLimit, handlers: false)
         case .bluebonnetHandler: return BluebonnetClient(connectionLimit: connectionLimit, handlers: true)
         case .bluebonnetNotifications:
-            return BluebonnetClient(connectionLimit: connectionLimit, handlers: false, eventMonitors: [AlamofireNotifications()])
+            return BluebonnetClient(
+                connectionLimit: connectionLimit, handlers: false, eventMonitors: [AlamofireNotifications()])
         case .ahc: return AHCClient(connectionLimit: connectionLimit)
         case .urlsession: return URLSessionClient(connectionLimit: connectionLimit)
         case .ahcDelegate: return AHCDelegateClient(connectionLimit: connectionLimit)
@@ -67,7 +68,9 @@ final class BluebonnetClient: BenchClient {
     }
 
     func fetchRecords(_ url: URL) async throws -> Int {
-        guard handlers else { return try await session.request(url).serializingDecodable([Documents.Record].self).value.count }
+        guard handlers else {
+            return try await session.request(url).serializingDecodable([Documents.Record].self).value.count
+        }
         return try await withCheckedThrowingContinuation { continuation in
             session.request(url).responseDecodable(of: [Documents.Record].self, queue: queue) {
                 continuation.resume(with: $0.result.map(\.count))
@@ -83,7 +86,9 @@ final class AHCClient: BenchClient {
 
     init(connectionLimit: Int?) {
         var configuration = HTTPClient.Configuration()
-        if let connectionLimit { configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionLimit }
+        if let connectionLimit {
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionLimit
+        }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -121,7 +126,8 @@ final class URLSessionClient: BenchClient {
             session.dataTask(with: url) { data, response, error in
                 if let error { return continuation.resume(throwing: error) }
                 guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-                    return continuation.resume(throwing: BenchError(description: "status \(String(describing: response))"))
+                    return continuation.resume(
+                        throwing: BenchError(description: "status \(String(describing: response))"))
                 }
                 continuation.resume(returning: data ?? Data())
             }.resume()
@@ -146,7 +152,9 @@ final class AHCDelegateClient: BenchClient {
 
     init(connectionLimit: Int?) {
         var configuration = HTTPClient.Configuration()
-        if let connectionLimit { configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionLimit }
+        if let connectionLimit {
+            configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionLimit
+        }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

@@ -10,8 +10,9 @@ import FoundationNetworking
 /// FoundationNetworking persists to a file on every change): responses of many `Set-Cookie` fields, one after
 /// another, while a second task sends plain requests on the same session and times them.
 struct CookieFloodCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "cookie-flood",
-                                                    abstract: "Time responses that set many cookies in the shared storage, and requests beside them.")
+    static let configuration = CommandConfiguration(
+        commandName: "cookie-flood",
+        abstract: "Time responses that set many cookies in the shared storage, and requests beside them.")
 
     @Option(help: "How many responses.")
     var responses = 100
@@ -38,9 +39,11 @@ struct CookieFloodCommand: AsyncParsableCommand {
         let start = Date()
         for response in 0..<responses {
             let query = (0..<fields).map { index in
-                "Set-Cookie=" + "flood-\(response)-\(index)=v; Max-Age=3600; Path=/".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                "Set-Cookie=" + "flood-\(response)-\(index)=v; Max-Age=3600; Path=/".addingPercentEncoding(
+                    withAllowedCharacters: .alphanumerics)!
             }.joined(separator: "&")
-            _ = await session.request(server.url("/response-headers?" + query).absoluteString).serializingData().response
+            _ = await session.request(server.url("/response-headers?" + query).absoluteString).serializingData()
+                .response
         }
         let flood = Date().timeIntervalSince(start)
         flooding.clear()
@@ -50,10 +53,15 @@ struct CookieFloodCommand: AsyncParsableCommand {
         let stored = (storage.cookies ?? []).count
         for cookie in storage.cookies ?? [] { storage.deleteCookie(cookie) }
         await server.stop()
-        print(String(format: "%d responses × %d Set-Cookie fields: %.3f s; in HTTPCookieStorage.shared after %.3f s (%d cookies)",
-                     responses, fields, flood, written, stored))
-        print(String(format: "plain requests beside the flood: %d, median %.2f ms, slowest %.2f ms", latencies.count,
-                     (latencies.isEmpty ? 0 : latencies[latencies.count / 2]) * 1000, (latencies.last ?? 0) * 1000))
+        print(
+            String(
+                format:
+                    "%d responses × %d Set-Cookie fields: %.3f s; in HTTPCookieStorage.shared after %.3f s (%d cookies)",
+                responses, fields, flood, written, stored))
+        print(
+            String(
+                format: "plain requests beside the flood: %d, median %.2f ms, slowest %.2f ms", latencies.count,
+                (latencies.isEmpty ? 0 : latencies[latencies.count / 2]) * 1000, (latencies.last ?? 0) * 1000))
     }
 }
 

@@ -44,9 +44,11 @@ enum DownloadWorkload {
             try Data().write(to: target)
             let elapsed = ContinuousClock.now - start
             let after = ResourceUsage.now()
-            return RunResult(client: client.rawValue, workload: "w4c", requests: 1, inFlight: 1, bytes: total, wallSeconds: elapsed.seconds,
-                             cpuUserSeconds: after.userSeconds - before.userSeconds,
-                             cpuSystemSeconds: after.systemSeconds - before.systemSeconds, peakRSSKiB: after.maxRSSKiB)
+            return RunResult(
+                client: client.rawValue, workload: "w4c", requests: 1, inFlight: 1, bytes: total,
+                wallSeconds: elapsed.seconds,
+                cpuUserSeconds: after.userSeconds - before.userSeconds,
+                cpuSystemSeconds: after.systemSeconds - before.systemSeconds, peakRSSKiB: after.maxRSSKiB)
         case .ahcFile:
             let http = HTTPClient(eventLoopGroupProvider: .singleton)
             do {
@@ -65,7 +67,8 @@ enum DownloadWorkload {
         return RunResult(
             client: client.rawValue, workload: "w4b", requests: 1, inFlight: 1, bytes: size,
             wallSeconds: elapsed.seconds,
-            cpuUserSeconds: after.userSeconds - before.userSeconds, cpuSystemSeconds: after.systemSeconds - before.systemSeconds,
+            cpuUserSeconds: after.userSeconds - before.userSeconds,
+            cpuSystemSeconds: after.systemSeconds - before.systemSeconds,
             peakRSSKiB: after.maxRSSKiB
         )
     }
@@ -73,7 +76,8 @@ enum DownloadWorkload {
 
 /// `download`: W4b, one body to a file, one JSON line.
 struct DownloadCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "download", abstract: "Download one body to a file (W4b) and print a JSON line.")
+    static let configuration = CommandConfiguration(
+        commandName: "download", abstract: "Download one body to a file (W4b) and print a JSON line.")
 
     @Option(help: "bluebonnet or ahc-file.")
     var client: String = "bluebonnet"
@@ -85,9 +89,12 @@ struct DownloadCommand: AsyncParsableCommand {
     var directory: String = NSTemporaryDirectory()
 
     func run() async throws {
-        guard let client = DownloadWorkload.Client(rawValue: client) else { throw ValidationError("unknown client \(client)") }
+        guard let client = DownloadWorkload.Client(rawValue: client) else {
+            throw ValidationError("unknown client \(client)")
+        }
         guard let url = URL(string: url) else { throw ValidationError("bad URL") }
-        let result = try await DownloadWorkload.run(client: client, url: url, directory: URL(fileURLWithPath: directory))
+        let result = try await DownloadWorkload.run(
+            client: client, url: url, directory: URL(fileURLWithPath: directory))
         try result.printJSONLine()
     }
 }

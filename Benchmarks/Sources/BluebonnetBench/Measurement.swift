@@ -15,7 +15,9 @@ struct ResourceUsage {
         getrusage(RUSAGE_SELF, &usage)
         #endif
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
-        return ResourceUsage(userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime), maxRSSKiB: Int(usage.ru_maxrss))
+        return ResourceUsage(
+            userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime),
+            maxRSSKiB: Int(usage.ru_maxrss))
     }
 }
 
@@ -43,7 +45,9 @@ struct RunResult: Codable {
 
 /// Runs a workload and measures only its timed part (warm-up excluded).
 enum WorkloadRunner {
-    static func run(client: any BenchClient, kind: ClientKind, workload: Workload, url: URL, count: Int, inFlight: Int) async throws -> RunResult {
+    static func run(client: any BenchClient, kind: ClientKind, workload: Workload, url: URL, count: Int, inFlight: Int)
+        async throws -> RunResult
+    {
         // Warm-up: open connections, touch every code path once.
         for _ in 0..<min(max(inFlight, 4), count) {
             _ = workload == .w3 ? try await client.fetchRecords(url) : try await client.fetch(url)

@@ -9,8 +9,9 @@ import FoundationNetworking
 /// Many requests to one host that answers slowly: how long after their deadline (`timeoutIntervalForRequest`) the
 /// queued ones end.
 struct QueueDeadlineCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "queue-deadline",
-                                                    abstract: "Time how long requests queued to one slow host take to end after their deadline.")
+    static let configuration = CommandConfiguration(
+        commandName: "queue-deadline",
+        abstract: "Time how long requests queued to one slow host take to end after their deadline.")
 
     @Option(help: "How many requests.")
     var requests = 10_000
@@ -36,8 +37,10 @@ struct QueueDeadlineCommand: AsyncParsableCommand {
         }
         await server.stop()
         let times = ends.map(\.0).sorted()
-        print(String(format: "%d requests, deadline %.1f s: ended after median %.2f s, p99 %.2f s, last %.2f s; %d failed",
-                     requests, timeout, times[times.count / 2], times[times.count * 99 / 100], times.last ?? 0,
-                     ends.filter(\.1).count))
+        print(
+            String(
+                format: "%d requests, deadline %.1f s: ended after median %.2f s, p99 %.2f s, last %.2f s; %d failed",
+                requests, timeout, times[times.count / 2], times[times.count * 99 / 100], times.last ?? 0,
+                ends.filter(\.1).count))
     }
 }

@@ -4,7 +4,8 @@ import Foundation
 
 /// `run`: one client, one workload, one JSON line.
 struct RunCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "run", abstract: "Run one client on one workload and print a JSON line.")
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Run one client on one workload and print a JSON line.")
 
     @Option(help: "bluebonnet, bluebonnet-handler, ahc or urlsession.")
     var client: String
@@ -30,8 +31,9 @@ struct RunCommand: AsyncParsableCommand {
         let serverPaths = paths == "builtin" ? ServerPaths.builtin(bigBytes: bigBytes) : ServerPaths.nginx
         guard let url = URL(string: baseURL + serverPaths.path(for: load)) else { throw ValidationError("bad URL") }
         let benchClient = kind.make(connectionLimit: load.connectionLimit)
-        let result = try await WorkloadRunner.run(client: benchClient, kind: kind, workload: load, url: url,
-                                                  count: count ?? load.defaultCount, inFlight: load.inFlight)
+        let result = try await WorkloadRunner.run(
+            client: benchClient, kind: kind, workload: load, url: url,
+            count: count ?? load.defaultCount, inFlight: load.inFlight)
         try await benchClient.shutdown()
         try result.printJSONLine()
     }
@@ -39,7 +41,8 @@ struct RunCommand: AsyncParsableCommand {
 
 /// `generate`: the nginx documents, byte for byte what the test server's `/json-array` serves.
 struct GenerateCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "generate", abstract: "Write the small and large JSON documents into a directory.")
+    static let configuration = CommandConfiguration(
+        commandName: "generate", abstract: "Write the small and large JSON documents into a directory.")
 
     @Argument(help: "Directory to write small.json and large.json into.")
     var directory: String
@@ -54,7 +57,8 @@ struct GenerateCommand: ParsableCommand {
 /// `smoke`: every client on every workload with tiny counts against the in-process test server, so the harness
 /// never rots. Measures nothing worth reading.
 struct SmokeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "smoke", abstract: "Tiny runs of every client and workload against the in-process test server.")
+    static let configuration = CommandConfiguration(
+        commandName: "smoke", abstract: "Tiny runs of every client and workload against the in-process test server.")
 
     func run() async throws {
         let server = try await TestServer.start()
@@ -65,12 +69,17 @@ struct SmokeCommand: AsyncParsableCommand {
                 let count = load == .w4 ? 1 : (load.inFlight > 1 ? 128 : 8)
                 let client = kind.make(connectionLimit: load.connectionLimit)
                 do {
-                    let result = try await WorkloadRunner.run(client: client, kind: kind, workload: load,
-                                                              url: server.url(paths.path(for: load)), count: count,
-                                                              inFlight: min(load.inFlight, 16))
+                    let result = try await WorkloadRunner.run(
+                        client: client, kind: kind, workload: load,
+                        url: server.url(paths.path(for: load)), count: count,
+                        inFlight: min(load.inFlight, 16))
                     let expected = load == .w3 ? Documents.largeRecords * count : nil
-                    if let expected, result.bytes != expected { failures.append("\(kind.rawValue) \(load.rawValue): \(result.bytes) != \(expected)") }
-                    print("smoke \(load.rawValue) \(kind.rawValue): \(result.requests) requests, \(result.bytes) \(load == .w3 ? "records" : "bytes")")
+                    if let expected, result.bytes != expected {
+                        failures.append("\(kind.rawValue) \(load.rawValue): \(result.bytes) != \(expected)")
+                    }
+                    print(
+                        "smoke \(load.rawValue) \(kind.rawValue): \(result.requests) requests, \(result.bytes) \(load == .w3 ? "records" : "bytes")"
+                    )
                 } catch {
                     failures.append("\(kind.rawValue) \(load.rawValue): \(error)")
                 }
@@ -88,7 +97,8 @@ struct SmokeCommand: AsyncParsableCommand {
 
     /// W5 in miniature: a 3 MiB file, through both upload modes.
     private func uploadSmoke(server: TestServer) async -> [String] {
-        let fileURL = FileManager.default.temporaryDirectory.appendingPathComponent("bluebonnet-w5-smoke-\(UUID().uuidString).bin")
+        let fileURL = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bluebonnet-w5-smoke-\(UUID().uuidString).bin")
         defer { try? FileManager.default.removeItem(at: fileURL) }
         do {
             try Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: fileURL)
@@ -98,7 +108,8 @@ struct SmokeCommand: AsyncParsableCommand {
         var failures: [String] = []
         for mode in UploadWorkload.Mode.allCases {
             do {
-                let result = try await UploadWorkload.run(mode: mode, fileURL: fileURL, drainURL: server.url(DrainRoute.path))
+                let result = try await UploadWorkload.run(
+                    mode: mode, fileURL: fileURL, drainURL: server.url(DrainRoute.path))
                 print("smoke w5 \(result.client): \(result.bytes) bytes drained")
             } catch {
                 failures.append("w5 \(mode.rawValue): \(error)")

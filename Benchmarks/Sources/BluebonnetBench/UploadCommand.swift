@@ -42,7 +42,8 @@ enum UploadWorkload {
         return RunResult(
             client: "bluebonnet-\(mode.rawValue)", workload: "w5", requests: 1, inFlight: 1, bytes: drained.bytes,
             wallSeconds: elapsed.seconds,
-            cpuUserSeconds: after.userSeconds - before.userSeconds, cpuSystemSeconds: after.systemSeconds - before.systemSeconds,
+            cpuUserSeconds: after.userSeconds - before.userSeconds,
+            cpuSystemSeconds: after.systemSeconds - before.systemSeconds,
             peakRSSKiB: after.maxRSSKiB
         )
     }
@@ -50,7 +51,8 @@ enum UploadWorkload {
 
 /// `upload`: W5, one file to the drain server, one JSON line.
 struct UploadCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "upload", abstract: "Upload one file to a /drain route (W5) and print a JSON line.")
+    static let configuration = CommandConfiguration(
+        commandName: "upload", abstract: "Upload one file to a /drain route (W5) and print a JSON line.")
 
     @Option(help: "multipart or file.")
     var mode: String = "multipart"
@@ -71,7 +73,8 @@ struct UploadCommand: AsyncParsableCommand {
 
 /// `drain-server`: the test server in its own process, so the upload's client is measured alone.
 struct DrainServerCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "drain-server", abstract: "Serve the test server's routes (with /drain) on a port until killed.")
+    static let configuration = CommandConfiguration(
+        commandName: "drain-server", abstract: "Serve the test server's routes (with /drain) on a port until killed.")
 
     @Option(help: "The port to listen on.")
     var port: Int

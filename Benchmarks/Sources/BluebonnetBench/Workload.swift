@@ -44,7 +44,9 @@ struct ServerPaths: Sendable {
 
     /// The test server's generated routes, the same JSON bytes as the nginx files.
     static func builtin(bigBytes: Int) -> ServerPaths {
-        ServerPaths(small: "/json-array/\(Documents.smallRecords)", large: "/json-array/\(Documents.largeRecords)", big: "/bytes/\(bigBytes)?seed=1")
+        ServerPaths(
+            small: "/json-array/\(Documents.smallRecords)", large: "/json-array/\(Documents.largeRecords)",
+            big: "/bytes/\(bigBytes)?seed=1")
     }
 
     func path(for workload: Workload) -> String {

@@ -147,10 +147,12 @@ extension DataRequest {
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
     ) -> DataTask<Data> {
-        serializingResponse(using: DataResponseSerializer(dataPreprocessor: dataPreprocessor,
-                                                          emptyResponseCodes: emptyResponseCodes,
-                                                          emptyRequestMethods: emptyRequestMethods),
-                            automaticallyCancelling: shouldAutomaticallyCancel)
+        serializingResponse(
+            using: DataResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
     /// Creates a `DataTask` to `await` serialization of a `String` value.
@@ -171,11 +173,13 @@ extension DataRequest {
         emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
     ) -> DataTask<String> {
-        serializingResponse(using: StringResponseSerializer(dataPreprocessor: dataPreprocessor,
-                                                            encoding: encoding,
-                                                            emptyResponseCodes: emptyResponseCodes,
-                                                            emptyRequestMethods: emptyRequestMethods),
-                            automaticallyCancelling: shouldAutomaticallyCancel)
+        serializingResponse(
+            using: StringResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
+                encoding: encoding,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
     /// Creates a `DataTask` to `await` serialization using the provided `DataResponseSerializerProtocol` instance.

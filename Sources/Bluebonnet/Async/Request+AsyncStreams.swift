@@ -18,7 +18,8 @@ extension Request {
     ///
     /// - Parameter bufferingPolicy: What is kept when the consumer falls behind. `.unbounded` by default.
     /// - Returns: The stream.
-    public func downloadProgress(bufferingPolicy: StreamOf<Progress>.BufferingPolicy = .unbounded) -> StreamOf<Progress> {
+    public func downloadProgress(bufferingPolicy: StreamOf<Progress>.BufferingPolicy = .unbounded) -> StreamOf<Progress>
+    {
         eventStream(bufferingPolicy: bufferingPolicy) { [self] yield in
             downloadProgress(queue: underlyingQueue) { yield($0) }
         }
@@ -29,7 +30,8 @@ extension Request {
     ///
     /// - Parameter bufferingPolicy: What is kept when the consumer falls behind. `.unbounded` by default.
     /// - Returns: The stream.
-    public func urlRequests(bufferingPolicy: StreamOf<URLRequest>.BufferingPolicy = .unbounded) -> StreamOf<URLRequest> {
+    public func urlRequests(bufferingPolicy: StreamOf<URLRequest>.BufferingPolicy = .unbounded) -> StreamOf<URLRequest>
+    {
         eventStream(bufferingPolicy: bufferingPolicy) { [self] yield in
             onURLRequestCreation(on: underlyingQueue) { yield($0) }
         }
@@ -52,14 +54,16 @@ extension Request {
         bufferingPolicy: StreamOf<Element>.BufferingPolicy,
         register: @escaping @Sendable (_ yield: @escaping @Sendable (Element) -> Void) -> Void
     ) -> StreamOf<Element> {
-        StreamOf(bufferingPolicy: bufferingPolicy, onTermination: {}, builder: { [self] channel in
-            register { channel.yield($0, taken: {}) }
-            // Queued like a response handler, so it comes after the events of the last attempt; like one, it
-            // resumes a request that starts immediately.
-            appendResponseSerializer(inlineSafe: true) { [self] in
-                // The finish comes after the handlers' events, which are queued on `underlyingQueue`.
-                underlyingQueue.async { channel.finish() }
-            }
-        })
+        StreamOf(
+            bufferingPolicy: bufferingPolicy, onTermination: {},
+            builder: { [self] channel in
+                register { channel.yield($0, taken: {}) }
+                // Queued like a response handler, so it comes after the events of the last attempt; like one, it
+                // resumes a request that starts immediately.
+                appendResponseSerializer(inlineSafe: true) { [self] in
+                    // The finish comes after the handlers' events, which are queued on `underlyingQueue`.
+                    underlyingQueue.async { channel.finish() }
+                }
+            })
     }
 }

@@ -13,8 +13,10 @@ public struct StreamOf<Element>: AsyncSequence, @unchecked Sendable {
     private let onTermination: @Sendable () -> Void
     private let builder: @Sendable (StreamChannel<Element>) -> Void
 
-    init(bufferingPolicy: BufferingPolicy, onTermination: @escaping @Sendable () -> Void,
-         builder: @escaping @Sendable (StreamChannel<Element>) -> Void) {
+    init(
+        bufferingPolicy: BufferingPolicy, onTermination: @escaping @Sendable () -> Void,
+        builder: @escaping @Sendable (StreamChannel<Element>) -> Void
+    ) {
         self.bufferingPolicy = bufferingPolicy
         self.onTermination = onTermination
         self.builder = builder
@@ -137,7 +139,8 @@ final class StreamChannel<Element>: @unchecked Sendable {
 
     /// The consumer stopped: what is buffered is released and, unless the stream had finished, `onTermination` runs.
     func terminate() {
-        let ended = state.write { state -> ([@Sendable () -> Void], CheckedContinuation<UncheckedBox<Element>?, Never>?, Bool)? in
+        let ended = state.write {
+            state -> ([@Sendable () -> Void], CheckedContinuation<UncheckedBox<Element>?, Never>?, Bool)? in
             guard !state.terminated else { return nil }
             state.terminated = true
             var releases: [@Sendable () -> Void] = []

@@ -64,7 +64,9 @@ struct AuthenticationChallengeParser {
         while true {
             let (name, value) = try parseParameter(&cursor)
             guard names.insert(name).inserted else { throw .duplicateParameter(name) }
-            guard challenge.parameters.count < maximumParameters else { throw .tooManyElements(limit: maximumParameters) }
+            guard challenge.parameters.count < maximumParameters else {
+                throw .tooManyElements(limit: maximumParameters)
+            }
             challenge.parameters.append((name, value))
             cursor.skipSpaces()
             if cursor.isAtEnd { return challenge }

@@ -31,7 +31,9 @@ public protocol Authenticator: AnyObject, Sendable {
     ///   - credential: The credential to refresh.
     ///   - session:    The `Session` whose request needs it.
     ///   - completion: Called with the new credential or the error; every request waiting for it gets that result.
-    func refresh(_ credential: Credential, for session: Session, completion: @escaping @Sendable (Result<Credential, any Error>) -> Void)
+    func refresh(
+        _ credential: Credential, for session: Session,
+        completion: @escaping @Sendable (Result<Credential, any Error>) -> Void)
 
     /// Whether the request failed because the server refused its credential (commonly a 401 from the
     /// authentication layer, not from a service behind it).
@@ -41,7 +43,9 @@ public protocol Authenticator: AnyObject, Sendable {
     ///   - response:   The response it got.
     ///   - error:      The error the request failed with.
     /// - Returns: `true` to refresh and retry.
-    func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: any Error) -> Bool
+    func didRequest(
+        _ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: any Error
+    ) -> Bool
 
     /// Whether `urlRequest` carries `credential`: when it carries an older one, it is retried with the current one
     /// and no refresh.
@@ -64,7 +68,8 @@ public enum AuthenticationError: Error, Sendable {
 
 /// Authenticates requests with an `Authenticator`'s credential and refreshes it once for everyone: while a refresh
 /// runs, every adapt and every retry waits for its result.
-public final class AuthenticationInterceptor<AuthenticatorType>: RequestInterceptor, Sendable where AuthenticatorType: Authenticator {
+public final class AuthenticationInterceptor<AuthenticatorType>: RequestInterceptor, Sendable
+where AuthenticatorType: Authenticator {
     /// The credential type.
     public typealias Credential = AuthenticatorType.Credential
 
@@ -132,7 +137,9 @@ public final class AuthenticationInterceptor<AuthenticatorType>: RequestIntercep
     ///   - authenticator: Applies and refreshes the credential.
     ///   - credential:    The credential, if there is one yet.
     ///   - refreshWindow: The limit on refreshes; `nil` for none (not recommended).
-    public init(authenticator: AuthenticatorType, credential: Credential? = nil, refreshWindow: RefreshWindow? = RefreshWindow()) {
+    public init(
+        authenticator: AuthenticatorType, credential: Credential? = nil, refreshWindow: RefreshWindow? = RefreshWindow()
+    ) {
         self.authenticator = authenticator
         state = Protected(State(credential: credential, refreshWindow: refreshWindow))
     }
@@ -143,7 +150,10 @@ public final class AuthenticationInterceptor<AuthenticatorType>: RequestIntercep
     ///   - urlRequest: The request.
     ///   - session:    The `Session`.
     ///   - completion: Called with the authenticated request, or `AuthenticationError` / the refresh's error.
-    public func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+    public func adapt(
+        _ urlRequest: URLRequest, for session: Session,
+        completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+    ) {
         let decision = state.write { state -> AdaptDecision in
             if state.isRefreshing {
                 state.waitingAdapts.append((urlRequest, completion))
@@ -174,13 +184,18 @@ public final class AuthenticationInterceptor<AuthenticatorType>: RequestIntercep
     ///   - session:    The `Session`.
     ///   - error:      Its error.
     ///   - completion: Called with the decision.
-    public func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
+    public func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
         guard let urlRequest = request.request, let response = request.response,
-              authenticator.didRequest(urlRequest, with: response, failDueToAuthenticationError: error) else {
+            authenticator.didRequest(urlRequest, with: response, failDueToAuthenticationError: error)
+        else {
             completion(.doNotRetry)
             return
         }
-        guard let (credential, generation) = state.read({ state in state.credential.map { ($0, state.generation) } }) else {
+        guard let (credential, generation) = state.read({ state in state.credential.map { ($0, state.generation) } })
+        else {
             completion(.doNotRetryWithError(AuthenticationError.missingCredential))
             return
         }
@@ -230,7 +245,9 @@ public final class AuthenticationInterceptor<AuthenticatorType>: RequestIntercep
         return .refresh(credential)
     }
 
-    private func takeWaiters(_ state: inout State) -> (adapts: [(URLRequest, AdaptCompletion)], retries: [RetryCompletion]) {
+    private func takeWaiters(_ state: inout State) -> (
+        adapts: [(URLRequest, AdaptCompletion)], retries: [RetryCompletion]
+    ) {
         defer {
             state.waitingAdapts.removeAll()
             state.waitingRetries.removeAll()

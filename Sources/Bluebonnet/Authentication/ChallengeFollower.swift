@@ -35,8 +35,11 @@ struct ChallengeFollower: HopFollowing {
         return .decide { request, completion in
             guard request.canResendBody else { return completion(.deliver) }
             var hop = facts.notes[ChallengeNotes.self] ?? ChallengeResponder.HopState()
-            guard let answered = responder.answer(facts.response, to: facts.hopRequest, firstURL: facts.credentialOwner,
-                                                  bodyIsHashable: !request.sendsUploadBody, hop: &hop, logger: logger) else {
+            guard
+                let answered = responder.answer(
+                    facts.response, to: facts.hopRequest, firstURL: facts.credentialOwner,
+                    bodyIsHashable: !request.sendsUploadBody, hop: &hop, logger: logger)
+            else {
                 return completion(.deliver)
             }
             var notes = facts.notes

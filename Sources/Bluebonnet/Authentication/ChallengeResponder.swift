@@ -30,7 +30,9 @@ struct ChallengeResponder: Sendable {
 
     /// Whether a 401 might be answered at all, cheaply, on the thread that completed the hop.
     func mayAnswer(_ response: HTTPURLResponse, firstURL: URL?) -> Bool {
-        guard response.statusCode == 401, response.value(forHTTPHeaderField: "WWW-Authenticate") != nil else { return false }
+        guard response.statusCode == 401, response.value(forHTTPHeaderField: "WWW-Authenticate") != nil else {
+            return false
+        }
         return requestCredential != nil || storage != nil || firstURL?.user != nil
     }
 
@@ -43,9 +45,13 @@ struct ChallengeResponder: Sendable {
     ///   - bodyIsHashable: Whether `request.httpBody` is the whole body (not a streamed upload), for `auth-int`.
     ///   - hop:      What this hop has answered; updated.
     ///   - logger:   For a challenge that cannot be parsed.
-    func answer(_ response: HTTPURLResponse, to request: URLRequest, firstURL: URL?, bodyIsHashable: Bool,
-                hop: inout HopState, logger: Logger?) -> URLRequest? {
-        guard let url = request.url, let field = response.value(forHTTPHeaderField: "WWW-Authenticate") else { return nil }
+    func answer(
+        _ response: HTTPURLResponse, to request: URLRequest, firstURL: URL?, bodyIsHashable: Bool,
+        hop: inout HopState, logger: Logger?
+    ) -> URLRequest? {
+        guard let url = request.url, let field = response.value(forHTTPHeaderField: "WWW-Authenticate") else {
+            return nil
+        }
         let challenges: [AuthenticationChallenge]
         do {
             challenges = try AuthenticationChallengeParser().parse(field)
@@ -54,18 +60,24 @@ struct ChallengeResponder: Sendable {
             return nil
         }
         for candidate in Self.answerable(challenges, bodyIsHashable: bodyIsHashable) {
-            guard let credential = credential(for: url, realm: candidate.realm, method: candidate.method, firstURL: firstURL),
-                  let user = credential.user, let password = credential.password else { continue }
+            guard
+                let credential = credential(
+                    for: url, realm: candidate.realm, method: candidate.method, firstURL: firstURL),
+                let user = credential.user, let password = credential.password
+            else { continue }
             switch candidate {
             case let .digest(digest):
                 // A second answer only re-sends the same credential with the new nonce the server asked for.
                 if hop.answers > 0 {
-                    guard digest.isStale, hop.lastWasDigest, hop.staleAnswers < Self.maximumStaleAnswers else { return nil }
+                    guard digest.isStale, hop.lastWasDigest, hop.staleAnswers < Self.maximumStaleAnswers else {
+                        return nil
+                    }
                     hop.staleAnswers += 1
                 }
-                let value = digest.authorization(username: user, password: password, method: request.httpMethod ?? "GET",
-                                                 uri: Self.requestTarget(of: url), body: request.httpBody,
-                                                 cnonce: DigestChallenge.makeClientNonce(), nonceCount: 1)
+                let value = digest.authorization(
+                    username: user, password: password, method: request.httpMethod ?? "GET",
+                    uri: Self.requestTarget(of: url), body: request.httpBody,
+                    cnonce: DigestChallenge.makeClientNonce(), nonceCount: 1)
                 hop.answers += 1
                 hop.lastWasDigest = true
                 return Self.request(request, authorizedWith: value)
@@ -73,7 +85,8 @@ struct ChallengeResponder: Sendable {
                 guard hop.answers == 0, !user.contains(":") else { return nil }
                 hop.answers += 1
                 hop.lastWasDigest = false
-                return Self.request(request, authorizedWith: HTTPHeader.authorization(username: user, password: password).value)
+                return Self.request(
+                    request, authorizedWith: HTTPHeader.authorization(username: user, password: password).value)
             }
         }
         return nil
@@ -114,7 +127,8 @@ struct ChallengeResponder: Sendable {
             return DigestChallenge(challenge, bodyIsHashable: bodyIsHashable).map(Answerable.digest)
         }
         return candidates.enumerated().sorted { lhs, rhs in
-            lhs.element.strength != rhs.element.strength ? lhs.element.strength > rhs.element.strength : lhs.offset < rhs.offset
+            lhs.element.strength != rhs.element.strength
+                ? lhs.element.strength > rhs.element.strength : lhs.offset < rhs.offset
         }.map(\.element)
     }
 
@@ -127,7 +141,8 @@ struct ChallengeResponder: Sendable {
         guard let storage, let scheme = url.scheme?.lowercased(), let host = url.host else { return nil }
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         for method in [method, NSURLAuthenticationMethodDefault] {
-            let space = URLProtectionSpace(host: host, port: port, protocol: scheme, realm: realm, authenticationMethod: method)
+            let space = URLProtectionSpace(
+                host: host, port: port, protocol: scheme, realm: realm, authenticationMethod: method)
             if let credential = storage.defaultCredential(for: space) { return credential }
         }
         // FoundationNetworking's lookup by an equal space built elsewhere can miss; match the stored spaces by their
@@ -135,7 +150,8 @@ struct ChallengeResponder: Sendable {
         let matching = storage.allCredentials.filter { space, _ in
             space.host.caseInsensitiveCompare(host) == .orderedSame && space.port == port
                 && space.protocol?.lowercased() == scheme && space.realm == realm && !space.isProxy()
-                && (space.authenticationMethod == method || space.authenticationMethod == NSURLAuthenticationMethodDefault)
+                && (space.authenticationMethod == method
+                    || space.authenticationMethod == NSURLAuthenticationMethodDefault)
         }.flatMap(\.value.values)
         return matching.count == 1 ? matching.first : nil
     }

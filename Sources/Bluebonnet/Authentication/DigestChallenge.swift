@@ -70,12 +70,18 @@ struct DigestChallenge: Sendable {
     ///   - challenge:    A parsed challenge.
     ///   - bodyIsHashable: Whether the request's body is in memory, as `auth-int` needs it hashed.
     init?(_ challenge: AuthenticationChallenge, bodyIsHashable: Bool) {
-        guard challenge.isScheme("Digest"), let realm = challenge.realm, let nonce = challenge["nonce"] else { return nil }
+        guard challenge.isScheme("Digest"), let realm = challenge.realm, let nonce = challenge["nonce"] else {
+            return nil
+        }
         let token = challenge["algorithm"]
-        guard let algorithm = Algorithm.allCases.first(where: { $0.rawValue.caseInsensitiveCompare(token ?? "MD5") == .orderedSame })
+        guard
+            let algorithm = Algorithm.allCases.first(where: {
+                $0.rawValue.caseInsensitiveCompare(token ?? "MD5") == .orderedSame
+            })
         else { return nil }
         if let offered = challenge["qop"] {
-            let options = Set(offered.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+            let options = Set(
+                offered.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
             // `auth` when offered: it needs no body, which may be a stream that cannot be read twice.
             if options.contains("auth") {
                 qop = .auth
@@ -108,8 +114,10 @@ struct DigestChallenge: Sendable {
     ///   - body:       The request body, for `auth-int`.
     ///   - cnonce:     The client nonce; fresh for every answer.
     ///   - nonceCount: How many times this client has used `nonce`, this answer included.
-    func authorization(username: String, password: String, method: String, uri: String, body: Data?,
-                       cnonce: String, nonceCount: Int) -> String {
+    func authorization(
+        username: String, password: String, method: String, uri: String, body: Data?,
+        cnonce: String, nonceCount: Int
+    ) -> String {
         var a1 = algorithm.hex("\(username):\(realm):\(password)")
         if algorithm.isSession { a1 = algorithm.hex("\(a1):\(nonce):\(cnonce)") }
         let a2: String
@@ -118,11 +126,12 @@ struct DigestChallenge: Sendable {
         case .auth, nil: a2 = algorithm.hex("\(method):\(uri)")
         }
         let nc = String(format: "%08x", nonceCount)
-        let response = if let qop {
-            algorithm.hex("\(a1):\(nonce):\(nc):\(cnonce):\(qop.rawValue):\(a2)")
-        } else {
-            algorithm.hex("\(a1):\(nonce):\(a2)")
-        }
+        let response =
+            if let qop {
+                algorithm.hex("\(a1):\(nonce):\(nc):\(cnonce):\(qop.rawValue):\(a2)")
+            } else {
+                algorithm.hex("\(a1):\(nonce):\(a2)")
+            }
         var fields: [String] = []
         if userhash {
             fields.append("username=\(Self.quoted(algorithm.hex("\(username):\(realm)")))")
@@ -163,7 +172,9 @@ struct DigestChallenge: Sendable {
         var result = ""
         for byte in value.utf8 {
             let scalar = Unicode.Scalar(byte)
-            if byte < 0x80, CharacterSet.alphanumerics.contains(scalar) || "!#$&+-.^_`|~".unicodeScalars.contains(scalar) {
+            if byte < 0x80,
+                CharacterSet.alphanumerics.contains(scalar) || "!#$&+-.^_`|~".unicodeScalars.contains(scalar)
+            {
                 result.unicodeScalars.append(scalar)
             } else {
                 result += String(format: "%%%02X", byte)

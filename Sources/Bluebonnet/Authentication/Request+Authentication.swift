@@ -19,7 +19,9 @@ extension Request {
     ///                  `URLCredentialStorage`.
     /// - Returns: The instance.
     @discardableResult
-    public func authenticate(username: String, password: String, persistence: URLCredential.Persistence = .forSession) -> Self {
+    public func authenticate(username: String, password: String, persistence: URLCredential.Persistence = .forSession)
+        -> Self
+    {
         authenticate(with: URLCredential(user: username, password: password, persistence: persistence))
     }
 

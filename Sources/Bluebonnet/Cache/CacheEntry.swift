@@ -25,7 +25,9 @@ struct CacheEntry: Codable, Equatable, Sendable {
 
     /// `userInfo` as a dictionary again.
     var decodedUserInfo: [AnyHashable: Any]? {
-        guard let userInfo, let object = try? PropertyListSerialization.propertyList(from: userInfo, format: nil) as? [String: Any] else {
+        guard let userInfo,
+            let object = try? PropertyListSerialization.propertyList(from: userInfo, format: nil) as? [String: Any]
+        else {
             return nil
         }
         return Dictionary(uniqueKeysWithValues: object.map { (AnyHashable($0.key), $0.value) })
@@ -33,14 +35,18 @@ struct CacheEntry: Codable, Equatable, Sendable {
 
     /// The value of a field; repeated fields joined by commas.
     func field(_ name: String) -> String? {
-        let values = headers.filter { $0.count == 2 && $0[0].caseInsensitiveCompare(name) == .orderedSame }.map { $0[1] }
+        let values = headers.filter { $0.count == 2 && $0[0].caseInsensitiveCompare(name) == .orderedSame }.map {
+            $0[1]
+        }
         return values.isEmpty ? nil : values.joined(separator: ", ")
     }
 
     /// The response as `HTTPURLResponse`, its fields in their stored order, with `Age` set to `age` when given.
     func httpResponse(age: Int? = nil) -> HTTPURLResponse? {
-        var fields = headers.filter { $0.count == 2 && !(age != nil && $0[0].caseInsensitiveCompare("Age") == .orderedSame) }
-            .map { (name: $0[0], value: $0[1]) }
+        var fields = headers.filter {
+            $0.count == 2 && !(age != nil && $0[0].caseInsensitiveCompare("Age") == .orderedSame)
+        }
+        .map { (name: $0[0], value: $0[1]) }
         if let age { fields.append((name: "Age", value: String(age))) }
         return OrderedHTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", orderedFields: fields)
     }
@@ -86,12 +92,15 @@ struct CacheEntry: Codable, Equatable, Sendable {
     /// same value, whitespace around commas aside.
     func matches(_ headers: [(name: String, value: String)]) -> Bool {
         let requested = Self.varyValues(Array(varyValues.keys), in: headers)
-        return varyValues.allSatisfy { name, stored in Self.normalized(stored) == Self.normalized(requested[name] ?? nil) }
+        return varyValues.allSatisfy { name, stored in
+            Self.normalized(stored) == Self.normalized(requested[name] ?? nil)
+        }
     }
 
     /// A variant's identity among the variants of its key.
     var variantID: String {
-        varyValues.keys.sorted().map { "\($0)=\(Self.normalized(varyValues[$0] ?? nil) ?? "\u{0}")" }.joined(separator: "\n")
+        varyValues.keys.sorted().map { "\($0)=\(Self.normalized(varyValues[$0] ?? nil) ?? "\u{0}")" }.joined(
+            separator: "\n")
     }
 
     private static func normalized(_ value: String?) -> String? {
@@ -102,21 +111,30 @@ struct CacheEntry: Codable, Equatable, Sendable {
 extension CacheEntry {
     /// The entry for a `CachedURLResponse`: its head, and the request's values of the fields its `Vary` names.
     /// `nil` for a response that is not HTTP, may not be stored, or says `Vary: *`.
-    init?(cached: CachedURLResponse, key: String, requestHeaders: [String: String], requestTime: Date = Date(),
-          responseTime: Date = Date(), protocolName: String = "http/1.1") {
-        guard cached.storagePolicy != .notAllowed, let response = cached.response as? HTTPURLResponse, let url = response.url else {
+    init?(
+        cached: CachedURLResponse, key: String, requestHeaders: [String: String], requestTime: Date = Date(),
+        responseTime: Date = Date(), protocolName: String = "http/1.1"
+    ) {
+        guard cached.storagePolicy != .notAllowed, let response = cached.response as? HTTPURLResponse,
+            let url = response.url
+        else {
             return nil
         }
         let fields = Self.fields(of: response)
-        self.init(key: key, url: url.withoutUserInfo, statusCode: response.statusCode, headers: fields, protocolName: protocolName,
-                  varyValues: [:], requestTime: requestTime.timeIntervalSince1970, responseTime: responseTime.timeIntervalSince1970,
-                  bodyLength: cached.data.count)
+        self.init(
+            key: key, url: url.withoutUserInfo, statusCode: response.statusCode, headers: fields,
+            protocolName: protocolName,
+            varyValues: [:], requestTime: requestTime.timeIntervalSince1970,
+            responseTime: responseTime.timeIntervalSince1970,
+            bodyLength: cached.data.count)
         let names = Self.varyNames(field("Vary"))
         guard !names.contains("*") else { return nil }
         varyValues = Self.varyValues(names, in: requestHeaders.map { (name: $0.key, value: $0.value) })
         if let info = cached.userInfo, !info.isEmpty {
-            let plist = Dictionary(info.compactMap { key, value in (key as? String).map { ($0, value) } }, uniquingKeysWith: { $1 })
-                .filter { $0.key != FoundationResponseStore.metadataKey }
+            let plist = Dictionary(
+                info.compactMap { key, value in (key as? String).map { ($0, value) } }, uniquingKeysWith: { $1 }
+            )
+            .filter { $0.key != FoundationResponseStore.metadataKey }
             userInfo = try? PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
         }
     }

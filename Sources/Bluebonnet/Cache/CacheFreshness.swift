@@ -19,14 +19,17 @@ enum CacheFreshness {
             return max(0, expiry.timeIntervalSince(date))
         }
         guard heuristicallyCacheable.contains(entry.statusCode) || control.isPublic,
-              let lastModified = entry.field("Last-Modified").flatMap({ HTTPDate.parse($0) }) else { return 0 }
+            let lastModified = entry.field("Last-Modified").flatMap({ HTTPDate.parse($0) })
+        else { return 0 }
         return min(maximumHeuristicLifetime, max(0, date.timeIntervalSince(lastModified) / 10))
     }
 
     /// How old the response is at `now`, in seconds: what it was when it arrived (the larger of what `Date` and
     /// `Age` say), plus how long it has been stored.
     static func currentAge(of entry: CacheEntry, now: Date) -> TimeInterval {
-        let ageValue = entry.field("Age").flatMap { CacheControl.deltaSeconds(String($0.trimmingWhitespace())) }.map(TimeInterval.init) ?? 0
+        let ageValue =
+            entry.field("Age").flatMap { CacheControl.deltaSeconds(String($0.trimmingWhitespace())) }.map(
+                TimeInterval.init) ?? 0
         let dateValue = entry.field("Date").flatMap { HTTPDate.parse($0) }?.timeIntervalSince1970 ?? entry.responseTime
         let apparentAge = max(0, entry.responseTime - dateValue)
         let responseDelay = max(0, entry.responseTime - entry.requestTime)

@@ -34,7 +34,9 @@ final class CacheSink: TransportSink {
 
     /// Fields a `304` does not update in the stored response (RFC 9111 §3.2 names `Content-Length`; the others
     /// describe the 304's own framing).
-    private static let keptOn304: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range", "connection"]
+    private static let keptOn304: Set<String> = [
+        "content-length", "content-encoding", "transfer-encoding", "content-range", "connection",
+    ]
 
     private let sink: any TransportSink
     private let context: Context
@@ -54,16 +56,19 @@ final class CacheSink: TransportSink {
         sink.transportDidSendRequestHead()
     }
 
-    func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength: Int64, encodedBodyLength: Int64??,
-                                     protocolName: String, setCookieFields: [String]) -> TransportHeadReply {
+    func transportDidReceiveResponse(
+        _ response: HTTPURLResponse, expectedBodyLength: Int64, encodedBodyLength: Int64??,
+        protocolName: String, setCookieFields: [String]
+    ) -> TransportHeadReply {
         if context.stored != nil, response.statusCode == 304 {
             // The request never sees this head: it gets the stored response once the 304's (empty) body is read.
             state.write { $0.notModified = response }
             return .proceed(streamingBody: false)
         }
         let entry = storableEntry(for: response, protocolName: protocolName)
-        let reply = sink.transportDidReceiveResponse(response, expectedBodyLength: expectedBodyLength, encodedBodyLength: encodedBodyLength,
-                                                     protocolName: protocolName, setCookieFields: setCookieFields)
+        let reply = sink.transportDidReceiveResponse(
+            response, expectedBodyLength: expectedBodyLength, encodedBodyLength: encodedBodyLength,
+            protocolName: protocolName, setCookieFields: setCookieFields)
         state.write { state in
             state.entry = entry
             if entry != nil, reply.streamsBody { state.copy = Data() }
@@ -108,11 +113,14 @@ final class CacheSink: TransportSink {
             }
             let responseTime = Date()
             Offload.run { [self] in
-                let updated = Self.updating(stored.entry, with: notModified, requestTime: requestTime, responseTime: responseTime)
+                let updated = Self.updating(
+                    stored.entry, with: notModified, requestTime: requestTime, responseTime: responseTime)
                 context.cache.store(updated, body: stored.body, memoryOnly: false)
                 let age = CacheFreshness.currentAge(of: updated, now: Date())
-                CachedResponseReplay(entry: updated, body: stored.body, age: Int(min(age, TimeInterval(Int32.max))), fromCache: false,
-                                     sink: sink).start()
+                CachedResponseReplay(
+                    entry: updated, body: stored.body, age: Int(min(age, TimeInterval(Int32.max))), fromCache: false,
+                    sink: sink
+                ).start()
             }
             return
         }
@@ -140,7 +148,8 @@ final class CacheSink: TransportSink {
         let proposed = CachedURLResponse(response: response, data: body, userInfo: nil, storagePolicy: .allowed)
         let cache = context.cache
         let key = context.key
-        let requestHeaders = Dictionary(context.request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $0 + ", " + $1 })
+        let requestHeaders = Dictionary(
+            context.request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $0 + ", " + $1 })
         let (requestTime, responseTime) = (entry.requestTime, entry.responseTime)
         let protocolName = entry.protocolName
         Confinement.assertOffEventLoop("A cached response handler")
@@ -149,9 +158,11 @@ final class CacheSink: TransportSink {
             guard let decided else { return }
             if decided === proposed {
                 cache.store(entry, body: body, memoryOnly: false)
-            } else if let changed = CacheEntry(cached: decided, key: key, requestHeaders: requestHeaders,
-                                               requestTime: Date(timeIntervalSince1970: requestTime),
-                                               responseTime: Date(timeIntervalSince1970: responseTime), protocolName: protocolName) {
+            } else if let changed = CacheEntry(
+                cached: decided, key: key, requestHeaders: requestHeaders,
+                requestTime: Date(timeIntervalSince1970: requestTime),
+                responseTime: Date(timeIntervalSince1970: responseTime), protocolName: protocolName)
+            {
                 cache.store(changed, body: decided.data, memoryOnly: decided.storagePolicy == .allowedInMemoryOnly)
             }
         }
@@ -161,16 +172,19 @@ final class CacheSink: TransportSink {
     private func storableEntry(for response: HTTPURLResponse, protocolName: String) -> CacheEntry? {
         let status = response.statusCode
         guard (200...599).contains(status), status != 206, status != 304, let url = response.url else { return nil }
-        var entry = CacheEntry(key: context.key, url: url.withoutUserInfo, statusCode: status, headers: CacheEntry.fields(of: response), protocolName: protocolName,
-                               varyValues: [:], requestTime: requestTime.timeIntervalSince1970,
-                               responseTime: Date().timeIntervalSince1970, bodyLength: 0)
+        var entry = CacheEntry(
+            key: context.key, url: url.withoutUserInfo, statusCode: status, headers: CacheEntry.fields(of: response),
+            protocolName: protocolName,
+            varyValues: [:], requestTime: requestTime.timeIntervalSince1970,
+            responseTime: Date().timeIntervalSince1970, bodyLength: 0)
         let control = CacheControl(entry.field("Cache-Control"))
         guard !control.noStore else { return nil }
         let explicit = control.maxAge != nil || entry.field("Expires") != nil
         guard CacheFreshness.heuristicallyCacheable.contains(status) || explicit || control.isPublic else { return nil }
         // §3.5: a response to an authorized request is stored only when it says a cache may.
         if CachingTransport.field("authorization", in: context.request.headers) != nil,
-           !(control.mustRevalidate || control.isPublic || control.sharedMaxAge != nil) {
+            !(control.mustRevalidate || control.isPublic || control.sharedMaxAge != nil)
+        {
             return nil
         }
         let varyNames = CacheEntry.varyNames(entry.field("Vary"))
@@ -181,7 +195,9 @@ final class CacheSink: TransportSink {
     }
 
     /// The stored response with the fields of the `304` that validated it, and the validation's times.
-    static func updating(_ entry: CacheEntry, with notModified: HTTPURLResponse, requestTime: Date, responseTime: Date) -> CacheEntry {
+    static func updating(_ entry: CacheEntry, with notModified: HTTPURLResponse, requestTime: Date, responseTime: Date)
+        -> CacheEntry
+    {
         var updated = entry
         let fresh = CacheEntry.fields(of: notModified).filter { !keptOn304.contains($0[0].lowercased()) }
         let replacedNames = Set(fresh.map { $0[0].lowercased() })

@@ -10,7 +10,9 @@ enum CachedResponseHandlerOverride: FeatureKey {
 
 /// What the cache asks before it stores a response: the handler's answer, with the request it belongs to.
 struct CacheDecision: Sendable {
-    let decide: @Sendable (_ proposed: CachedURLResponse, _ completion: @escaping @Sendable (CachedURLResponse?) -> Void) -> Void
+    let decide:
+        @Sendable (_ proposed: CachedURLResponse, _ completion: @escaping @Sendable (CachedURLResponse?) -> Void) ->
+            Void
 }
 
 /// The hop's `CacheDecision`, set on the `TransportRequest` for `CachingTransport`.
@@ -41,11 +43,14 @@ struct CacheInvalidationStep: ResponseHeadStep {
     func work(for head: ResponseHeadFacts) -> HeadWork? {
         let response = head.response
         guard (200..<400).contains(response.statusCode), let request = head.hopRequest, let url = request.url,
-              !Self.safeMethods.contains((request.httpMethod ?? "GET").uppercased()) else { return nil }
+            !Self.safeMethods.contains((request.httpMethod ?? "GET").uppercased())
+        else { return nil }
         var targets = [url]
         for name in ["Location", "Content-Location"] {
-            guard let value = response.value(forHTTPHeaderField: name), let target = URL(string: value, relativeTo: url)?.absoluteURL,
-                  Origin.same(url, target) else { continue }
+            guard let value = response.value(forHTTPHeaderField: name),
+                let target = URL(string: value, relativeTo: url)?.absoluteURL,
+                Origin.same(url, target)
+            else { continue }
             targets.append(target)
         }
         let keys = targets.compactMap(CacheEntry.key(for:))

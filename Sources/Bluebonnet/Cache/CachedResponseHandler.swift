@@ -12,8 +12,9 @@ public protocol CachedResponseHandler: Sendable {
     ///   - request:    The `Request` whose response it is. (Alamofire passes the `URLSessionDataTask`.)
     ///   - response:   The response that RFC 9111 allows to be stored.
     ///   - completion: Call once with the response to store, or `nil` to store nothing.
-    func request(_ request: Request, willCacheResponse response: CachedURLResponse,
-                 completion: @escaping @Sendable (CachedURLResponse?) -> Void)
+    func request(
+        _ request: Request, willCacheResponse response: CachedURLResponse,
+        completion: @escaping @Sendable (CachedURLResponse?) -> Void)
 }
 
 /// A `CachedResponseHandler` with a fixed behavior.
@@ -44,8 +45,10 @@ public struct ResponseCacher: CachedResponseHandler {
     }
 
     /// Applies `behavior`.
-    public func request(_ request: Request, willCacheResponse response: CachedURLResponse,
-                        completion: @escaping @Sendable (CachedURLResponse?) -> Void) {
+    public func request(
+        _ request: Request, willCacheResponse response: CachedURLResponse,
+        completion: @escaping @Sendable (CachedURLResponse?) -> Void
+    ) {
         switch behavior {
         case .cache: completion(response)
         case .doNotCache: completion(nil)
@@ -65,7 +68,9 @@ extension CachedResponseHandler where Self == ResponseCacher {
     ///
     /// - Parameter closure: Receives the `Request` and the response about to be stored.
     /// - Returns: The cacher.
-    public static func modify(using closure: @escaping @Sendable (Request, CachedURLResponse) -> CachedURLResponse?) -> ResponseCacher {
+    public static func modify(using closure: @escaping @Sendable (Request, CachedURLResponse) -> CachedURLResponse?)
+        -> ResponseCacher
+    {
         ResponseCacher(behavior: .modify(closure))
     }
 }

@@ -49,17 +49,19 @@ final class CachedResponseReplay: TransportTask {
                 complete(error: .sessionTaskFailed(error: URLError(.cannotParseResponse)))
                 return
             }
-            let reply = sink.transportDidReceiveResponse(response, expectedBodyLength: Int64(body.count), encodedBodyLength: .none,
-                                                         protocolName: entry.protocolName, setCookieFields: [])
+            let reply = sink.transportDidReceiveResponse(
+                response, expectedBodyLength: Int64(body.count), encodedBodyLength: .none,
+                protocolName: entry.protocolName, setCookieFields: [])
             guard let hold = reply.hold else {
                 sendBody(streaming: reply.streamsBody)
                 return
             }
-            hold(TransportReadiness { [self] error in
-                queue.async { [self] in
-                    if let error { complete(error: error) } else { sendBody(streaming: reply.streamsBody) }
-                }
-            })
+            hold(
+                TransportReadiness { [self] error in
+                    queue.async { [self] in
+                        if let error { complete(error: error) } else { sendBody(streaming: reply.streamsBody) }
+                    }
+                })
         }
     }
 
@@ -90,11 +92,13 @@ final class CachedResponseReplay: TransportTask {
         let end = min(body.count, offset + Self.chunkSize)
         let chunk = body.subdata(in: body.startIndex + offset..<body.startIndex + end)
         sink.transportDidReceiveBodyBytes(chunk.count)
-        sink.transportDidReceiveBodyChunk(chunk, readiness: TransportReadiness { [self] error in
-            queue.async { [self] in
-                if let error { complete(error: error) } else { sendChunk(from: end) }
-            }
-        })
+        sink.transportDidReceiveBodyChunk(
+            chunk,
+            readiness: TransportReadiness { [self] error in
+                queue.async { [self] in
+                    if let error { complete(error: error) } else { sendChunk(from: end) }
+                }
+            })
     }
 
     private func complete(body: Data = Data(), error: AFError?) {

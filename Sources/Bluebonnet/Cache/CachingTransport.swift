@@ -15,18 +15,27 @@ struct CachingTransport: HTTPTransport {
     /// `URLSessionConfiguration.requestCachePolicy`, for requests that leave theirs at `.useProtocolCachePolicy`.
     let defaultPolicy: URLRequest.CachePolicy
 
-    private static let conditionalFields = ["if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range"]
+    private static let conditionalFields = [
+        "if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range",
+    ]
 
     func execute(_ request: TransportRequest, sink: any TransportSink) -> any TransportTask {
         let method = (request.urlRequest.httpMethod ?? "GET").uppercased()
-        guard let url = request.urlRequest.url, let key = CacheEntry.key(for: url) else { return base.execute(request, sink: sink) }
+        guard let url = request.urlRequest.url, let key = CacheEntry.key(for: url) else {
+            return base.execute(request, sink: sink)
+        }
         // Other methods go to the network; `CacheInvalidationStep` forgets what an unsafe one changed.
         guard method == "GET" else { return base.execute(request, sink: sink) }
-        let requestControl = CacheControl(Self.field("cache-control", in: request.headers), pragma: Self.field("pragma", in: request.headers))
-        let managesItself = request.headers.contains { Self.conditionalFields.contains($0.name.lowercased()) || $0.name.lowercased() == "range" }
+        let requestControl = CacheControl(
+            Self.field("cache-control", in: request.headers), pragma: Self.field("pragma", in: request.headers))
+        let managesItself = request.headers.contains {
+            Self.conditionalFields.contains($0.name.lowercased()) || $0.name.lowercased() == "range"
+        }
         if requestControl.noStore || managesItself { return base.execute(request, sink: sink) }
-        let policy = request.urlRequest.cachePolicy == .useProtocolCachePolicy ? defaultPolicy : request.urlRequest.cachePolicy
-        let context = CacheSink.Context(cache: cache, key: key, request: request, decision: request.features[CacheDecisionKey.self])
+        let policy =
+            request.urlRequest.cachePolicy == .useProtocolCachePolicy ? defaultPolicy : request.urlRequest.cachePolicy
+        let context = CacheSink.Context(
+            cache: cache, key: key, request: request, decision: request.features[CacheDecisionKey.self])
         switch policy {
         case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData:
             return network(request, sink: sink, context: context)
@@ -35,7 +44,9 @@ struct CachingTransport: HTTPTransport {
         }
         // `only-if-cached` (RFC 9111 §5.2.1.7): the cache answers or the request fails, as `.returnCacheDataDontLoad`.
         let cacheOnly = requestControl.onlyIfCached || policy == .returnCacheDataDontLoad
-        guard cache.hasEntries(for: key) else { return miss(request, sink: sink, context: context, cacheOnly: cacheOnly) }
+        guard cache.hasEntries(for: key) else {
+            return miss(request, sink: sink, context: context, cacheOnly: cacheOnly)
+        }
         // Something is stored: the lookup may read a file, so it runs off the caller's thread (an event loop, when an
         // adapter calls back on one).
         let task = DeferredTransportTask()
@@ -44,7 +55,10 @@ struct CachingTransport: HTTPTransport {
                 sink.transportDidComplete(body: Data(), error: .sessionTaskFailed(error: URLError(.cancelled)))
                 return
             }
-            task.attach(decide(request, sink: sink, context: context, policy: policy, requestControl: requestControl, cacheOnly: cacheOnly))
+            task.attach(
+                decide(
+                    request, sink: sink, context: context, policy: policy, requestControl: requestControl,
+                    cacheOnly: cacheOnly))
         }
         return task
     }
@@ -54,8 +68,10 @@ struct CachingTransport: HTTPTransport {
     }
 
     /// Answers from the stored variant, revalidates it, or goes to the network.
-    private func decide(_ request: TransportRequest, sink: any TransportSink, context: CacheSink.Context,
-                        policy: URLRequest.CachePolicy, requestControl: CacheControl, cacheOnly: Bool) -> any TransportTask {
+    private func decide(
+        _ request: TransportRequest, sink: any TransportSink, context: CacheSink.Context,
+        policy: URLRequest.CachePolicy, requestControl: CacheControl, cacheOnly: Bool
+    ) -> any TransportTask {
         guard let (entry, body) = cache.lookup(key: context.key, headers: request.headers) else {
             return miss(request, sink: sink, context: context, cacheOnly: cacheOnly)
         }
@@ -78,7 +94,8 @@ struct CachingTransport: HTTPTransport {
         if let maxAge = requestControl.maxAge, age > TimeInterval(maxAge) { usable = false }
         if let minFresh = requestControl.minFresh, lifetime - age < TimeInterval(minFresh) { usable = false }
         if !usable, let maxStale = requestControl.maxStale, !responseControl.mustRevalidate, lifetime <= age,
-           age - lifetime <= TimeInterval(maxStale) {
+            age - lifetime <= TimeInterval(maxStale)
+        {
             usable = true
         }
         if usable { return replay(entry, body: body, age: age, sink: sink) }
@@ -86,26 +103,35 @@ struct CachingTransport: HTTPTransport {
         return revalidate(entry, body: body, request: request, sink: sink, context: context)
     }
 
-    private func replay(_ entry: CacheEntry, body: Data, age: TimeInterval, sink: any TransportSink) -> any TransportTask {
-        let replay = CachedResponseReplay(entry: entry, body: body, age: Int(min(age, TimeInterval(Int32.max))), fromCache: true, sink: sink)
+    private func replay(_ entry: CacheEntry, body: Data, age: TimeInterval, sink: any TransportSink)
+        -> any TransportTask
+    {
+        let replay = CachedResponseReplay(
+            entry: entry, body: body, age: Int(min(age, TimeInterval(Int32.max))), fromCache: true, sink: sink)
         replay.start()
         return replay
     }
 
     /// A conditional request with the stored validators; without any, a plain one.
-    private func revalidate(_ entry: CacheEntry, body: Data, request: TransportRequest, sink: any TransportSink,
-                            context: CacheSink.Context) -> any TransportTask {
+    private func revalidate(
+        _ entry: CacheEntry, body: Data, request: TransportRequest, sink: any TransportSink,
+        context: CacheSink.Context
+    ) -> any TransportTask {
         guard CacheFreshness.hasValidator(entry) else { return network(request, sink: sink, context: context) }
         var conditional = request
         if let etag = entry.field("ETag") { conditional.headers.append(("If-None-Match", etag)) }
-        if let lastModified = entry.field("Last-Modified") { conditional.headers.append(("If-Modified-Since", lastModified)) }
+        if let lastModified = entry.field("Last-Modified") {
+            conditional.headers.append(("If-Modified-Since", lastModified))
+        }
         var validating = context
         validating.stored = (entry, body)
         return base.execute(conditional, sink: CacheSink(sink: sink, context: validating))
     }
 
     /// Nothing usable is stored.
-    private func miss(_ request: TransportRequest, sink: any TransportSink, context: CacheSink.Context, cacheOnly: Bool) -> any TransportTask {
+    private func miss(_ request: TransportRequest, sink: any TransportSink, context: CacheSink.Context, cacheOnly: Bool)
+        -> any TransportTask
+    {
         guard !cacheOnly else {
             // URLSession's answer when the cache must answer and cannot.
             sink.transportDidComplete(body: Data(), error: .sessionTaskFailed(error: URLError(.resourceUnavailable)))
@@ -114,7 +140,9 @@ struct CachingTransport: HTTPTransport {
         return network(request, sink: sink, context: context)
     }
 
-    private func network(_ request: TransportRequest, sink: any TransportSink, context: CacheSink.Context) -> any TransportTask {
+    private func network(_ request: TransportRequest, sink: any TransportSink, context: CacheSink.Context)
+        -> any TransportTask
+    {
         base.execute(request, sink: CacheSink(sink: sink, context: context))
     }
 

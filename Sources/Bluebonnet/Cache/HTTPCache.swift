@@ -48,7 +48,8 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
     ///                     memory-only cache.
     public init(memoryCapacity: Int, diskCapacity: Int, directory: URL? = nil) {
         self.directory = diskCapacity > 0 ? directory : nil
-        state = Protected(State(memoryCapacity: max(0, memoryCapacity), diskCapacity: directory == nil ? 0 : max(0, diskCapacity)))
+        state = Protected(
+            State(memoryCapacity: max(0, memoryCapacity), diskCapacity: directory == nil ? 0 : max(0, diskCapacity)))
         super.init(memoryCapacity: 0, diskCapacity: 0, diskPath: nil)
         loadDirectory()
     }
@@ -86,8 +87,11 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
     override public func cachedResponse(for request: URLRequest) -> CachedURLResponse? {
         guard let url = request.url, let key = CacheEntry.key(for: url) else { return nil }
         let headers = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
-        guard let (entry, body) = lookup(key: key, headers: headers), let response = entry.httpResponse() else { return nil }
-        return CachedURLResponse(response: response, data: body, userInfo: entry.decodedUserInfo, storagePolicy: .allowed)
+        guard let (entry, body) = lookup(key: key, headers: headers), let response = entry.httpResponse() else {
+            return nil
+        }
+        return CachedURLResponse(
+            response: response, data: body, userInfo: entry.decodedUserInfo, storagePolicy: .allowed)
     }
 
     /// Stores a response for a request, replacing the variant it matches.
@@ -97,7 +101,8 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
     ///   - request:        The request it answered.
     override public func storeCachedResponse(_ cachedResponse: CachedURLResponse, for request: URLRequest) {
         guard let url = request.url, let key = CacheEntry.key(for: url),
-              let entry = CacheEntry(cached: cachedResponse, key: key, requestHeaders: request.allHTTPHeaderFields ?? [:]) else { return }
+            let entry = CacheEntry(cached: cachedResponse, key: key, requestHeaders: request.allHTTPHeaderFields ?? [:])
+        else { return }
         store(entry, body: cachedResponse.data, memoryOnly: cachedResponse.storagePolicy == .allowedInMemoryOnly)
     }
 
@@ -133,7 +138,8 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
     func lookup(key: String, headers: [(name: String, value: String)]) -> (CacheEntry, Data)? {
         let found = state.write { state -> (String, Record)? in
             guard let variants = state.records[key],
-                  let (id, record) = variants.first(where: { $0.value.entry.matches(headers) }) else { return nil }
+                let (id, record) = variants.first(where: { $0.value.entry.matches(headers) })
+            else { return nil }
             state.clock += 1
             state.records[key]?[id]?.lastAccess = state.clock
             return (id, record)
@@ -141,8 +147,9 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
         guard let (id, record) = found else { return nil }
         if let body = record.body { return (record.entry, body) }
         guard let directory, let file = record.file,
-              let (entry, body) = Self.read(directory.appendingPathComponent(file)), entry.key == key,
-              entry.variantID == id else {
+            let (entry, body) = Self.read(directory.appendingPathComponent(file)), entry.key == key,
+            entry.variantID == id
+        else {
             drop(key: key, id: id, ifFile: record.file)
             return nil
         }
@@ -170,11 +177,15 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
             state.memoryUsage += record.body?.count ?? 0
             state.records[entry.key, default: [:]][id] = record
         }
-        if let directory, let replacedFile { try? FileManager.default.removeItem(at: directory.appendingPathComponent(replacedFile)) }
+        if let directory, let replacedFile {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(replacedFile))
+        }
         if let directory, !memoryOnly, let file = write(entry, body: body, in: directory) {
             let stale = state.write { state -> Bool in
                 // Replaced or removed while the file was written: that file is nobody's.
-                guard var record = state.records[entry.key]?[id], record.entry == entry, record.file == nil else { return true }
+                guard var record = state.records[entry.key]?[id], record.entry == entry, record.file == nil else {
+                    return true
+                }
                 record.file = file
                 state.diskUsage += entry.bodyLength
                 state.records[entry.key]?[id] = record
@@ -241,7 +252,9 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
         let files = state.write { state -> [String] in
             var files: [String] = []
             guard state.memoryUsage > state.memoryCapacity || state.diskUsage > state.diskCapacity else { return files }
-            var order = state.records.flatMap { key, variants in variants.map { (key: key, id: $0.key, access: $0.value.lastAccess) } }
+            var order = state.records.flatMap { key, variants in
+                variants.map { (key: key, id: $0.key, access: $0.value.lastAccess) }
+            }
             order.sort { $0.access < $1.access }
             for item in order where state.memoryUsage > state.memoryCapacity {
                 guard var record = state.records[item.key]?[item.id], let body = record.body else { continue }
@@ -281,8 +294,9 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
         data.append(metadata)
         data.append(body)
         let hexDigits = Array("0123456789abcdef".utf8)
-        let digest = String(decoding: SHA256.hash(data: Data((entry.key + "\n" + entry.variantID).utf8)).prefix(16)
-            .flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 0xF)]] }, as: UTF8.self)
+        let digest = String(
+            decoding: SHA256.hash(data: Data((entry.key + "\n" + entry.variantID).utf8)).prefix(16)
+                .flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 0xF)]] }, as: UTF8.self)
         // A fresh name per write: a concurrent store of the same variant never writes into this file.
         let name = "\(digest)-\(UUID().uuidString.prefix(8).lowercased()).entry"
         let temporary = directory.appendingPathComponent(".tmp-\(UUID().uuidString)")
@@ -305,7 +319,8 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
     /// Reads a whole entry file; `nil` when it is not one or is torn.
     private static func read(_ file: URL) -> (CacheEntry, Data)? {
         guard let data = try? Data(contentsOf: file), let (entry, offset) = header(of: data),
-              data.count - offset == entry.bodyLength else { return nil }
+            data.count - offset == entry.bodyLength
+        else { return nil }
         return (entry, data.subdata(in: data.startIndex + offset..<data.endIndex))
     }
 
@@ -314,7 +329,8 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
         guard data.count >= 8, data.prefix(4) == magic else { return nil }
         let length = data.dropFirst(4).prefix(4).reduce(0) { $0 << 8 | Int($1) }
         guard length > 0, data.count >= 8 + length,
-              let entry = try? JSONDecoder().decode(CacheEntry.self, from: data.subdata(in: data.startIndex + 8..<data.startIndex + 8 + length))
+            let entry = try? JSONDecoder().decode(
+                CacheEntry.self, from: data.subdata(in: data.startIndex + 8..<data.startIndex + 8 + length))
         else { return nil }
         return (entry, 8 + length)
     }
@@ -339,12 +355,15 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
             try? handle.close()
             // An entry an earlier version wrote with a URL's password in it is not read back but removed.
             guard let (entry, offset) = Self.header(of: prefix), size - offset == entry.bodyLength,
-                  !Self.holdsUserInfo(entry) else {
+                !Self.holdsUserInfo(entry)
+            else {
                 try? FileManager.default.removeItem(at: url)
                 continue
             }
             OwnerOnlyFile.restrict(url)
-            let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? .distantPast
+            let modified =
+                (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date)
+                ?? .distantPast
             found.append((name, entry, modified))
         }
         found.sort { $0.modified < $1.modified }
@@ -357,8 +376,9 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
                     duplicates.append(file)
                     state.diskUsage -= old.entry.bodyLength
                 }
-                state.records[item.entry.key, default: [:]][id] = Record(entry: item.entry, body: nil, file: item.name,
-                                                                         lastAccess: state.clock)
+                state.records[item.entry.key, default: [:]][id] = Record(
+                    entry: item.entry, body: nil, file: item.name,
+                    lastAccess: state.clock)
                 state.diskUsage += item.entry.bodyLength
             }
             return duplicates

@@ -37,24 +37,34 @@ struct FoundationResponseStore: ResponseStore, @unchecked Sendable {
     }
 
     func lookup(key: String, headers: [(name: String, value: String)]) -> (CacheEntry, Data)? {
-        guard let url = URL(string: String(key.dropFirst(4))), let cached = cache.cachedResponse(for: URLRequest(url: url)) else {
+        guard let url = URL(string: String(key.dropFirst(4))),
+            let cached = cache.cachedResponse(for: URLRequest(url: url))
+        else {
             return nil
         }
-        let stored = (cached.userInfo?[Self.metadataKey] as? Data).flatMap { try? JSONDecoder().decode(CacheEntry.self, from: $0) }
+        let stored = (cached.userInfo?[Self.metadataKey] as? Data).flatMap {
+            try? JSONDecoder().decode(CacheEntry.self, from: $0)
+        }
         // Stored by someone else: its times are unknown, so it is treated as old (revalidated, never served as fresh).
-        guard let entry = stored ?? CacheEntry(cached: cached, key: key, requestHeaders: [:],
-                                               requestTime: .distantPast, responseTime: .distantPast),
-              entry.key == key, entry.matches(headers) else { return nil }
+        guard
+            let entry = stored
+                ?? CacheEntry(
+                    cached: cached, key: key, requestHeaders: [:],
+                    requestTime: .distantPast, responseTime: .distantPast),
+            entry.key == key, entry.matches(headers)
+        else { return nil }
         return (entry, cached.data)
     }
 
     func store(_ entry: CacheEntry, body: Data, memoryOnly: Bool) {
         guard body.count <= largestEntry, let response = entry.httpResponse(),
-              let metadata = try? JSONEncoder().encode(entry) else { return }
+            let metadata = try? JSONEncoder().encode(entry)
+        else { return }
         var userInfo = entry.decodedUserInfo ?? [:]
         userInfo[Self.metadataKey] = metadata
-        let cached = CachedURLResponse(response: response, data: body, userInfo: userInfo,
-                                       storagePolicy: memoryOnly ? .allowedInMemoryOnly : .allowed)
+        let cached = CachedURLResponse(
+            response: response, data: body, userInfo: userInfo,
+            storagePolicy: memoryOnly ? .allowedInMemoryOnly : .allowed)
         cache.storeCachedResponse(cached, for: URLRequest(url: entry.url))
     }
 

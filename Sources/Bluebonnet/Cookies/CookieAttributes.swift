@@ -53,6 +53,8 @@ enum CookieAttributes {
 
     /// When a stored cookie was first created, by RFC 6265's reckoning.
     static func creationTimes(of cookies: [HTTPCookie], in storage: HTTPCookieStorage) -> [Double] {
-        zip(cookies, extras(of: cookies, in: storage)).map { cookie, extras in extras?.created ?? CookieJar.foundationCreationTime(of: cookie) }
+        zip(cookies, extras(of: cookies, in: storage)).map { cookie, extras in
+            extras?.created ?? CookieJar.foundationCreationTime(of: cookie)
+        }
     }
 }

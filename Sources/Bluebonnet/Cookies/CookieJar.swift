@@ -62,7 +62,8 @@ struct CookieJar: @unchecked Sendable {
     }
 
     /// The cookies of `candidates` (of `storage`) that go with a request to `url`, in sending order.
-    static func matching(_ candidates: [HTTPCookie], in storage: HTTPCookieStorage, url: URL, now: Date) -> [HTTPCookie] {
+    static func matching(_ candidates: [HTTPCookie], in storage: HTTPCookieStorage, url: URL, now: Date) -> [HTTPCookie]
+    {
         guard !candidates.isEmpty, let target = CookieTarget(url) else { return [] }
         let matched = candidates.filter { cookie in
             if let expires = cookie.expiresDate, expires <= now { return false }
@@ -92,7 +93,8 @@ struct CookieJar: @unchecked Sendable {
     func store(_ fields: [String], from url: URL, mainDocumentURL: URL?, now: Date = Date()) {
         guard storesCookies, let target = CookieTarget(url) else { return }
         if acceptPolicy == .onlyFromMainDocumentDomain, let main = mainDocumentURL.flatMap(CookieTarget.init),
-           main.site != target.site {
+            main.site != target.site
+        {
             return
         }
         let parsed = fields.prefix(Self.maximumFieldsPerResponse).compactMap(SetCookie.init)
@@ -129,27 +131,35 @@ struct CookieJar: @unchecked Sendable {
         if Self.hasPrefix("__secure-", parsed.name), !parsed.secure { return false }
         if Self.hasPrefix("__host-", parsed.name), !parsed.secure || !hostOnly || path != "/" { return false }
 
-        if !target.isSecure, batch.cookies.values.contains(where: { old in
-            old.isSecure && old.name == parsed.name && CookieTarget.pathMatches(path, cookiePath: old.path)
-                && (Self.bareDomain(old) == domain || target.domainMatches(old.domain.lowercased()))
-        }) {
+        if !target.isSecure,
+            batch.cookies.values.contains(where: { old in
+                old.isSecure && old.name == parsed.name && CookieTarget.pathMatches(path, cookiePath: old.path)
+                    && (Self.bareDomain(old) == domain || target.domainMatches(old.domain.lowercased()))
+            })
+        {
             return false
         }
 
         var expires: Date?
         if let maxAge = parsed.maxAge {
-            expires = maxAge <= 0 ? .distantPast : now.addingTimeInterval(min(TimeInterval(maxAge), Self.maximumLifetime))
+            expires =
+                maxAge <= 0 ? .distantPast : now.addingTimeInterval(min(TimeInterval(maxAge), Self.maximumLifetime))
         } else if let date = parsed.expires {
             expires = min(date, now.addingTimeInterval(Self.maximumLifetime))
         }
         // The same name, domain and path replace the old cookie, whether it was host-only or not, keeping its age.
-        let replaced = [domain, "." + domain].compactMap { batch.cookies[Self.key(domain: $0, path: path, name: parsed.name)] }
+        let replaced = [domain, "." + domain].compactMap {
+            batch.cookies[Self.key(domain: $0, path: path, name: parsed.name)]
+        }
         let created = replaced.first.map { batch.creationTime(of: $0) }
         for old in replaced { batch.delete(old) }
         if let expires, expires <= now { return false }
 
-        guard let cookie = Self.makeCookie(name: parsed.name, value: parsed.value, domain: hostOnly ? domain : "." + domain,
-                                           path: path, expires: expires, secure: parsed.secure, httpOnly: parsed.httpOnly) else {
+        guard
+            let cookie = Self.makeCookie(
+                name: parsed.name, value: parsed.value, domain: hostOnly ? domain : "." + domain,
+                path: path, expires: expires, secure: parsed.secure, httpOnly: parsed.httpOnly)
+        else {
             return false
         }
         batch.set(cookie, extras: .init(sameSite: parsed.sameSite, created: created))
@@ -163,16 +173,21 @@ struct CookieJar: @unchecked Sendable {
         let isExpired: (HTTPCookie) -> Bool = { ($0.expiresDate ?? .distantFuture) <= now }
         var doomed = all.filter(isExpired)
         let live = all.filter { !isExpired($0) }
-        let bySite = Dictionary(grouping: live.filter { sites.contains(CookieTarget.site(ofDomain: Self.bareDomain($0))) }) {
+        let bySite = Dictionary(
+            grouping: live.filter { sites.contains(CookieTarget.site(ofDomain: Self.bareDomain($0))) }
+        ) {
             CookieTarget.site(ofDomain: Self.bareDomain($0))
         }.filter { $0.value.count > Self.maximumCookiesPerDomain }
         guard !bySite.isEmpty || live.count > Self.maximumCookies || !doomed.isEmpty else { return }
         let stamped = CookieAttributes.creationTimes(of: live, in: storage)
-        let created = Dictionary(zip(live, stamped).map { cookie, time in
-            let key = Self.key(of: cookie)
-            return (key, batch.carriedCreationTime(of: key) ?? time)
-        }, uniquingKeysWith: { first, _ in first })
-        let oldestFirst: (HTTPCookie, HTTPCookie) -> Bool = { created[Self.key(of: $0)] ?? 0 < created[Self.key(of: $1)] ?? 0 }
+        let created = Dictionary(
+            zip(live, stamped).map { cookie, time in
+                let key = Self.key(of: cookie)
+                return (key, batch.carriedCreationTime(of: key) ?? time)
+            }, uniquingKeysWith: { first, _ in first })
+        let oldestFirst: (HTTPCookie, HTTPCookie) -> Bool = {
+            created[Self.key(of: $0)] ?? 0 < created[Self.key(of: $1)] ?? 0
+        }
         var evicted: Set<String> = []
         for sameSite in bySite.values {
             let oldest = sameSite.sorted(by: oldestFirst).prefix(sameSite.count - Self.maximumCookiesPerDomain)
@@ -181,7 +196,8 @@ struct CookieJar: @unchecked Sendable {
         }
         let remaining = live.count - evicted.count
         if remaining > Self.maximumCookies {
-            doomed += live.filter { !evicted.contains(Self.key(of: $0)) }.sorted(by: oldestFirst).prefix(remaining - Self.maximumCookies)
+            doomed += live.filter { !evicted.contains(Self.key(of: $0)) }.sorted(by: oldestFirst).prefix(
+                remaining - Self.maximumCookies)
         }
         for cookie in doomed { batch.delete(cookie) }
     }
@@ -209,12 +225,13 @@ struct CookieJar: @unchecked Sendable {
             }
         }
         if let writer {
-            writer.enqueue(changes.map { key, change in
-                switch change {
-                case let .set(cookie, _): (key, .set(cookie))
-                case let .delete(cookie): (key, .delete(cookie))
-                }
-            })
+            writer.enqueue(
+                changes.map { key, change in
+                    switch change {
+                    case let .set(cookie, _): (key, .set(cookie))
+                    case let .delete(cookie): (key, .delete(cookie))
+                    }
+                })
             return
         }
         for (_, change) in changes {
@@ -226,9 +243,13 @@ struct CookieJar: @unchecked Sendable {
     }
 
     /// An `HTTPCookie` as Foundation stores one: a domain cookie's `domain` starts with a dot.
-    static func makeCookie(name: String, value: String, domain: String, path: String, expires: Date?, secure: Bool,
-                           httpOnly: Bool) -> HTTPCookie? {
-        var properties: [HTTPCookiePropertyKey: Any] = [.name: name, .value: value, .domain: domain, .path: path, .version: "0"]
+    static func makeCookie(
+        name: String, value: String, domain: String, path: String, expires: Date?, secure: Bool,
+        httpOnly: Bool
+    ) -> HTTPCookie? {
+        var properties: [HTTPCookiePropertyKey: Any] = [
+            .name: name, .value: value, .domain: domain, .path: path, .version: "0",
+        ]
         if let expires { properties[.expires] = expires } else { properties[.discard] = "TRUE" }
         if secure { properties[.secure] = "TRUE" }
         if httpOnly { properties[HTTPCookiePropertyKey("HttpOnly")] = "TRUE" }
@@ -253,7 +274,9 @@ struct CookieJar: @unchecked Sendable {
     }
 
     /// Foundation's identity of a stored cookie.
-    static func key(of cookie: HTTPCookie) -> String { key(domain: cookie.domain, path: cookie.path, name: cookie.name) }
+    static func key(of cookie: HTTPCookie) -> String {
+        key(domain: cookie.domain, path: cookie.path, name: cookie.name)
+    }
 
     /// The identity of a cookie with these fields (`domain` as stored: a domain cookie's with its leading dot).
     static func key(domain: String, path: String, name: String) -> String { domain + "\u{0}" + path + "\u{0}" + name }
@@ -324,6 +347,7 @@ struct CookieBatch {
 
     /// When `cookie` was first created, counting the creation times this batch carries over.
     func creationTime(of cookie: HTTPCookie) -> Double {
-        carriedCreationTime(of: CookieJar.key(of: cookie)) ?? CookieAttributes.creationTimes(of: [cookie], in: storage)[0]
+        carriedCreationTime(of: CookieJar.key(of: cookie))
+            ?? CookieAttributes.creationTimes(of: [cookie], in: storage)[0]
     }
 }

@@ -9,8 +9,9 @@ struct CookieHeaderPreparer: HopPreparing {
 
     func prepare(_ hop: inout TransportRequest, of request: Request, features: FeatureValues) {
         guard hop.urlRequest.httpShouldHandleCookies, jar.sendsCookies, let url = hop.urlRequest.url,
-              !hop.headers.contains(where: { $0.name.caseInsensitiveCompare("Cookie") == .orderedSame }),
-              let cookie = jar.cookieHeader(for: url) else { return }
+            !hop.headers.contains(where: { $0.name.caseInsensitiveCompare("Cookie") == .orderedSame }),
+            let cookie = jar.cookieHeader(for: url)
+        else { return }
         hop.headers.append(("Cookie", cookie))
     }
 }
@@ -22,7 +23,8 @@ struct CookieStoringStep: ResponseHeadStep {
 
     func work(for head: ResponseHeadFacts) -> HeadWork? {
         guard !head.setCookieFields.isEmpty, jar.storesCookies, let url = head.response.url,
-              head.hopRequest?.httpShouldHandleCookies ?? true else { return nil }
+            head.hopRequest?.httpShouldHandleCookies ?? true
+        else { return nil }
         let fields = head.setCookieFields
         let mainDocumentURL = head.hopRequest?.mainDocumentURL ?? head.firstURL
         return { [jar] _, done in

@@ -17,11 +17,12 @@ struct CookieTarget: Sendable {
         self.host = host
         let address = HostAddress(host)
         isIPAddress = address != nil
-        let loopback: Bool = if let bytes = address?.bytes {
-            bytes.count == 4 ? bytes[0] == 127 : bytes == Array(repeating: 0, count: 15) + [1]
-        } else {
-            host == "localhost" || host.hasSuffix(".localhost")
-        }
+        let loopback: Bool =
+            if let bytes = address?.bytes {
+                bytes.count == 4 ? bytes[0] == 127 : bytes == Array(repeating: 0, count: 15) + [1]
+            } else {
+                host == "localhost" || host.hasSuffix(".localhost")
+            }
         let scheme = url.scheme?.lowercased()
         isSecure = scheme == "https" || scheme == "wss" || loopback
         let encoded = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? url.path

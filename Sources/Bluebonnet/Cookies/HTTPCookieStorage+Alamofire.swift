@@ -56,14 +56,19 @@ extension AlamofireExtension where ExtendedType: HTTPCookieStorage {
     @discardableResult
     public func importCookies(from data: Data) throws -> Int {
         guard data.count <= CookieArchive.maximumLength else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a cookie archive is at most \(CookieArchive.maximumLength) bytes"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: [], debugDescription: "a cookie archive is at most \(CookieArchive.maximumLength) bytes"
+                ))
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let archive = try decoder.decode(CookieArchive.self, from: data)
         let now = Date()
         let cookies = archive.cookies.filter { ($0.expires ?? .distantFuture) > now }
-            .compactMap { entry in entry.cookie.map { (cookie: $0, extras: CookieAttributes.Extras(sameSite: entry.sameSite)) } }
+            .compactMap { entry in
+                entry.cookie.map { (cookie: $0, extras: CookieAttributes.Extras(sameSite: entry.sameSite)) }
+            }
         // One batch: a persistent storage is written once for all of them, not once per cookie.
         CookieJar(storage: type, sendsCookies: true, acceptPolicy: .always).add(cookies)
         return cookies.count
@@ -137,8 +142,9 @@ struct CookieArchive: Codable {
         }
 
         var cookie: HTTPCookie? {
-            CookieJar.makeCookie(name: name, value: value, domain: domain, path: path, expires: expires, secure: secure,
-                                 httpOnly: httpOnly)
+            CookieJar.makeCookie(
+                name: name, value: value, domain: domain, path: path, expires: expires, secure: secure,
+                httpOnly: httpOnly)
         }
     }
 

@@ -34,7 +34,8 @@ struct SetCookie: Equatable, Sendable {
         let name = pair[..<equals].trimmingWhitespace()
         let value = pair[pair.index(after: equals)...].trimmingWhitespace()
         guard !name.isEmpty, name.utf8.count + value.utf8.count <= Self.maximumNameAndValueLength,
-              !Self.hasControlCharacter(name), !Self.hasControlCharacter(value) else { return nil }
+            !Self.hasControlCharacter(name), !Self.hasControlCharacter(value)
+        else { return nil }
         self.name = String(name)
         self.value = String(value)
         for attribute in parts {

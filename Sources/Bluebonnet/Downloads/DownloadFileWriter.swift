@@ -63,7 +63,8 @@ final class DownloadFileWriter: Sendable {
     static func isPartialFileName(_ url: URL, in directory: URL) -> Bool {
         let name = url.lastPathComponent
         guard name.hasPrefix("Bluebonnet_"), name.hasSuffix(".tmp"),
-              UUID(uuidString: String(name.dropFirst("Bluebonnet_".count).dropLast(".tmp".count))) != nil else { return false }
+            UUID(uuidString: String(name.dropFirst("Bluebonnet_".count).dropLast(".tmp".count))) != nil
+        else { return false }
         let parent = url.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath().path
         return parent == directory.standardizedFileURL.resolvingSymlinksInPath().path
     }
@@ -217,7 +218,8 @@ final class DownloadFileWriter: Sendable {
             var status = stat()
             let found = fstat(opened, &status) == 0 ? FileStatus(status) : nil
             if found?.isOwnPartialFile != true || (expected != nil && found?.identity != expected) {
-                failure = Self.fileError(.cannotWriteToFile, underlying: DownloadResumeError.untrustedPartialFile(target))
+                failure = Self.fileError(
+                    .cannotWriteToFile, underlying: DownloadResumeError.untrustedPartialFile(target))
                 trusted = false
                 close(opened)
                 opened = -1

@@ -23,9 +23,10 @@ extension DownloadRequest {
     func unserializedResponse(_ snapshot: Snapshot) -> AFDownloadResponse<URL?> {
         let end = Timeline.now()
         let result: AFResult<URL?> = snapshot.state.error.map { .failure($0) } ?? .success(snapshot.fileURL)
-        let response = DownloadResponse(request: snapshot.state.requests.last, response: snapshot.state.response, fileURL: snapshot.fileURL,
-                                        resumeData: snapshot.resumeData, metrics: snapshot.state.metrics.last, serializationDuration: 0,
-                                        result: result, timeline: Self.timeline(of: snapshot.state, serializationCompletedAt: end))
+        let response = DownloadResponse(
+            request: snapshot.state.requests.last, response: snapshot.state.response, fileURL: snapshot.fileURL,
+            resumeData: snapshot.resumeData, metrics: snapshot.state.metrics.last, serializationDuration: 0,
+            result: result, timeline: Self.timeline(of: snapshot.state, serializationCompletedAt: end))
         eventMonitor?.request(self, didParseResponse: response)
         return response
     }
@@ -39,15 +40,19 @@ extension DownloadRequest {
         let state = snapshot.state
         let result: AFResult<Serializer.SerializedObject>
         do {
-            result = .success(try serializer.serializeDownload(request: state.requests.last, response: state.response,
-                                                               fileURL: snapshot.fileURL, error: state.error))
+            result = .success(
+                try serializer.serializeDownload(
+                    request: state.requests.last, response: state.response,
+                    fileURL: snapshot.fileURL, error: state.error))
         } catch {
-            result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
+            result = .failure(
+                error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
         }
         let end = Timeline.now()
-        let response = DownloadResponse(request: state.requests.last, response: state.response, fileURL: snapshot.fileURL,
-                                        resumeData: snapshot.resumeData, metrics: state.metrics.last, serializationDuration: end - start,
-                                        result: result, timeline: Self.timeline(of: state, serializationCompletedAt: end))
+        let response = DownloadResponse(
+            request: state.requests.last, response: state.response, fileURL: snapshot.fileURL,
+            resumeData: snapshot.resumeData, metrics: state.metrics.last, serializationDuration: end - start,
+            result: result, timeline: Self.timeline(of: state, serializationCompletedAt: end))
         eventMonitor?.request(self, didParseResponse: response)
         return response
     }
@@ -59,8 +64,10 @@ extension DownloadRequest {
     ///   - completionHandler: The code to be executed once the request has finished.
     /// - Returns: The request.
     @discardableResult
-    public func response(queue: DispatchQueue = .main,
-                         completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void) -> Self {
+    public func response(
+        queue: DispatchQueue = .main,
+        completionHandler: @escaping @Sendable (AFDownloadResponse<URL?>) -> Void
+    ) -> Self {
         appendResponseSerializer(inlineSafe: true) { [self] in
             let response = unserializedResponse(snapshot())
             queue.async { completionHandler(response) }
@@ -96,8 +103,10 @@ extension DownloadRequest {
     ///   - completionHandler: A closure to be executed once the request has finished.
     /// - Returns: The request.
     @discardableResult
-    public func responseURL(queue: DispatchQueue = .main,
-                            completionHandler: @escaping @Sendable (AFDownloadResponse<URL>) -> Void) -> Self {
+    public func responseURL(
+        queue: DispatchQueue = .main,
+        completionHandler: @escaping @Sendable (AFDownloadResponse<URL>) -> Void
+    ) -> Self {
         response(queue: queue, responseSerializer: URLResponseSerializer(), completionHandler: completionHandler)
     }
 
@@ -118,10 +127,12 @@ extension DownloadRequest {
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (AFDownloadResponse<Data>) -> Void
     ) -> Self {
-        response(queue: queue,
-                 responseSerializer: DataResponseSerializer(dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes,
-                                                            emptyRequestMethods: emptyRequestMethods),
-                 completionHandler: completionHandler)
+        response(
+            queue: queue,
+            responseSerializer: DataResponseSerializer(
+                dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            completionHandler: completionHandler)
     }
 
     /// Adds a handler using a `StringResponseSerializer`, reading the downloaded file.
@@ -143,11 +154,13 @@ extension DownloadRequest {
         emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (AFDownloadResponse<String>) -> Void
     ) -> Self {
-        response(queue: queue,
-                 responseSerializer: StringResponseSerializer(dataPreprocessor: dataPreprocessor, encoding: encoding,
-                                                              emptyResponseCodes: emptyResponseCodes,
-                                                              emptyRequestMethods: emptyRequestMethods),
-                 completionHandler: completionHandler)
+        response(
+            queue: queue,
+            responseSerializer: StringResponseSerializer(
+                dataPreprocessor: dataPreprocessor, encoding: encoding,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            completionHandler: completionHandler)
     }
 
     /// Adds a handler using a `JSONResponseSerializer`, reading the downloaded file.
@@ -171,11 +184,13 @@ extension DownloadRequest {
         removesKeysWithNullValues: Bool = false,
         completionHandler: @escaping @Sendable (AFDownloadResponse<Any>) -> Void
     ) -> Self {
-        response(queue: queue,
-                 responseSerializer: JSONResponseSerializer(dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes,
-                                                            emptyRequestMethods: emptyRequestMethods, options: options,
-                                                            removesKeysWithNullValues: removesKeysWithNullValues),
-                 completionHandler: completionHandler)
+        response(
+            queue: queue,
+            responseSerializer: JSONResponseSerializer(
+                dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods, options: options,
+                removesKeysWithNullValues: removesKeysWithNullValues),
+            completionHandler: completionHandler)
     }
 
     /// Adds a handler using a `DecodableResponseSerializer`, reading the downloaded file.
@@ -199,11 +214,13 @@ extension DownloadRequest {
         emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (AFDownloadResponse<T>) -> Void
     ) -> Self {
-        response(queue: queue,
-                 responseSerializer: DecodableResponseSerializer<T>(dataPreprocessor: dataPreprocessor, decoder: decoder,
-                                                                    emptyResponseCodes: emptyResponseCodes,
-                                                                    emptyRequestMethods: emptyRequestMethods),
-                 completionHandler: completionHandler)
+        response(
+            queue: queue,
+            responseSerializer: DecodableResponseSerializer<T>(
+                dataPreprocessor: dataPreprocessor, decoder: decoder,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            completionHandler: completionHandler)
     }
 
     /// Adds a handler using a `PropertyListResponseSerializer`, reading the downloaded file.
@@ -214,9 +231,13 @@ extension DownloadRequest {
     ///   - completionHandler: A closure to be executed once the request has finished.
     /// - Returns: The request.
     @discardableResult
-    public func responsePropertyList(queue: DispatchQueue = .main, options: PropertyListSerialization.ReadOptions = [],
-                                     completionHandler: @escaping @Sendable (AFDownloadResponse<Any>) -> Void) -> Self {
-        response(queue: queue, responseSerializer: PropertyListResponseSerializer(options: options), completionHandler: completionHandler)
+    public func responsePropertyList(
+        queue: DispatchQueue = .main, options: PropertyListSerialization.ReadOptions = [],
+        completionHandler: @escaping @Sendable (AFDownloadResponse<Any>) -> Void
+    ) -> Self {
+        response(
+            queue: queue, responseSerializer: PropertyListResponseSerializer(options: options),
+            completionHandler: completionHandler)
     }
 
     /// Adds a handler using an `XMLResponseSerializer`, reading the downloaded file.
@@ -227,9 +248,13 @@ extension DownloadRequest {
     ///   - completionHandler: A closure to be executed once the request has finished.
     /// - Returns: The request.
     @discardableResult
-    public func responseXML(queue: DispatchQueue = .main, options: XMLNode.Options = [],
-                            completionHandler: @escaping @Sendable (AFDownloadResponse<XMLDocument>) -> Void) -> Self {
-        response(queue: queue, responseSerializer: XMLResponseSerializer(options: options), completionHandler: completionHandler)
+    public func responseXML(
+        queue: DispatchQueue = .main, options: XMLNode.Options = [],
+        completionHandler: @escaping @Sendable (AFDownloadResponse<XMLDocument>) -> Void
+    ) -> Self {
+        response(
+            queue: queue, responseSerializer: XMLResponseSerializer(options: options),
+            completionHandler: completionHandler)
     }
 
     /// Adds a handler using an `ImageResponseSerializer`, reading the downloaded file.
@@ -240,10 +265,13 @@ extension DownloadRequest {
     ///   - completionHandler: A closure to be executed once the request has finished.
     /// - Returns: The request.
     @discardableResult
-    public func responseImage(queue: DispatchQueue = .main, maximumPixelCount: Int = ImageResponseSerializer.defaultMaximumPixelCount,
-                              completionHandler: @escaping @Sendable (AFDownloadResponse<Image>) -> Void) -> Self {
-        response(queue: queue, responseSerializer: ImageResponseSerializer(maximumPixelCount: maximumPixelCount),
-                 completionHandler: completionHandler)
+    public func responseImage(
+        queue: DispatchQueue = .main, maximumPixelCount: Int = ImageResponseSerializer.defaultMaximumPixelCount,
+        completionHandler: @escaping @Sendable (AFDownloadResponse<Image>) -> Void
+    ) -> Self {
+        response(
+            queue: queue, responseSerializer: ImageResponseSerializer(maximumPixelCount: maximumPixelCount),
+            completionHandler: completionHandler)
     }
 }
 
@@ -253,7 +281,9 @@ public struct URLResponseSerializer: DownloadResponseSerializerProtocol {
     public init() {}
 
     /// The file's URL, or `AFError.responseSerializationFailed(reason: .inputFileNil)` when there is none.
-    public func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: (any Error)?) throws -> URL {
+    public func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: (any Error)?)
+        throws -> URL
+    {
         if let error { throw error }
         guard let fileURL else { throw AFError.responseSerializationFailed(reason: .inputFileNil) }
         return fileURL

@@ -6,7 +6,8 @@ import FoundationNetworking
 extension DownloadRequest {
     /// A closure used to validate a download that takes a URL request, a URL response and the downloaded file's URL,
     /// and returns whether the download was valid.
-    public typealias Validation = @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse, _ fileURL: URL?) -> ValidationResult
+    public typealias Validation =
+        @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse, _ fileURL: URL?) -> ValidationResult
 
     /// Validates the download, using the specified closure. Validators run in the order added, after the file was
     /// moved and before any response handler, off the event loop; the first failure is kept.
@@ -22,9 +23,11 @@ extension DownloadRequest {
             let fileURL = self.fileURL
             let result = validation(state.requests.last, response, fileURL)
             if case let .failure(error) = result {
-                recordValidationError(error.asAFError(or: .responseValidationFailed(reason: .customValidationFailed(error: error))))
+                recordValidationError(
+                    error.asAFError(or: .responseValidationFailed(reason: .customValidationFailed(error: error))))
             }
-            eventMonitor?.request(self, didValidateRequest: state.requests.last, response: response, fileURL: fileURL, withResult: result)
+            eventMonitor?.request(
+                self, didValidateRequest: state.requests.last, response: response, fileURL: fileURL, withResult: result)
         }
         return self
     }
@@ -34,7 +37,8 @@ extension DownloadRequest {
     /// - Parameter acceptableStatusCodes: `Sequence` of acceptable response status codes.
     /// - Returns: The instance.
     @discardableResult
-    public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Iterator.Element == Int {
+    public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self
+    where S.Iterator.Element == Int {
         validate { _, response, _ in
             ResponseValidator.validate(statusCode: response.statusCode, acceptable: acceptableStatusCodes)
         }
@@ -46,7 +50,9 @@ extension DownloadRequest {
     /// - Parameter acceptableContentTypes: The acceptable content types, which may specify wildcard types and/or subtypes.
     /// - Returns: The instance.
     @discardableResult
-    public func validate<S: Sequence & Sendable>(contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S) -> Self where S.Iterator.Element == String {
+    public func validate<S: Sequence & Sendable>(
+        contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S
+    ) -> Self where S.Iterator.Element == String {
         validate { _, response, fileURL in
             Self.validate(contentType: Array(acceptableContentTypes()), response: response, fileURL: fileURL)
         }
@@ -61,17 +67,24 @@ extension DownloadRequest {
         validate { request, response, fileURL in
             let statusResult = ResponseValidator.validate(statusCode: response.statusCode, acceptable: 200..<300)
             guard case .success = statusResult else { return statusResult }
-            return Self.validate(contentType: ResponseValidator.acceptableContentTypes(for: request), response: response, fileURL: fileURL)
+            return Self.validate(
+                contentType: ResponseValidator.acceptableContentTypes(for: request), response: response,
+                fileURL: fileURL)
         }
     }
 
     /// The content type check, given only whether the file is empty, as Alamofire's is given the data.
-    private static func validate(contentType acceptable: [String], response: HTTPURLResponse, fileURL: URL?) -> ValidationResult {
+    private static func validate(contentType acceptable: [String], response: HTTPURLResponse, fileURL: URL?)
+        -> ValidationResult
+    {
         guard let fileURL else { return .failure(AFError.responseValidationFailed(reason: .dataFileNil)) }
-        guard let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size] as? NSNumber)?.int64Value else {
+        guard
+            let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size] as? NSNumber)?.int64Value
+        else {
             return .failure(AFError.responseValidationFailed(reason: .dataFileReadFailed(at: fileURL)))
         }
         // One byte stands for a non-empty file: the check only asks whether there is a body.
-        return ResponseValidator.validate(contentType: acceptable, response: response, data: size > 0 ? Data([0]) : Data())
+        return ResponseValidator.validate(
+            contentType: acceptable, response: response, data: size > 0 ? Data([0]) : Data())
     }
 }

@@ -28,7 +28,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// Picks where a finished download goes, from its temporary file and the response. It runs off the event loop,
     /// on a file I/O thread.
-    public typealias Destination = @Sendable (_ temporaryURL: URL, _ response: HTTPURLResponse)
+    public typealias Destination =
+        @Sendable (_ temporaryURL: URL, _ response: HTTPURLResponse)
         -> (destinationURL: URL, options: Options)
 
     /// What a download is made from.
@@ -53,7 +54,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         options: Options = []
     ) -> Destination {
         { temporaryURL, response in
-            let base = FileManager.default.urls(for: directory, in: domain).first ?? FileManager.default.temporaryDirectory
+            let base =
+                FileManager.default.urls(for: directory, in: domain).first ?? FileManager.default.temporaryDirectory
             let name = SuggestedFilename.name(for: response) ?? temporaryURL.lastPathComponent
             return (base.appendingPathComponent(name), options)
         }
@@ -116,19 +118,21 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         let state = Protected(DownloadState())
         self.writer = writer
         downloadState = state
-        super.init(underlyingQueue: underlyingQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
-                   interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, context: context,
-                   delegate: delegate, makeURLRequest: {
-                       switch downloadable {
-                       case let .request(convertible):
-                           return try convertible.asURLRequest()
-                       case let .resumeData(data):
-                           let resume = try DownloadResumeData(data: data)
-                           writer.adopt(resume.temporaryFileURL, identity: resume.fileIdentity)
-                           state.write { $0.resuming = resume }
-                           return resume.resumingRequest()
-                       }
-                   })
+        super.init(
+            underlyingQueue: underlyingQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, context: context,
+            delegate: delegate,
+            makeURLRequest: {
+                switch downloadable {
+                case let .request(convertible):
+                    return try convertible.asURLRequest()
+                case let .resumeData(data):
+                    let resume = try DownloadResumeData(data: data)
+                    writer.adopt(resume.temporaryFileURL, identity: resume.fileIdentity)
+                    state.write { $0.resuming = resume }
+                    return resume.resumingRequest()
+                }
+            })
     }
 
     // MARK: - Cancelling
@@ -213,7 +217,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     override func didReceiveBody(_ body: Data?) {
         guard let body, let response else { return }
         do {
-            let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp")
+            let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "Bluebonnet_\(UUID().uuidString).tmp")
             try body.write(to: temporary)
             if let error = moveToDestination(temporary, response: response) { recordError(error) }
         } catch {
@@ -234,7 +239,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         let fileManager = FileManager.default
         do {
             if options.contains(.createIntermediateDirectories) {
-                try fileManager.createDirectory(at: destinationURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try fileManager.createDirectory(
+                    at: destinationURL.deletingLastPathComponent(), withIntermediateDirectories: true)
             }
             if options.contains(.removePreviousFile), fileManager.fileExists(atPath: destinationURL.path) {
                 try fileManager.removeItem(at: destinationURL)
@@ -251,13 +257,17 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// Keeps a partial body for `resumeData` when the server allows resuming, else removes it.
     private func keepForResume(_ written: DownloadFileWriter.Written) {
-        let (response, resuming, produce) = downloadState.write { ($0.response, $0.resuming, $0.producesResumeDataOnCancel) }
+        let (response, resuming, produce) = downloadState.write {
+            ($0.response, $0.resuming, $0.producesResumeDataOnCancel)
+        }
         // A plain `cancel()` means the caller is done with the download; the network cutting it short does not.
         let wanted = !isCancelled || produce
         guard wanted, written.length > 0, let response, let request = lastRequest,
-              let resume = DownloadResumeData(partial: written, response: response, request: request, resuming: resuming,
-                                              firstURL: firstRequest?.url),
-              let data = try? resume.encoded() else {
+            let resume = DownloadResumeData(
+                partial: written, response: response, request: request, resuming: resuming,
+                firstURL: firstRequest?.url),
+            let data = try? resume.encoded()
+        else {
             try? FileManager.default.removeItem(at: written.url)
             return
         }
@@ -292,7 +302,8 @@ extension DownloadRequest: ResponseBodyConsumer {
             state.fileBytes = offset ?? 0
             // A declared length past the limit is refused before anything is written.
             if state.refusal == nil, let limit = state.maximumFileSize, response.expectedContentLength >= 0,
-               state.fileBytes + response.expectedContentLength > limit {
+                state.fileBytes + response.expectedContentLength > limit
+            {
                 state.refusal = Self.fileTooLarge(limit)
             }
             return (offset, stale)

@@ -71,10 +71,13 @@ public struct DownloadResponse<Success, Failure: Error> {
     }
 
     /// The same response with another result.
-    private func with<NewSuccess, NewFailure>(_ result: Result<NewSuccess, NewFailure>) -> DownloadResponse<NewSuccess, NewFailure> {
-        DownloadResponse<NewSuccess, NewFailure>(request: request, response: response, fileURL: fileURL, resumeData: resumeData,
-                                                 metrics: metrics, serializationDuration: serializationDuration,
-                                                 result: result, timeline: timeline)
+    private func with<NewSuccess, NewFailure>(_ result: Result<NewSuccess, NewFailure>) -> DownloadResponse<
+        NewSuccess, NewFailure
+    > {
+        DownloadResponse<NewSuccess, NewFailure>(
+            request: request, response: response, fileURL: fileURL, resumeData: resumeData,
+            metrics: metrics, serializationDuration: serializationDuration,
+            result: result, timeline: timeline)
     }
 
     /// Evaluates `transform` with the success value.
@@ -89,7 +92,9 @@ public struct DownloadResponse<Success, Failure: Error> {
     ///
     /// - Parameter transform: A throwing closure that takes the success value of the `result` instance.
     /// - Returns: A success or failure `DownloadResponse` depending on the result of the transform.
-    public func tryMap<NewSuccess>(_ transform: (Success) throws -> NewSuccess) -> DownloadResponse<NewSuccess, any Error> {
+    public func tryMap<NewSuccess>(_ transform: (Success) throws -> NewSuccess) -> DownloadResponse<
+        NewSuccess, any Error
+    > {
         with(result.mapError { $0 as any Error }.flatMap { value in Result { try transform(value) } })
     }
 
@@ -97,7 +102,9 @@ public struct DownloadResponse<Success, Failure: Error> {
     ///
     /// - Parameter transform: A closure that takes the success value and returns a new `Result`.
     /// - Returns: A `DownloadResponse` with the returned `Result`.
-    public func flatMap<NewSuccess>(_ transform: (Success) -> Result<NewSuccess, Failure>) -> DownloadResponse<NewSuccess, Failure> {
+    public func flatMap<NewSuccess>(_ transform: (Success) -> Result<NewSuccess, Failure>) -> DownloadResponse<
+        NewSuccess, Failure
+    > {
         with(result.flatMap(transform))
     }
 
@@ -105,7 +112,9 @@ public struct DownloadResponse<Success, Failure: Error> {
     ///
     /// - Parameter transform: A closure that takes the error of the instance.
     /// - Returns: A `DownloadResponse` instance containing the result of the transform.
-    public func mapError<NewFailure: Error>(_ transform: (Failure) -> NewFailure) -> DownloadResponse<Success, NewFailure> {
+    public func mapError<NewFailure: Error>(_ transform: (Failure) -> NewFailure) -> DownloadResponse<
+        Success, NewFailure
+    > {
         with(result.mapError(transform))
     }
 
@@ -113,10 +122,13 @@ public struct DownloadResponse<Success, Failure: Error> {
     ///
     /// - Parameter transform: A throwing closure that takes the error of the instance.
     /// - Returns: A `DownloadResponse` instance containing the result of the transform.
-    public func tryMapError<NewFailure: Error>(_ transform: (Failure) throws -> NewFailure) -> DownloadResponse<Success, any Error> {
-        with(result.flatMapError { error -> Result<Success, any Error> in
-            do { return .failure(try transform(error)) } catch { return .failure(error) }
-        })
+    public func tryMapError<NewFailure: Error>(_ transform: (Failure) throws -> NewFailure) -> DownloadResponse<
+        Success, any Error
+    > {
+        with(
+            result.flatMapError { error -> Result<Success, any Error> in
+                do { return .failure(try transform(error)) } catch { return .failure(error) }
+            })
     }
 }
 
@@ -132,7 +144,9 @@ extension DownloadResponse: CustomStringConvertible, CustomDebugStringConvertibl
     /// `[Result]:` and `[Timeline]:`. URLs are shown without their user and password.
     public var debugDescription: String {
         var output: [String] = []
-        output.append(request?.url.map { "[Request]: \(request?.httpMethod ?? "GET") \($0.absoluteStringWithoutUserInfo)" } ?? "[Request]: nil")
+        output.append(
+            request?.url.map { "[Request]: \(request?.httpMethod ?? "GET") \($0.absoluteStringWithoutUserInfo)" }
+                ?? "[Request]: nil")
         if let response {
             output.append("[Response]: \(response.statusCode) \(response.url?.absoluteStringWithoutUserInfo ?? "")")
             for header in response.headers.sorted() {

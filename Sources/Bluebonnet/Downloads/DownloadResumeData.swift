@@ -63,13 +63,18 @@ struct DownloadResumeData: Codable, Sendable {
         guard data.count <= Self.maximumLength, let decoded = try? JSONDecoder().decode(Self.self, from: data) else {
             throw DownloadResumeError.malformed
         }
-        guard decoded.version <= Self.currentVersion else { throw DownloadResumeError.unsupportedVersion(decoded.version) }
+        guard decoded.version <= Self.currentVersion else {
+            throw DownloadResumeError.unsupportedVersion(decoded.version)
+        }
         guard decoded.version >= 1, decoded.bytes > 0, decoded.etag != nil || decoded.lastModified != nil,
-              decoded.headers.allSatisfy({ $0.count == 2 }), (decoded.device == nil) == (decoded.inode == nil) else {
+            decoded.headers.allSatisfy({ $0.count == 2 }), (decoded.device == nil) == (decoded.inode == nil)
+        else {
             throw DownloadResumeError.malformed
         }
         let file = URL(fileURLWithPath: decoded.file)
-        guard DownloadFileWriter.isPartialFileName(file, in: directory) else { throw DownloadResumeError.untrustedPartialFile(file) }
+        guard DownloadFileWriter.isPartialFileName(file, in: directory) else {
+            throw DownloadResumeError.untrustedPartialFile(file)
+        }
         guard let found = FileStatus(of: file) else { throw DownloadResumeError.partialFileMissing(file) }
         let recorded = decoded.fileIdentity
         guard found.isOwnPartialFile, recorded == nil || recorded == found.identity else {
@@ -90,13 +95,16 @@ struct DownloadResumeData: Codable, Sendable {
     /// The origin that owns the session's credentials, as a URL; `nil` when the resume data does not say.
     var originURL: URL? {
         guard let origin, let url = URL(string: origin), url.scheme != nil, url.host != nil, url.user == nil,
-              url.path.isEmpty || url.path == "/" else { return nil }
+            url.path.isEmpty || url.path == "/"
+        else { return nil }
         return url
     }
 
     /// `scheme://host:port` of `url`.
     static func origin(of url: URL?) -> String? {
-        guard let url, let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        guard let url, let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else {
+            return nil
+        }
         let port = Origin.effectivePort(url)
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return "\(scheme)://\(bracketed):\(port)"
@@ -111,10 +119,14 @@ struct DownloadResumeData: Codable, Sendable {
     ///   - request:  The request that got it.
     ///   - resuming: The resume data that request continued, if it did.
     ///   - firstURL: The URL the download started on, whose origin owns the session's credentials.
-    init?(partial: DownloadFileWriter.Written, response: HTTPURLResponse, request: URLRequest, resuming: DownloadResumeData?,
-          firstURL: URL?) {
+    init?(
+        partial: DownloadFileWriter.Written, response: HTTPURLResponse, request: URLRequest,
+        resuming: DownloadResumeData?,
+        firstURL: URL?
+    ) {
         guard response.statusCode == 200 || (response.statusCode == 206 && resuming != nil), let url = request.url,
-              let identity = FileStatus(of: partial.url)?.identity else { return nil }
+            let identity = FileStatus(of: partial.url)?.identity
+        else { return nil }
         let etag = response.value(forHTTPHeaderField: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
         let lastModified = response.value(forHTTPHeaderField: "Last-Modified")
         guard etag != nil || lastModified != nil else { return nil }
@@ -164,7 +176,8 @@ struct DownloadResumeData: Codable, Sendable {
     func continuation(with response: HTTPURLResponse) -> Continuation {
         guard response.statusCode == 206 else { return .restart }
         let contentRange = response.value(forHTTPHeaderField: "Content-Range")
-        let fits = contentRange.flatMap(Self.firstByte(ofContentRange:)) == bytes
+        let fits =
+            contentRange.flatMap(Self.firstByte(ofContentRange:)) == bytes
             && (etag == nil || response.value(forHTTPHeaderField: "ETag").map { $0 == etag } ?? true)
         return fits ? .append : .refuse(.contentRangeMismatch(expectedOffset: bytes, contentRange: contentRange))
     }

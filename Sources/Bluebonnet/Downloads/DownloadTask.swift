@@ -33,7 +33,8 @@ public struct DownloadTask<Value>: @unchecked Sendable {
     private let box: ResponseBox<DownloadResponse<Value, AFError>>
     private let shouldAutomaticallyCancel: Bool
 
-    init(request: DownloadRequest, box: ResponseBox<DownloadResponse<Value, AFError>>, shouldAutomaticallyCancel: Bool) {
+    init(request: DownloadRequest, box: ResponseBox<DownloadResponse<Value, AFError>>, shouldAutomaticallyCancel: Bool)
+    {
         self.request = request
         self.box = box
         self.shouldAutomaticallyCancel = shouldAutomaticallyCancel
@@ -71,7 +72,9 @@ extension DownloadRequest {
     ///
     /// - Parameter shouldAutomaticallyCancel: Whether cancelling the awaiting Swift task cancels the download.
     /// - Returns: The `DownloadTask`.
-    public func serializingDownloadedFileURL(automaticallyCancelling shouldAutomaticallyCancel: Bool = true) -> DownloadTask<URL> {
+    public func serializingDownloadedFileURL(automaticallyCancelling shouldAutomaticallyCancel: Bool = true)
+        -> DownloadTask<URL>
+    {
         serializingDownload(using: URLResponseSerializer(), automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
@@ -89,9 +92,11 @@ extension DownloadRequest {
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
     ) -> DownloadTask<Data> {
-        serializingDownload(using: DataResponseSerializer(dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes,
-                                                          emptyRequestMethods: emptyRequestMethods),
-                            automaticallyCancelling: shouldAutomaticallyCancel)
+        serializingDownload(
+            using: DataResponseSerializer(
+                dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
     /// Creates a `DownloadTask` to `await` the downloaded file as a `String`.
@@ -110,10 +115,12 @@ extension DownloadRequest {
         emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
     ) -> DownloadTask<String> {
-        serializingDownload(using: StringResponseSerializer(dataPreprocessor: dataPreprocessor, encoding: encoding,
-                                                            emptyResponseCodes: emptyResponseCodes,
-                                                            emptyRequestMethods: emptyRequestMethods),
-                            automaticallyCancelling: shouldAutomaticallyCancel)
+        serializingDownload(
+            using: StringResponseSerializer(
+                dataPreprocessor: dataPreprocessor, encoding: encoding,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
     /// Creates a `DownloadTask` to `await` a `Decodable` value read from the downloaded file.
@@ -134,9 +141,11 @@ extension DownloadRequest {
         emptyResponseCodes: Set<Int> = DecodableResponseSerializer<Value>.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<Value>.defaultEmptyRequestMethods
     ) -> DownloadTask<Value> {
-        serializingDownload(using: DecodableResponseSerializer<Value>(dataPreprocessor: dataPreprocessor, decoder: decoder,
-                                                                      emptyResponseCodes: emptyResponseCodes,
-                                                                      emptyRequestMethods: emptyRequestMethods),
-                            automaticallyCancelling: shouldAutomaticallyCancel)
+        serializingDownload(
+            using: DecodableResponseSerializer<Value>(
+                dataPreprocessor: dataPreprocessor, decoder: decoder,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            automaticallyCancelling: shouldAutomaticallyCancel)
     }
 }

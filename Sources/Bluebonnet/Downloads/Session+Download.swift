@@ -27,9 +27,11 @@ extension Session {
         requestModifier: RequestModifier? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
-        download(RequestConvertible(url: convertible, method: method, parameters: parameters, encoding: encoding,
-                                    headers: headers, requestModifier: requestModifier),
-                 interceptor: interceptor, to: destination)
+        download(
+            RequestConvertible(
+                url: convertible, method: method, parameters: parameters, encoding: encoding,
+                headers: headers, requestModifier: requestModifier),
+            interceptor: interceptor, to: destination)
     }
 
     /// Creates a `DownloadRequest` from a `URLRequest` made of the given parts, with `Encodable` parameters.
@@ -56,9 +58,11 @@ extension Session {
         requestModifier: RequestModifier? = nil,
         to destination: DownloadRequest.Destination? = nil
     ) -> DownloadRequest {
-        download(RequestEncodableConvertible(url: convertible, method: method, parameters: parameters, encoder: encoder,
-                                             headers: headers, requestModifier: requestModifier),
-                 interceptor: interceptor, to: destination)
+        download(
+            RequestEncodableConvertible(
+                url: convertible, method: method, parameters: parameters, encoder: encoder,
+                headers: headers, requestModifier: requestModifier),
+            interceptor: interceptor, to: destination)
     }
 
     /// Creates a `DownloadRequest` from a `URLRequestConvertible` value.
@@ -69,8 +73,10 @@ extension Session {
     ///   - destination: `DownloadRequest.Destination` closure used to determine where the file is moved. `nil` by
     ///                  default.
     /// - Returns: The created `DownloadRequest`.
-    public func download(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
-                         to destination: DownloadRequest.Destination? = nil) -> DownloadRequest {
+    public func download(
+        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
         makeDownload(.request(convertible), interceptor: interceptor, destination: destination)
     }
 
@@ -85,13 +91,17 @@ extension Session {
     ///   - destination: `DownloadRequest.Destination` closure used to determine where the file is moved. `nil` by
     ///                  default.
     /// - Returns: The created `DownloadRequest`.
-    public func download(resumingWith data: Data, interceptor: (any RequestInterceptor)? = nil,
-                         to destination: DownloadRequest.Destination? = nil) -> DownloadRequest {
+    public func download(
+        resumingWith data: Data, interceptor: (any RequestInterceptor)? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
         makeDownload(.resumeData(data), interceptor: interceptor, destination: destination)
     }
 
-    private func makeDownload(_ downloadable: DownloadRequest.Downloadable, interceptor: (any RequestInterceptor)?,
-                              destination: DownloadRequest.Destination?) -> DownloadRequest {
+    private func makeDownload(
+        _ downloadable: DownloadRequest.Downloadable, interceptor: (any RequestInterceptor)?,
+        destination: DownloadRequest.Destination?
+    ) -> DownloadRequest {
         let request = DownloadRequest(
             downloadable: downloadable,
             underlyingQueue: rootQueue,

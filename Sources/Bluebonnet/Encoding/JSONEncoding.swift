@@ -39,7 +39,9 @@ public struct JSONEncoding: ParameterEncoding {
     ///   - jsonObject: `Any` value (must be JSON compatible) to be encoded into the `URLRequest`. `nil` by default.
     /// - Returns:      The encoded `URLRequest`.
     /// - Throws:       `AFError.parameterEncodingFailed(.jsonEncodingFailed)` for a value that is not JSON.
-    public func encode(_ urlRequest: any URLRequestConvertible, withJSONObject jsonObject: Any? = nil) throws -> URLRequest {
+    public func encode(_ urlRequest: any URLRequestConvertible, withJSONObject jsonObject: Any? = nil) throws
+        -> URLRequest
+    {
         var urlRequest = try urlRequest.asURLRequest()
         guard let jsonObject else { return urlRequest }
         guard JSONSerialization.isValidJSONObject(jsonObject) else {

@@ -33,7 +33,9 @@ public struct JSONParameterEncoder: ParameterEncoder {
     }
 
     /// Encodes `parameters` as the JSON body of `request`.
-    public func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
+    public func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: URLRequest) throws
+        -> URLRequest
+    {
         guard let parameters else { return request }
         var request = request
         do {

@@ -27,7 +27,8 @@ enum MIMETypeTable {
         "png": "image/png", "apng": "image/apng", "jpg": "image/jpeg", "jpeg": "image/jpeg", "jpe": "image/jpeg",
         "gif": "image/gif", "webp": "image/webp", "bmp": "image/bmp", "tif": "image/tiff", "tiff": "image/tiff",
         "ico": "image/vnd.microsoft.icon", "cur": "image/x-icon", "svg": "image/svg+xml", "svgz": "image/svg+xml",
-        "heic": "image/heic", "heif": "image/heif", "avif": "image/avif", "jxl": "image/jxl", "psd": "image/vnd.adobe.photoshop",
+        "heic": "image/heic", "heif": "image/heif", "avif": "image/avif", "jxl": "image/jxl",
+        "psd": "image/vnd.adobe.photoshop",
         // Audio
         "mp3": "audio/mpeg", "m4a": "audio/mp4", "aac": "audio/aac", "wav": "audio/wav", "ogg": "audio/ogg",
         "oga": "audio/ogg", "opus": "audio/opus", "flac": "audio/flac", "mid": "audio/midi", "midi": "audio/midi",
@@ -37,7 +38,8 @@ enum MIMETypeTable {
         "avi": "video/x-msvideo", "mpeg": "video/mpeg", "mpg": "video/mpeg", "mkv": "video/x-matroska",
         "3gp": "video/3gpp", "ts": "video/mp2t", "flv": "video/x-flv", "wmv": "video/x-ms-wmv",
         // Fonts
-        "woff": "font/woff", "woff2": "font/woff2", "ttf": "font/ttf", "otf": "font/otf", "eot": "application/vnd.ms-fontobject",
+        "woff": "font/woff", "woff2": "font/woff2", "ttf": "font/ttf", "otf": "font/otf",
+        "eot": "application/vnd.ms-fontobject",
         // Documents
         "pdf": "application/pdf", "doc": "application/msword", "xls": "application/vnd.ms-excel",
         "ppt": "application/vnd.ms-powerpoint",

@@ -32,7 +32,8 @@ extension MultipartFormData {
             throw AFError.multipartEncodingFailed(reason: .outputStreamFileAlreadyExists(at: fileURL))
         }
         guard fileManager.createFile(atPath: fileURL.path, contents: nil),
-              let handle = try? FileHandle(forWritingTo: fileURL) else {
+            let handle = try? FileHandle(forWritingTo: fileURL)
+        else {
             throw AFError.multipartEncodingFailed(reason: .outputStreamCreationFailed(for: fileURL))
         }
         do {
@@ -84,7 +85,8 @@ extension MultipartFormData {
             // A stream's length is the caller's word, and the part's header already announced it: as in Alamofire,
             // what follows it is not sent. A file that changed size while the form was encoded is an error.
             let truncates = if case .stream = part.source { true } else { false }
-            try reader.copy(length: part.length, chunkSize: streamBufferSize, truncatesLongerSource: truncates, to: sink)
+            try reader.copy(
+                length: part.length, chunkSize: streamBufferSize, truncatesLongerSource: truncates, to: sink)
         } catch let error as AFError {
             throw error
         } catch {

@@ -68,7 +68,8 @@ open class MultipartFormData: @unchecked Sendable {
     public var contentLength: UInt64 {
         let parts = state.read().parts
         guard !parts.isEmpty else { return 0 }
-        let boundaries = UInt64(initialBoundary.count + (parts.count - 1) * encapsulatedBoundary.count + finalBoundary.count)
+        let boundaries = UInt64(
+            initialBoundary.count + (parts.count - 1) * encapsulatedBoundary.count + finalBoundary.count)
         return parts.reduce(boundaries) { $0 + UInt64($1.headerBlock.count) + $1.length }
     }
 
@@ -98,7 +99,9 @@ open class MultipartFormData: @unchecked Sendable {
             recordError(.multipartEncodingFailed(reason: .bodyPartFilenameInvalid(in: fileURL)))
             return
         }
-        append(fileURL, withName: name, fileName: fileName, mimeType: MIMETypeTable.mimeType(forPathExtension: pathExtension))
+        append(
+            fileURL, withName: name, fileName: fileName,
+            mimeType: MIMETypeTable.mimeType(forPathExtension: pathExtension))
     }
 
     /// Appends a file under the given file name and type.
@@ -128,8 +131,12 @@ open class MultipartFormData: @unchecked Sendable {
     ///   - name:     The form field name.
     ///   - fileName: The file name to report.
     ///   - mimeType: The part's `Content-Type`.
-    public func append(_ stream: InputStream, withLength length: UInt64, name: String, fileName: String, mimeType: String) {
-        append(stream, withLength: length, headers: Self.contentHeaders(name: name, fileName: fileName, mimeType: mimeType))
+    public func append(
+        _ stream: InputStream, withLength length: UInt64, name: String, fileName: String, mimeType: String
+    ) {
+        append(
+            stream, withLength: length, headers: Self.contentHeaders(name: name, fileName: fileName, mimeType: mimeType)
+        )
     }
 
     /// Appends `length` bytes read from a stream, with the given part headers.
@@ -155,7 +162,9 @@ open class MultipartFormData: @unchecked Sendable {
 
     /// The file's size, after the checks Alamofire makes when a file is appended.
     private func checkedFileSize(of fileURL: URL) throws(AFError) -> UInt64 {
-        func failure(_ reason: AFError.MultipartEncodingFailureReason) -> AFError { .multipartEncodingFailed(reason: reason) }
+        func failure(_ reason: AFError.MultipartEncodingFailureReason) -> AFError {
+            .multipartEncodingFailed(reason: reason)
+        }
         guard fileURL.isFileURL else { throw failure(.bodyPartURLInvalid(url: fileURL)) }
         do {
             guard try fileURL.checkResourceIsReachable() else { throw failure(.bodyPartFileNotReachable(at: fileURL)) }

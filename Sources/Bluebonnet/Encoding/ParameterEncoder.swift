@@ -13,5 +13,6 @@ public protocol ParameterEncoder: Sendable {
     /// - Returns:      A `URLRequest` with the result of the encoding.
     /// - Throws:       An `Error` when encoding fails. For Bluebonnet provided encoders, this will be an instance of
     ///                 `AFError.parameterEncoderFailed` with an associated `ParameterEncoderFailureReason`.
-    func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest
+    func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: URLRequest) throws
+        -> URLRequest
 }

@@ -23,7 +23,9 @@ public struct PropertyListEncoding: ParameterEncoding {
     /// - Parameters:
     ///   - format:  `.xml` by default.
     ///   - options: None by default.
-    public init(format: PropertyListSerialization.PropertyListFormat = .xml, options: PropertyListSerialization.WriteOptions = 0) {
+    public init(
+        format: PropertyListSerialization.PropertyListFormat = .xml, options: PropertyListSerialization.WriteOptions = 0
+    ) {
         self.format = format
         self.options = options
     }
@@ -33,7 +35,8 @@ public struct PropertyListEncoding: ParameterEncoding {
         var urlRequest = try urlRequest.asURLRequest()
         guard let parameters else { return urlRequest }
         do {
-            let data = try PropertyListSerialization.data(fromPropertyList: parameters as [String: Any], format: format, options: options)
+            let data = try PropertyListSerialization.data(
+                fromPropertyList: parameters as [String: Any], format: format, options: options)
             if urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
                 urlRequest.setValue("application/x-plist", forHTTPHeaderField: "Content-Type")
             }

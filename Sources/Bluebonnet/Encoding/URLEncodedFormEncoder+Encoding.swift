@@ -117,7 +117,9 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
         encoder.child(childNode(for: key), key: key).container(keyedBy: keyType)
     }
 
@@ -162,7 +164,9 @@ struct FormUnkeyedContainer: UnkeyedEncodingContainer {
         try encoder.child(node, key: key).box(value)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         let (node, key) = appendNode()
         return encoder.child(node, key: key).container(keyedBy: keyType)
     }
@@ -186,7 +190,9 @@ struct FormSingleValueContainer: SingleValueEncodingContainer {
         encoder.node.value = encoder.options.nilEncoding.encodeNil().map(FormNode.Value.string) ?? .empty
     }
 
-    mutating func encode(_ value: Bool) throws { encoder.node.value = .string(encoder.options.boolEncoding.encode(value)) }
+    mutating func encode(_ value: Bool) throws {
+        encoder.node.value = .string(encoder.options.boolEncoding.encode(value))
+    }
     mutating func encode(_ value: String) throws { encoder.node.value = .string(value) }
     mutating func encode(_ value: Double) throws { encoder.node.value = .string("\(value)") }
     mutating func encode(_ value: Float) throws { encoder.node.value = .string("\(value)") }

@@ -117,7 +117,8 @@ public final class URLEncodedFormEncoder: Sendable {
                     let next = index + 1 < characters.count ? characters[index + 1] : nil
                     // A boundary before an uppercase letter after a lowercase one or a digit, and before the last
                     // capital of an acronym that a lowercase word follows ("URLValue" → "url_value").
-                    if previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true) {
+                    if previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true)
+                    {
                         result.append(separator)
                     }
                 }

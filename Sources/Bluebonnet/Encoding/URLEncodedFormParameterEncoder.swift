@@ -29,7 +29,9 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
     }
 
     /// Encodes `parameters` as a form into `request`.
-    public func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: URLRequest) throws -> URLRequest {
+    public func encode<Parameters: Encodable & Sendable>(_ parameters: Parameters?, into request: URLRequest) throws
+        -> URLRequest
+    {
         guard let parameters else { return request }
         var request = request
         guard let url = request.url else {
@@ -49,7 +51,8 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
                 throw AFError.parameterEncoderFailed(reason: .missingRequiredComponent(.url))
             }
             if !query.isEmpty {
-                components.percentEncodedQuery = [components.percentEncodedQuery, query].compactMap { $0 }.joined(separator: "&")
+                components.percentEncodedQuery = [components.percentEncodedQuery, query].compactMap { $0 }.joined(
+                    separator: "&")
             }
             guard let newURL = components.url else {
                 throw AFError.parameterEncoderFailed(reason: .missingRequiredComponent(.url))

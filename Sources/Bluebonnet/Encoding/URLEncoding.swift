@@ -51,7 +51,10 @@ public struct URLEncoding: ParameterEncoding {
     ///   - destination:   Where the string goes. `.methodDependent` by default.
     ///   - arrayEncoding: How array keys are written. `.brackets` by default.
     ///   - boolEncoding:  How booleans are written. `.numeric` by default.
-    public init(destination: Destination = .methodDependent, arrayEncoding: ArrayEncoding = .brackets, boolEncoding: BoolEncoding = .numeric) {
+    public init(
+        destination: Destination = .methodDependent, arrayEncoding: ArrayEncoding = .brackets,
+        boolEncoding: BoolEncoding = .numeric
+    ) {
         self.destination = destination
         self.arrayEncoding = arrayEncoding
         self.boolEncoding = boolEncoding
@@ -72,7 +75,8 @@ public struct URLEncoding: ParameterEncoding {
             }
         } else {
             if urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
-                urlRequest.setValue("application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
+                urlRequest.setValue(
+                    "application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
             }
             urlRequest.httpBody = Data(query(parameters).utf8)
         }

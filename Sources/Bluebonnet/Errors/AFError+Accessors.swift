@@ -132,7 +132,7 @@ extension AFError {
         switch self {
         case let .multipartEncodingFailed(reason): return reason.url
         case let .redirectFailed(.unsupportedScheme(url)), let .redirectFailed(.invalidPort(url)),
-             let .redirectFailed(.invalidHost(url)):
+            let .redirectFailed(.invalidHost(url)):
             return url
         default: return nil
         }
@@ -157,7 +157,8 @@ extension AFError {
         case let .downloadedFileMoveFailed(error, _, _): return error
         case let .sessionTaskFailed(error): return error
         case let .responseLimitExceeded(.decompressionRatioExceeded(_, error)): return error
-        case .explicitlyCancelled, .responseLimitExceeded, .invalidURL, .redirectFailed, .sessionDeinitialized, .urlRequestValidationFailed:
+        case .explicitlyCancelled, .responseLimitExceeded, .invalidURL, .redirectFailed, .sessionDeinitialized,
+            .urlRequestValidationFailed:
             return nil
         }
     }
@@ -206,10 +207,10 @@ extension AFError.MultipartEncodingFailureReason {
     var url: URL? {
         switch self {
         case let .bodyPartURLInvalid(url), let .bodyPartFilenameInvalid(url), let .bodyPartFileNotReachable(url),
-             let .bodyPartFileIsDirectory(url), let .bodyPartFileSizeNotAvailable(url),
-             let .bodyPartInputStreamCreationFailed(url), let .outputStreamCreationFailed(url),
-             let .outputStreamFileAlreadyExists(url), let .outputStreamURLInvalid(url),
-             let .bodyPartFileNotReachableWithError(url, _), let .bodyPartFileSizeQueryFailedWithError(url, _):
+            let .bodyPartFileIsDirectory(url), let .bodyPartFileSizeNotAvailable(url),
+            let .bodyPartInputStreamCreationFailed(url), let .outputStreamCreationFailed(url),
+            let .outputStreamFileAlreadyExists(url), let .outputStreamURLInvalid(url),
+            let .bodyPartFileNotReachableWithError(url, _), let .bodyPartFileSizeQueryFailedWithError(url, _):
             return url
         case .outputStreamWriteFailed, .inputStreamReadFailed:
             return nil
@@ -219,7 +220,7 @@ extension AFError.MultipartEncodingFailureReason {
     var underlyingError: (any Error)? {
         switch self {
         case let .bodyPartFileNotReachableWithError(_, error), let .bodyPartFileSizeQueryFailedWithError(_, error),
-             let .outputStreamWriteFailed(error), let .inputStreamReadFailed(error):
+            let .outputStreamWriteFailed(error), let .inputStreamReadFailed(error):
             return error
         default:
             return nil
@@ -256,7 +257,7 @@ extension AFError.ResponseSerializationFailureReason {
     var underlyingError: (any Error)? {
         switch self {
         case let .jsonSerializationFailed(error), let .decodingFailed(error), let .customSerializationFailed(error),
-             let .propertyListSerializationFailed(error), let .xmlSerializationFailed(error):
+            let .propertyListSerializationFailed(error), let .xmlSerializationFailed(error):
             return error
         case let .compoundSerializationFailed(errors):
             return errors.last

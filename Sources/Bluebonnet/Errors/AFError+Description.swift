@@ -23,14 +23,14 @@ extension AFError: LocalizedError {
             return reason.localizedDescription
         case let .requestRetryFailed(retryError, originalError):
             return """
-            Request retry failed with retry error: \(retryError.localizedDescription), \
-            original error: \(originalError.localizedDescription)
-            """
+                Request retry failed with retry error: \(retryError.localizedDescription), \
+                original error: \(originalError.localizedDescription)
+                """
         case .sessionDeinitialized:
             return """
-            Session was invalidated without error, so it was likely deinitialized unexpectedly. \
-            Be sure to retain a reference to your Session for the duration of your requests.
-            """
+                Session was invalidated without error, so it was likely deinitialized unexpectedly. \
+                Be sure to retain a reference to your Session for the duration of your requests.
+                """
         case let .sessionInvalidated(error):
             return "Session was invalidated with error: \(error?.localizedDescription ?? "No description.")"
         case let .serverTrustEvaluationFailed(reason):
@@ -44,7 +44,8 @@ extension AFError: LocalizedError {
         case let .createURLRequestFailed(error):
             return "URLRequest creation failed with error: \(error.localizedDescription)"
         case let .downloadedFileMoveFailed(error, source, destination):
-            return "Moving downloaded file from: \(source) to: \(destination) failed with error: \(error.localizedDescription)"
+            return
+                "Moving downloaded file from: \(source) to: \(destination) failed with error: \(error.localizedDescription)"
         case let .sessionTaskFailed(error):
             return "URLSessionTask failed with error: \(Self.transportDescription(error))"
         case let .responseLimitExceeded(reason):
@@ -111,13 +112,15 @@ extension AFError.MultipartEncodingFailureReason {
         case let .bodyPartFileNotReachable(url):
             return "The URL provided is not reachable: \(url)"
         case let .bodyPartFileNotReachableWithError(url, error):
-            return "The system returned an error while checking the provided URL for reachability.\nURL: \(url)\nError: \(error)"
+            return
+                "The system returned an error while checking the provided URL for reachability.\nURL: \(url)\nError: \(error)"
         case let .bodyPartFileIsDirectory(url):
             return "The URL provided is a directory: \(url)"
         case let .bodyPartFileSizeNotAvailable(url):
             return "Could not fetch the file size from the provided URL: \(url)"
         case let .bodyPartFileSizeQueryFailedWithError(url, error):
-            return "The system returned an error while attempting to fetch the file size from the provided URL.\nURL: \(url)\nError: \(error)"
+            return
+                "The system returned an error while attempting to fetch the file size from the provided URL.\nURL: \(url)\nError: \(error)"
         case let .bodyPartInputStreamCreationFailed(url):
             return "Failed to create an InputStream for the provided URL: \(url)"
         case let .outputStreamCreationFailed(url):
@@ -149,9 +152,9 @@ extension AFError.ResponseSerializationFailureReason {
             return "JSON could not be serialized because of error:\n\(error.localizedDescription)"
         case let .invalidEmptyResponse(type):
             return """
-            Empty response could not be serialized to type: \(type). \
-            Use Empty as the expected type for such responses.
-            """
+                Empty response could not be serialized to type: \(type). \
+                Use Empty as the expected type for such responses.
+                """
         case let .decodingFailed(error):
             return "Response could not be decoded because of error:\n\(error.localizedDescription)"
         case let .customSerializationFailed(error):
@@ -163,9 +166,11 @@ extension AFError.ResponseSerializationFailureReason {
         case let .imageSerializationFailed(reason):
             switch reason {
             case .unrecognizedFormat:
-                return "Image could not be serialized: the data is not a PNG, JPEG, GIF, WebP, BMP, TIFF, ICO or HEIC image."
+                return
+                    "Image could not be serialized: the data is not a PNG, JPEG, GIF, WebP, BMP, TIFF, ICO or HEIC image."
             case let .truncated(format):
-                return "Image could not be serialized: the \(format.rawValue.uppercased()) data ends before the image does."
+                return
+                    "Image could not be serialized: the \(format.rawValue.uppercased()) data ends before the image does."
             case let .pixelCountExceedsLimit(width, height, limit):
                 return "Image could not be serialized: \(width)×\(height) pixels is more than the limit of \(limit)."
             }
@@ -185,14 +190,14 @@ extension AFError.ResponseValidationFailureReason {
             return "Response could not be validated, data file could not be read: \(url)."
         case let .missingContentType(types):
             return """
-            Response Content-Type was missing and acceptable content types \
-            (\(types.joined(separator: ","))) do not match "*/*".
-            """
+                Response Content-Type was missing and acceptable content types \
+                (\(types.joined(separator: ","))) do not match "*/*".
+                """
         case let .unacceptableContentType(acceptableTypes, responseType):
             return """
-            Response Content-Type "\(responseType)" does not match any acceptable types: \
-            \(acceptableTypes.joined(separator: ",")).
-            """
+                Response Content-Type "\(responseType)" does not match any acceptable types: \
+                \(acceptableTypes.joined(separator: ",")).
+                """
         case let .unacceptableStatusCode(code):
             return "Response status code was unacceptable: \(code)."
         case let .customValidationFailed(error):
@@ -213,7 +218,8 @@ extension AFError.ServerTrustFailureReason {
         case let .trustEvaluationFailed(error):
             return "Trust evaluation failed with error: \(error?.localizedDescription ?? "none")"
         case let .defaultEvaluationFailed(output):
-            return "The certificate chain of \(output.host) did not verify to a trusted root\(output.error.map { ": \($0)" } ?? ".")"
+            return
+                "The certificate chain of \(output.host) did not verify to a trusted root\(output.error.map { ": \($0)" } ?? ".")"
         case let .hostValidationFailed(output):
             return "The certificate presented does not name the host \(output.host)."
         case let .revocationCheckFailed(output, _):
@@ -232,9 +238,11 @@ extension AFError.URLRequestValidationFailureReason {
     var localizedDescription: String {
         switch self {
         case let .bodyDataInGETRequest(data):
-            return "Invalid URLRequest: Requests with GET method cannot have body data:\n\(String(decoding: data, as: UTF8.self))"
+            return
+                "Invalid URLRequest: Requests with GET method cannot have body data:\n\(String(decoding: data, as: UTF8.self))"
         case let .invalidHeaderName(name):
-            return "Invalid URLRequest: the header name \(name.debugDescription) is empty or holds a byte HTTP does not allow."
+            return
+                "Invalid URLRequest: the header name \(name.debugDescription) is empty or holds a byte HTTP does not allow."
         case let .invalidHeaderValue(name):
             return "Invalid URLRequest: the value of header \(name.debugDescription) holds CR, LF or NUL."
         case let .unsupportedURLScheme(scheme):
@@ -253,7 +261,8 @@ extension AFError.RedirectFailureReason {
         case let .unsupportedScheme(url):
             return "Redirect failed: refusing to follow a redirect to a URL that is not http or https: \(url)"
         case let .invalidPort(url):
-            return "Redirect failed: the Location's port \(url.port.map(String.init) ?? "(none)") is outside 0...65535: \(url)"
+            return
+                "Redirect failed: the Location's port \(url.port.map(String.init) ?? "(none)") is outside 0...65535: \(url)"
         case let .invalidHost(url):
             return "Redirect failed: the Location names no valid host: \(url)"
         }
@@ -265,14 +274,14 @@ extension AFError.ResponseLimitFailureReason {
         switch self {
         case let .maximumResponseSizeExceeded(limit):
             return """
-            The response body exceeded the limit of \(limit) bytes for bodies held in memory. Raise it with \
-            Session(maximumResponseSize:) or the request's maximumResponseSize(_:), or download to a file.
-            """
+                The response body exceeded the limit of \(limit) bytes for bodies held in memory. Raise it with \
+                Session(maximumResponseSize:) or the request's maximumResponseSize(_:), or download to a file.
+                """
         case let .decompressionRatioExceeded(ratio, _):
             return """
-            The response body was refused: it inflated by more than \(ratio) bytes per compressed byte, \
-            the decompression limit that protects against compression bombs.
-            """
+                The response body was refused: it inflated by more than \(ratio) bytes per compressed byte, \
+                the decompression limit that protects against compression bombs.
+                """
         }
     }
 }

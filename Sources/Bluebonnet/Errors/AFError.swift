@@ -150,9 +150,11 @@ public enum AFError: Error, Sendable {
         /// it; `output.error` says which.
         case revocationCheckFailed(output: Output, options: RevocationTrustEvaluator.Options)
         /// None of the server's certificates is one of the pinned ones.
-        case certificatePinningFailed(host: String, trust: ServerTrust, pinnedCertificates: [Certificate], serverCertificates: [Certificate])
+        case certificatePinningFailed(
+            host: String, trust: ServerTrust, pinnedCertificates: [Certificate], serverCertificates: [Certificate])
         /// None of the server's public keys is one of the pinned ones.
-        case publicKeyPinningFailed(host: String, trust: ServerTrust, pinnedKeys: [Certificate.PublicKey], serverKeys: [Certificate.PublicKey])
+        case publicKeyPinningFailed(
+            host: String, trust: ServerTrust, pinnedKeys: [Certificate.PublicKey], serverKeys: [Certificate.PublicKey])
         /// A custom evaluator threw the associated error.
         case customEvaluationFailed(error: any Error)
     }
@@ -246,7 +248,9 @@ extension Error {
     ///   - message: The message to stop with.
     ///   - file: The file that made the call.
     ///   - line: The line that made the call.
-    public func asAFError(orFailWith message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line) -> AFError {
+    public func asAFError(orFailWith message: @autoclosure () -> String, file: StaticString = #file, line: UInt = #line)
+        -> AFError
+    {
         guard let afError = self as? AFError else {
             fatalError(message(), file: file, line: line)
         }

@@ -5,22 +5,30 @@ import FoundationNetworking
 
 extension Request {
     /// Posted when a `Request` is resumed. The `Notification` carries the `Request`.
-    public static let didResumeNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didResume")
+    public static let didResumeNotification = Notification.Name(
+        rawValue: "org.alamofire.notification.name.request.didResume")
     /// Posted when a `Request` is suspended. The `Notification` carries the `Request`.
-    public static let didSuspendNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didSuspend")
+    public static let didSuspendNotification = Notification.Name(
+        rawValue: "org.alamofire.notification.name.request.didSuspend")
     /// Posted when a `Request` is cancelled. The `Notification` carries the `Request`.
-    public static let didCancelNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didCancel")
+    public static let didCancelNotification = Notification.Name(
+        rawValue: "org.alamofire.notification.name.request.didCancel")
     /// Posted when a `Request` finished. The `Notification` carries the `Request`.
-    public static let didFinishNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didFinish")
+    public static let didFinishNotification = Notification.Name(
+        rawValue: "org.alamofire.notification.name.request.didFinish")
 
     /// Posted when a request's task runs (made, or resumed after a suspend). The `Notification` carries the `Request`.
-    public static let didResumeTaskNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didResumeTask")
+    public static let didResumeTaskNotification = Notification.Name(
+        rawValue: "org.alamofire.notification.name.request.didResumeTask")
     /// Posted when a request's task is suspended. The `Notification` carries the `Request`.
-    public static let didSuspendTaskNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didSuspendTask")
+    public static let didSuspendTaskNotification = Notification.Name(
+        rawValue: "org.alamofire.notification.name.request.didSuspendTask")
     /// Posted when a request's task is cancelled. The `Notification` carries the `Request`.
-    public static let didCancelTaskNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didCancelTask")
+    public static let didCancelTaskNotification = Notification.Name(
+        rawValue: "org.alamofire.notification.name.request.didCancelTask")
     /// Posted when a request's task completed. The `Notification` carries the `Request`.
-    public static let didCompleteTaskNotification = Notification.Name(rawValue: "org.alamofire.notification.name.request.didCompleteTask")
+    public static let didCompleteTaskNotification = Notification.Name(
+        rawValue: "org.alamofire.notification.name.request.didCompleteTask")
 }
 
 extension Notification {
@@ -66,11 +74,17 @@ public final class AlamofireNotifications: EventMonitor, SelectiveEventMonitor {
     /// Posts `Request.didFinishNotification`.
     public func requestDidFinish(_ request: Request) { post(Request.didFinishNotification, request) }
     /// Posts `Request.didResumeTaskNotification`.
-    public func request(_ request: Request, didResumeTask task: RequestTask) { post(Request.didResumeTaskNotification, request) }
+    public func request(_ request: Request, didResumeTask task: RequestTask) {
+        post(Request.didResumeTaskNotification, request)
+    }
     /// Posts `Request.didSuspendTaskNotification`.
-    public func request(_ request: Request, didSuspendTask task: RequestTask) { post(Request.didSuspendTaskNotification, request) }
+    public func request(_ request: Request, didSuspendTask task: RequestTask) {
+        post(Request.didSuspendTaskNotification, request)
+    }
     /// Posts `Request.didCancelTaskNotification`.
-    public func request(_ request: Request, didCancelTask task: RequestTask) { post(Request.didCancelTaskNotification, request) }
+    public func request(_ request: Request, didCancelTask task: RequestTask) {
+        post(Request.didCancelTaskNotification, request)
+    }
     /// Posts `Request.didCompleteTaskNotification`.
     public func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?) {
         post(Request.didCompleteTaskNotification, request)

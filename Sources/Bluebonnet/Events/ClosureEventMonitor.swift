@@ -22,13 +22,16 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidCancelTask: (@Sendable (Request, RequestTask) -> Void)?
         var requestDidGatherMetrics: (@Sendable (Request, RequestTaskMetrics) -> Void)?
         var requestDidCompleteTaskWithError: (@Sendable (Request, RequestTask, AFError?) -> Void)?
-        var requestDidValidateRequestResponseDataWithResult: (@Sendable (DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)?
+        var requestDidValidateRequestResponseDataWithResult:
+            (@Sendable (DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)?
         var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<Data?, AFError>) -> Void)?
         var uploadRequestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)?
         var uploadRequestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, AFError) -> Void)?
-        var requestDidValidateRequestResponseWithResult: (@Sendable (DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)?
+        var requestDidValidateRequestResponseWithResult:
+            (@Sendable (DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)?
         var requestDidCreateDestinationURL: (@Sendable (DownloadRequest, URL) -> Void)?
-        var requestDidValidateRequestResponseFileURLWithResult: (@Sendable (DownloadRequest, URLRequest?, HTTPURLResponse, URL?, Request.ValidationResult) -> Void)?
+        var requestDidValidateRequestResponseFileURLWithResult:
+            (@Sendable (DownloadRequest, URLRequest?, HTTPURLResponse, URL?, Request.ValidationResult) -> Void)?
         var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?, AFError>) -> Void)?
     }
 
@@ -116,7 +119,9 @@ public final class ClosureEventMonitor: EventMonitor {
         set { closures.write { $0.requestDidCompleteTaskWithError = newValue } }
     }
     /// Called for `request(_:didValidateRequest:response:data:withResult:)`.
-    public var requestDidValidateRequestResponseDataWithResult: (@Sendable (DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)? {
+    public var requestDidValidateRequestResponseDataWithResult:
+        (@Sendable (DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)?
+    {
         get { closures.read().requestDidValidateRequestResponseDataWithResult }
         set { closures.write { $0.requestDidValidateRequestResponseDataWithResult = newValue } }
     }
@@ -136,7 +141,9 @@ public final class ClosureEventMonitor: EventMonitor {
         set { closures.write { $0.uploadRequestDidFailToCreateUploadableWithError = newValue } }
     }
     /// Called for `request(_:didValidateRequest:response:withResult:)` of a stream.
-    public var requestDidValidateRequestResponseWithResult: (@Sendable (DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)? {
+    public var requestDidValidateRequestResponseWithResult:
+        (@Sendable (DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)?
+    {
         get { closures.read().requestDidValidateRequestResponseWithResult }
         set { closures.write { $0.requestDidValidateRequestResponseWithResult = newValue } }
     }
@@ -146,12 +153,15 @@ public final class ClosureEventMonitor: EventMonitor {
         set { closures.write { $0.requestDidCreateDestinationURL = newValue } }
     }
     /// Called for `request(_:didValidateRequest:response:fileURL:withResult:)`.
-    public var requestDidValidateRequestResponseFileURLWithResult: (@Sendable (DownloadRequest, URLRequest?, HTTPURLResponse, URL?, Request.ValidationResult) -> Void)? {
+    public var requestDidValidateRequestResponseFileURLWithResult:
+        (@Sendable (DownloadRequest, URLRequest?, HTTPURLResponse, URL?, Request.ValidationResult) -> Void)?
+    {
         get { closures.read().requestDidValidateRequestResponseFileURLWithResult }
         set { closures.write { $0.requestDidValidateRequestResponseFileURLWithResult = newValue } }
     }
     /// Called for the unserialized `request(_:didParseResponse:)` of a download.
-    public var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?, AFError>) -> Void)? {
+    public var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?, AFError>) -> Void)?
+    {
         get { closures.read().requestDidParseDownloadResponse }
         set { closures.write { $0.requestDidParseDownloadResponse = newValue } }
     }
@@ -183,11 +193,15 @@ public final class ClosureEventMonitor: EventMonitor {
         requestDidFailToCreateURLRequestWithError?(request, error)
     }
     /// Calls the closure.
-    public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {
+    public func request(
+        _ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest
+    ) {
         requestDidAdaptInitialRequestToAdaptedRequest?(request, initialRequest, adaptedRequest)
     }
     /// Calls the closure.
-    public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) {
+    public func request(
+        _ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError
+    ) {
         requestDidFailToAdaptURLRequestWithError?(request, initialRequest, error)
     }
     /// Calls the closure.
@@ -205,13 +219,18 @@ public final class ClosureEventMonitor: EventMonitor {
     /// Calls the closure.
     public func request(_ request: Request, didCancelTask task: RequestTask) { requestDidCancelTask?(request, task) }
     /// Calls the closure.
-    public func request(_ request: Request, didGatherMetrics metrics: RequestTaskMetrics) { requestDidGatherMetrics?(request, metrics) }
+    public func request(_ request: Request, didGatherMetrics metrics: RequestTaskMetrics) {
+        requestDidGatherMetrics?(request, metrics)
+    }
     /// Calls the closure.
     public func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?) {
         requestDidCompleteTaskWithError?(request, task, error)
     }
     /// Calls the closure.
-    public func request(_ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?, withResult result: Request.ValidationResult) {
+    public func request(
+        _ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?,
+        withResult result: Request.ValidationResult
+    ) {
         requestDidValidateRequestResponseDataWithResult?(request, urlRequest, response, data, result)
     }
     /// Calls the closure.
@@ -227,13 +246,21 @@ public final class ClosureEventMonitor: EventMonitor {
         uploadRequestDidFailToCreateUploadableWithError?(request, error)
     }
     /// Calls the closure.
-    public func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, withResult result: Request.ValidationResult) {
+    public func request(
+        _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+        withResult result: Request.ValidationResult
+    ) {
         requestDidValidateRequestResponseWithResult?(request, urlRequest, response, result)
     }
     /// Calls the closure.
-    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) { requestDidCreateDestinationURL?(request, url) }
+    public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
+        requestDidCreateDestinationURL?(request, url)
+    }
     /// Calls the closure.
-    public func request(_ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?, withResult result: Request.ValidationResult) {
+    public func request(
+        _ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+        fileURL: URL?, withResult result: Request.ValidationResult
+    ) {
         requestDidValidateRequestResponseFileURLWithResult?(request, urlRequest, response, fileURL, result)
     }
     /// Calls the closure.

@@ -44,12 +44,16 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     }
 
     /// Forwards.
-    public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {
+    public func request(
+        _ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest
+    ) {
         performEvent(.other) { $0.request(request, didAdaptInitialRequest: initialRequest, to: adaptedRequest) }
     }
 
     /// Forwards.
-    public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) {
+    public func request(
+        _ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError
+    ) {
         performEvent(.other) { $0.request(request, didFailToAdaptURLRequest: initialRequest, withError: error) }
     }
 
@@ -61,13 +65,21 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     /// Forwards.
     public func requestIsRetrying(_ request: Request) { performEvent(.other) { $0.requestIsRetrying(request) } }
     /// Forwards.
-    public func request(_ request: Request, didCreateTask task: RequestTask) { performEvent(.taskCreation) { $0.request(request, didCreateTask: task) } }
+    public func request(_ request: Request, didCreateTask task: RequestTask) {
+        performEvent(.taskCreation) { $0.request(request, didCreateTask: task) }
+    }
     /// Forwards.
-    public func request(_ request: Request, didResumeTask task: RequestTask) { performEvent(.taskLifecycle) { $0.request(request, didResumeTask: task) } }
+    public func request(_ request: Request, didResumeTask task: RequestTask) {
+        performEvent(.taskLifecycle) { $0.request(request, didResumeTask: task) }
+    }
     /// Forwards.
-    public func request(_ request: Request, didSuspendTask task: RequestTask) { performEvent(.taskLifecycle) { $0.request(request, didSuspendTask: task) } }
+    public func request(_ request: Request, didSuspendTask task: RequestTask) {
+        performEvent(.taskLifecycle) { $0.request(request, didSuspendTask: task) }
+    }
     /// Forwards.
-    public func request(_ request: Request, didCancelTask task: RequestTask) { performEvent(.taskLifecycle) { $0.request(request, didCancelTask: task) } }
+    public func request(_ request: Request, didCancelTask task: RequestTask) {
+        performEvent(.taskLifecycle) { $0.request(request, didCancelTask: task) }
+    }
     /// Forwards.
     public func request(_ request: Request, didGatherMetrics metrics: RequestTaskMetrics) {
         performEvent(.metrics) { $0.request(request, didGatherMetrics: metrics) }
@@ -77,17 +89,30 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
         performEvent(.taskLifecycle) { $0.request(request, didCompleteTask: task, with: error) }
     }
     /// Forwards.
-    public func requestDidResume(_ request: Request) { performEvent(.requestLifecycle) { $0.requestDidResume(request) } }
+    public func requestDidResume(_ request: Request) {
+        performEvent(.requestLifecycle) { $0.requestDidResume(request) }
+    }
     /// Forwards.
-    public func requestDidSuspend(_ request: Request) { performEvent(.requestLifecycle) { $0.requestDidSuspend(request) } }
+    public func requestDidSuspend(_ request: Request) {
+        performEvent(.requestLifecycle) { $0.requestDidSuspend(request) }
+    }
     /// Forwards.
-    public func requestDidCancel(_ request: Request) { performEvent(.requestLifecycle) { $0.requestDidCancel(request) } }
+    public func requestDidCancel(_ request: Request) {
+        performEvent(.requestLifecycle) { $0.requestDidCancel(request) }
+    }
     /// Forwards.
-    public func requestDidFinish(_ request: Request) { performEvent(.requestLifecycle) { $0.requestDidFinish(request) } }
+    public func requestDidFinish(_ request: Request) {
+        performEvent(.requestLifecycle) { $0.requestDidFinish(request) }
+    }
 
     /// Forwards.
-    public func request(_ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?, withResult result: Request.ValidationResult) {
-        performEvent(.other) { $0.request(request, didValidateRequest: urlRequest, response: response, data: data, withResult: result) }
+    public func request(
+        _ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?,
+        withResult result: Request.ValidationResult
+    ) {
+        performEvent(.other) {
+            $0.request(request, didValidateRequest: urlRequest, response: response, data: data, withResult: result)
+        }
     }
 
     /// Forwards.
@@ -112,8 +137,13 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     }
 
     /// Forwards.
-    public func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, withResult result: Request.ValidationResult) {
-        performEvent(.other) { $0.request(request, didValidateRequest: urlRequest, response: response, withResult: result) }
+    public func request(
+        _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+        withResult result: Request.ValidationResult
+    ) {
+        performEvent(.other) {
+            $0.request(request, didValidateRequest: urlRequest, response: response, withResult: result)
+        }
     }
 
     /// Forwards.
@@ -128,8 +158,14 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     }
 
     /// Forwards.
-    public func request(_ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?, withResult result: Request.ValidationResult) {
-        performEvent(.other) { $0.request(request, didValidateRequest: urlRequest, response: response, fileURL: fileURL, withResult: result) }
+    public func request(
+        _ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+        fileURL: URL?, withResult result: Request.ValidationResult
+    ) {
+        performEvent(.other) {
+            $0.request(
+                request, didValidateRequest: urlRequest, response: response, fileURL: fileURL, withResult: result)
+        }
     }
 
     /// Forwards.
@@ -138,7 +174,8 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     }
 
     /// Forwards.
-    public func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>) {
+    public func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>)
+    {
         let boxed = UncheckedBox(response)
         performEvent(.parsing) { $0.request(request, didParseResponse: boxed.value) }
     }

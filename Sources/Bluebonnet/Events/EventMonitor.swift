@@ -43,7 +43,9 @@ public protocol EventMonitor: Sendable {
     /// The request completed; validators ran.
     func requestDidFinish(_ request: Request)
     /// A validator ran.
-    func request(_ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?, withResult result: Request.ValidationResult)
+    func request(
+        _ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?,
+        withResult result: Request.ValidationResult)
     /// The unserialized response was produced.
     func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>)
     /// A serialized response was produced.
@@ -53,13 +55,17 @@ public protocol EventMonitor: Sendable {
     /// An upload's body could not be made; the request fails with `error`.
     func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError)
     /// A stream's validator ran on the response head.
-    func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, withResult result: Request.ValidationResult)
+    func request(
+        _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+        withResult result: Request.ValidationResult)
     /// A stream handler's serializer made a value of a chunk, or failed.
     func request<Value>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>)
     /// A download's file was moved to its destination.
     func request(_ request: DownloadRequest, didCreateDestinationURL url: URL)
     /// A download's validator ran.
-    func request(_ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?, withResult result: Request.ValidationResult)
+    func request(
+        _ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+        fileURL: URL?, withResult result: Request.ValidationResult)
     /// A download's unserialized response was produced.
     func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>)
     /// A download's serialized response was produced.
@@ -74,9 +80,13 @@ extension EventMonitor {
     /// Does nothing.
     public func request(_ request: Request, didFailToCreateURLRequestWithError error: AFError) {}
     /// Does nothing.
-    public func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) {}
+    public func request(
+        _ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest
+    ) {}
     /// Does nothing.
-    public func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) {}
+    public func request(
+        _ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError
+    ) {}
     /// Does nothing.
     public func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {}
     /// Does nothing.
@@ -102,7 +112,10 @@ extension EventMonitor {
     /// Does nothing.
     public func requestDidFinish(_ request: Request) {}
     /// Does nothing.
-    public func request(_ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?, withResult result: Request.ValidationResult) {}
+    public func request(
+        _ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?,
+        withResult result: Request.ValidationResult
+    ) {}
     /// Does nothing.
     public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {}
     /// Does nothing.
@@ -112,15 +125,22 @@ extension EventMonitor {
     /// Does nothing.
     public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {}
     /// Does nothing.
-    public func request(_ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, withResult result: Request.ValidationResult) {}
+    public func request(
+        _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+        withResult result: Request.ValidationResult
+    ) {}
     /// Does nothing.
     public func request<Value>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {}
     /// Does nothing.
     public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {}
     /// Does nothing.
-    public func request(_ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, fileURL: URL?, withResult result: Request.ValidationResult) {}
+    public func request(
+        _ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+        fileURL: URL?, withResult result: Request.ValidationResult
+    ) {}
     /// Does nothing.
     public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>) {}
     /// Does nothing.
-    public func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>) {}
+    public func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>)
+    {}
 }

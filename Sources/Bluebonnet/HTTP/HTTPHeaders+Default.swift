@@ -24,7 +24,8 @@ extension HTTPHeader {
     /// Example: `bonnet/1.2 (Linux 6.1.0) Bluebonnet/0.1.0`.
     public static let defaultUserAgent: HTTPHeader = {
         let info = Bundle.main.infoDictionary
-        let executable = (info?["CFBundleExecutable"] as? String)
+        let executable =
+            (info?["CFBundleExecutable"] as? String)
             ?? CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent }
             ?? ProcessInfo.processInfo.processName
         let version = info?["CFBundleShortVersionString"] as? String

@@ -21,7 +21,9 @@ public protocol RequestAdapter: Sendable {
     ///   - session:    The `Session` that will send it.
     ///   - completion: Called with the `URLRequest` to send, or the error that fails the request with
     ///                 `AFError.requestAdaptationFailed(error:)`.
-    func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void)
+    func adapt(
+        _ urlRequest: URLRequest, for session: Session,
+        completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void)
 
     /// Adapts `urlRequest`, knowing which request it belongs to; by default calls `adapt(_:for:completion:)`.
     ///
@@ -29,7 +31,9 @@ public protocol RequestAdapter: Sendable {
     ///   - urlRequest: The `URLRequest` to adapt.
     ///   - state:      The request's id and session.
     ///   - completion: Called with the `URLRequest` to send, or the error.
-    func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState, completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void)
+    func adapt(
+        _ urlRequest: URLRequest, using state: RequestAdapterState,
+        completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void)
 }
 
 extension RequestAdapter {
@@ -39,7 +43,10 @@ extension RequestAdapter {
     ///   - urlRequest: The `URLRequest` to adapt.
     ///   - state:      The request's id and session.
     ///   - completion: Called with the `URLRequest` to send, or the error.
-    public func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState, completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void) {
+    public func adapt(
+        _ urlRequest: URLRequest, using state: RequestAdapterState,
+        completion: @escaping @Sendable (_ result: Result<URLRequest, any Error>) -> Void
+    ) {
         adapt(urlRequest, for: state.session, completion: completion)
     }
 }
@@ -89,7 +96,9 @@ public protocol RequestRetrier: Sendable {
     ///   - session:    The `Session` that ran it.
     ///   - error:      The error of the attempt.
     ///   - completion: Called with the decision.
-    func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void)
+    func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void)
 }
 
 /// Both an adapter and a retrier. The defaults pass the request through and never retry.
@@ -102,7 +111,10 @@ extension RequestInterceptor {
     ///   - urlRequest: The `URLRequest`.
     ///   - session:    The `Session`.
     ///   - completion: Called with `urlRequest`.
-    public func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+    public func adapt(
+        _ urlRequest: URLRequest, for session: Session,
+        completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+    ) {
         completion(.success(urlRequest))
     }
 
@@ -113,18 +125,27 @@ extension RequestInterceptor {
     ///   - session:    The `Session`.
     ///   - error:      The error.
     ///   - completion: Called with `.doNotRetry`.
-    public func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
+    public func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
         completion(.doNotRetry)
     }
 }
 
 /// The closure form of `RequestAdapter.adapt(_:for:completion:)`.
-public typealias AdaptHandler = @Sendable (_ request: URLRequest, _ session: Session,
-                                           _ completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) -> Void
+public typealias AdaptHandler =
+    @Sendable (
+        _ request: URLRequest, _ session: Session,
+        _ completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+    ) -> Void
 
 /// The closure form of `RequestRetrier.retry(_:for:dueTo:completion:)`.
-public typealias RetryHandler = @Sendable (_ request: Request, _ session: Session, _ error: any Error,
-                                           _ completion: @escaping @Sendable (RetryResult) -> Void) -> Void
+public typealias RetryHandler =
+    @Sendable (
+        _ request: Request, _ session: Session, _ error: any Error,
+        _ completion: @escaping @Sendable (RetryResult) -> Void
+    ) -> Void
 
 /// A `RequestAdapter` made of a closure.
 open class Adapter: @unchecked Sendable, RequestInterceptor {
@@ -144,7 +165,10 @@ open class Adapter: @unchecked Sendable, RequestInterceptor {
     ///   - urlRequest: The `URLRequest`.
     ///   - session:    The `Session`.
     ///   - completion: Called with the result.
-    open func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+    open func adapt(
+        _ urlRequest: URLRequest, for session: Session,
+        completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+    ) {
         adaptHandler(urlRequest, session, completion)
     }
 
@@ -154,7 +178,10 @@ open class Adapter: @unchecked Sendable, RequestInterceptor {
     ///   - urlRequest: The `URLRequest`.
     ///   - state:      The request's id and session.
     ///   - completion: Called with the result.
-    open func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+    open func adapt(
+        _ urlRequest: URLRequest, using state: RequestAdapterState,
+        completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+    ) {
         adaptHandler(urlRequest, state.session, completion)
     }
 }
@@ -188,7 +215,10 @@ open class Retrier: @unchecked Sendable, RequestInterceptor {
     ///   - session:    The `Session`.
     ///   - error:      The error.
     ///   - completion: Called with the decision.
-    open func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
+    open func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
         retryHandler(request, session, error, completion)
     }
 }
@@ -240,7 +270,10 @@ open class Interceptor: @unchecked Sendable, RequestInterceptor {
     ///   - adapters:     The adapters.
     ///   - retriers:     The retriers.
     ///   - interceptors: Interceptors, used both ways.
-    public init(adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = [], interceptors: [any RequestInterceptor] = []) {
+    public init(
+        adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = [],
+        interceptors: [any RequestInterceptor] = []
+    ) {
         self.adapters = adapters + interceptors.map { $0 as any RequestAdapter }
         self.retriers = retriers + interceptors.map { $0 as any RequestRetrier }
     }
@@ -251,7 +284,10 @@ open class Interceptor: @unchecked Sendable, RequestInterceptor {
     ///   - urlRequest: The `URLRequest`.
     ///   - session:    The `Session`.
     ///   - completion: Called with the last adapter's result, or the first failure.
-    open func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+    open func adapt(
+        _ urlRequest: URLRequest, for session: Session,
+        completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+    ) {
         Self.chain(urlRequest, adapters[...], completion: completion) { adapter, request, next in
             adapter.adapt(request, for: session, completion: next)
         }
@@ -263,7 +299,10 @@ open class Interceptor: @unchecked Sendable, RequestInterceptor {
     ///   - urlRequest: The `URLRequest`.
     ///   - state:      The request's id and session.
     ///   - completion: Called with the last adapter's result, or the first failure.
-    open func adapt(_ urlRequest: URLRequest, using state: RequestAdapterState, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+    open func adapt(
+        _ urlRequest: URLRequest, using state: RequestAdapterState,
+        completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+    ) {
         Self.chain(urlRequest, adapters[...], completion: completion) { adapter, request, next in
             adapter.adapt(request, using: state, completion: next)
         }
@@ -273,7 +312,10 @@ open class Interceptor: @unchecked Sendable, RequestInterceptor {
         _ urlRequest: URLRequest,
         _ remaining: ArraySlice<any RequestAdapter>,
         completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void,
-        step: @escaping @Sendable (any RequestAdapter, URLRequest, @escaping @Sendable (Result<URLRequest, any Error>) -> Void) -> Void
+        step:
+            @escaping @Sendable (
+                any RequestAdapter, URLRequest, @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+            ) -> Void
     ) {
         guard let adapter = remaining.first else {
             completion(.success(urlRequest))
@@ -295,7 +337,10 @@ open class Interceptor: @unchecked Sendable, RequestInterceptor {
     ///   - session:    The `Session`.
     ///   - error:      The error.
     ///   - completion: Called with the first decision that is not `.doNotRetry`, else `.doNotRetry`.
-    open func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
+    open func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
         Self.ask(retriers[...], request: request, session: session, error: error, completion: completion)
     }
 
@@ -349,8 +394,10 @@ extension RequestInterceptor where Self == Interceptor {
     ///   - retriers:     The retriers.
     ///   - interceptors: Interceptors, used both ways.
     /// - Returns: The `Interceptor`.
-    public static func interceptor(adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = [],
-                                   interceptors: [any RequestInterceptor] = []) -> Interceptor {
+    public static func interceptor(
+        adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = [],
+        interceptors: [any RequestInterceptor] = []
+    ) -> Interceptor {
         Interceptor(adapters: adapters, retriers: retriers, interceptors: interceptors)
     }
 }

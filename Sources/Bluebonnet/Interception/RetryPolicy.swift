@@ -82,14 +82,18 @@ open class RetryPolicy: @unchecked Sendable, RequestInterceptor {
     ///   - session:    The `Session`.
     ///   - error:      The error.
     ///   - completion: Called with `.retryWithDelay` or `.doNotRetry`.
-    open func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
+    open func retry(
+        _ request: Request, for session: Session, dueTo error: any Error,
+        completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
         guard request.retryCount < retryLimit, shouldRetry(request: request, dueTo: error) else {
             completion(.doNotRetry)
             return
         }
         let backoff = pow(Double(exponentialBackoffBase), Double(request.retryCount)) * exponentialBackoffScale
         guard let response = request.response, Self.retryAfterStatusCodes.contains(response.statusCode),
-              let retryAfter = Self.retryAfter(in: response) else {
+            let retryAfter = Self.retryAfter(in: response)
+        else {
             completion(.retryWithDelay(backoff))
             return
         }
@@ -119,7 +123,8 @@ open class RetryPolicy: @unchecked Sendable, RequestInterceptor {
     /// - Returns: The delay, never negative.
     static func retryAfter(in response: HTTPURLResponse, now: Date = Date()) -> TimeInterval? {
         guard let value = response.value(forHTTPHeaderField: "Retry-After")?.trimmingCharacters(in: .whitespaces),
-              !value.isEmpty else { return nil }
+            !value.isEmpty
+        else { return nil }
         if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             // Digits only; too many of them is a delay no one waits for, not a crash.
             return value.count > 12 ? .infinity : TimeInterval(value)
@@ -150,9 +155,10 @@ extension RequestInterceptor where Self == RetryPolicy {
         retryableHTTPStatusCodes: Set<Int> = RetryPolicy.defaultRetryableHTTPStatusCodes,
         retryableURLErrorCodes: Set<URLError.Code> = RetryPolicy.defaultRetryableURLErrorCodes
     ) -> RetryPolicy {
-        RetryPolicy(retryLimit: retryLimit, exponentialBackoffBase: exponentialBackoffBase,
-                    exponentialBackoffScale: exponentialBackoffScale, retryableHTTPMethods: retryableHTTPMethods,
-                    retryableHTTPStatusCodes: retryableHTTPStatusCodes, retryableURLErrorCodes: retryableURLErrorCodes)
+        RetryPolicy(
+            retryLimit: retryLimit, exponentialBackoffBase: exponentialBackoffBase,
+            exponentialBackoffScale: exponentialBackoffScale, retryableHTTPMethods: retryableHTTPMethods,
+            retryableHTTPStatusCodes: retryableHTTPStatusCodes, retryableURLErrorCodes: retryableURLErrorCodes)
     }
 }
 
@@ -173,9 +179,10 @@ open class ConnectionLostRetryPolicy: RetryPolicy, @unchecked Sendable {
         exponentialBackoffScale: Double = RetryPolicy.defaultExponentialBackoffScale,
         retryableHTTPMethods: Set<HTTPMethod> = RetryPolicy.defaultRetryableHTTPMethods
     ) {
-        super.init(retryLimit: retryLimit, exponentialBackoffBase: exponentialBackoffBase,
-                   exponentialBackoffScale: exponentialBackoffScale, retryableHTTPMethods: retryableHTTPMethods,
-                   retryableHTTPStatusCodes: [], retryableURLErrorCodes: [.networkConnectionLost])
+        super.init(
+            retryLimit: retryLimit, exponentialBackoffBase: exponentialBackoffBase,
+            exponentialBackoffScale: exponentialBackoffScale, retryableHTTPMethods: retryableHTTPMethods,
+            retryableHTTPStatusCodes: [], retryableURLErrorCodes: [.networkConnectionLost])
     }
 }
 
@@ -197,7 +204,8 @@ extension RequestInterceptor where Self == ConnectionLostRetryPolicy {
         exponentialBackoffScale: Double = RetryPolicy.defaultExponentialBackoffScale,
         retryableHTTPMethods: Set<HTTPMethod> = RetryPolicy.defaultRetryableHTTPMethods
     ) -> ConnectionLostRetryPolicy {
-        ConnectionLostRetryPolicy(retryLimit: retryLimit, exponentialBackoffBase: exponentialBackoffBase,
-                                  exponentialBackoffScale: exponentialBackoffScale, retryableHTTPMethods: retryableHTTPMethods)
+        ConnectionLostRetryPolicy(
+            retryLimit: retryLimit, exponentialBackoffBase: exponentialBackoffBase,
+            exponentialBackoffScale: exponentialBackoffScale, retryableHTTPMethods: retryableHTTPMethods)
     }
 }

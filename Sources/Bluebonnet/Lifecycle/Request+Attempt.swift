@@ -74,7 +74,11 @@ extension Request {
         case .none:
             return
         case let .createURLRequest(onRequestQueue):
-            if onRequestQueue { context.requestQueue.async { [self] in createURLRequest() } } else { createURLRequest() }
+            if onRequestQueue {
+                context.requestQueue.async { [self] in createURLRequest() }
+            } else {
+                createURLRequest()
+            }
         case let .adapt(urlRequest):
             adapt(urlRequest)
         case let .execute(urlRequest):
@@ -118,7 +122,11 @@ extension Request {
             if !outcome.validated { didReceiveBody(body) }
             finish(outcome)
         case let .runHandlers(inline):
-            if inline { processResponseSerializers(inline: true) } else { serializationQueue.async { self.processResponseSerializers(inline: false) } }
+            if inline {
+                processResponseSerializers(inline: true)
+            } else {
+                serializationQueue.async { self.processResponseSerializers(inline: false) }
+            }
         }
     }
 
@@ -158,11 +166,14 @@ extension Request {
     func execute(_ urlRequest: URLRequest) {
         let now = Timeline.now()
         let monitored = !monitoredEvents.isDisjoint(with: .tasks)
-        let (deadline, hop, firstURL, ownLimit, newTask, features, serial) = mutableState.write { state
-            -> (Date?, Int, URL?, Int64??, (RequestTask, Bool)?, FeatureValues, Int) in
+        let (deadline, hop, firstURL, ownLimit, newTask, features, serial) = mutableState.write {
+            state
+                -> (Date?, Int, URL?, Int64??, (RequestTask, Bool)?, FeatureValues, Int) in
             if state.startTime == nil {
                 state.startTime = now
-                if let resource = context.resourceTimeout { state.deadline = Date(timeIntervalSinceReferenceDate: now + resource) }
+                if let resource = context.resourceTimeout {
+                    state.deadline = Date(timeIntervalSinceReferenceDate: now + resource)
+                }
             }
             state.metrics.beginHop(urlRequest, at: now)
             var newTask: (RequestTask, Bool)?
@@ -171,8 +182,11 @@ extension Request {
                 state.task = task
                 newTask = (task, state.machine.control == .resumed)
             }
-            return (state.deadline, state.machine.redirectCount, state.requests.first?.url, state.maximumResponseSize, newTask,
-                    state.features, state.machine.hopSerial)
+            return (
+                state.deadline, state.machine.redirectCount, state.requests.first?.url, state.maximumResponseSize,
+                newTask,
+                state.features, state.machine.hopSerial
+            )
         }
         eventMonitor?.request(self, didCreateURLRequest: urlRequest)
         // Told before the engine has it, so no event of the task can reach a monitor ahead of its creation.
@@ -180,8 +194,12 @@ extension Request {
             eventMonitor.request(self, didCreateTask: task)
             if running { eventMonitor.request(self, didResumeTask: task) }
         }
-        context.logger?.debug("sending", metadata: logMetadata(["hop": "\(hop)", "method": "\(urlRequest.httpMethod ?? "GET")",
-                                                                "url": "\(Self.redacted(urlRequest.url))"]))
+        context.logger?.debug(
+            "sending",
+            metadata: logMetadata([
+                "hop": "\(hop)", "method": "\(urlRequest.httpMethod ?? "GET")",
+                "url": "\(Self.redacted(urlRequest.url))",
+            ]))
         var prepared: TransportRequest
         do {
             // The session's credentials were set for the origin the request starts on; a redirect elsewhere
@@ -195,9 +213,10 @@ extension Request {
                 sameOrigin = hop == 0
                 if !sameOrigin, let firstURL, let url = urlRequest.url { sameOrigin = Origin.same(firstURL, url) }
             }
-            prepared = try context.transportRequest(for: urlRequest, deadline: deadline, sendsSessionCredentials: sameOrigin,
-                                                    maximumBodySize: ownLimit ?? context.maximumResponseSize,
-                                                    of: self, features: features)
+            prepared = try context.transportRequest(
+                for: urlRequest, deadline: deadline, sendsSessionCredentials: sameOrigin,
+                maximumBodySize: ownLimit ?? context.maximumResponseSize,
+                of: self, features: features)
             prepared.body = try uploadBody(for: urlRequest, hop: hop)
             if let body = prepared.body { didStartSendingBody(length: body.length) }
         } catch {
@@ -263,8 +282,12 @@ extension Request {
         ended?()
         if let logger = context.logger {
             let status = mutableState.read { $0.response?.statusCode }
-            logger.debug("hop ended", metadata: logMetadata(["status": "\(status.map(String.init) ?? "none")",
-                                                             "error": "\(Self.logName(of: failure))"]))
+            logger.debug(
+                "hop ended",
+                metadata: logMetadata([
+                    "status": "\(status.map(String.init) ?? "none")",
+                    "error": "\(Self.logName(of: failure))",
+                ]))
         }
         perform(action)
     }
@@ -291,7 +314,9 @@ extension Request {
     /// Runs the validators of a successful hop on `underlyingQueue`, then lets the retrier judge a failure.
     private func validateThenMaybeRetry() {
         runValidators()
-        if let action = mutableState.write({ state in state.machine.didValidate(error: state.error) }) { perform(action) }
+        if let action = mutableState.write({ state in state.machine.didValidate(error: state.error) }) {
+            perform(action)
+        }
     }
 
     /// Asks the retrier about `error`; runs on `underlyingQueue`.
@@ -336,12 +361,15 @@ extension Request: TransportSink {
         mutableState.write { $0.metrics.updateHop { $0.requestStartTime = now } }
     }
 
-    func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength expected: Int64, encodedBodyLength: Int64??,
-                                     protocolName: String, setCookieFields: [String]) -> TransportHeadReply {
+    func transportDidReceiveResponse(
+        _ response: HTTPURLResponse, expectedBodyLength expected: Int64, encodedBodyLength: Int64??,
+        protocolName: String, setCookieFields: [String]
+    ) -> TransportHeadReply {
         let now = Timeline.now()
         let consumer = bodyConsumer
         let headSteps = context.headSteps
-        let (streams, head, ownStep) = mutableState.write { state -> (Bool, ResponseHeadFacts?, (any ResponseHeadStep)?) in
+        let (streams, head, ownStep) = mutableState.write {
+            state -> (Bool, ResponseHeadFacts?, (any ResponseHeadStep)?) in
             state.response = response
             state.initialResponseTime = now
             state.progress.download.completed = 0
@@ -360,9 +388,10 @@ extension Request: TransportSink {
             let streams = consumer != nil && final
             state.machine.hopWillReceiveBody(streaming: streams)
             guard !headSteps.isEmpty || state.headStep != nil else { return (streams, nil, nil) }
-            let head = ResponseHeadFacts(response: response, hopRequest: state.machine.hop?.request,
-                                         firstURL: state.requests.first?.url, setCookieFields: setCookieFields,
-                                         features: state.features)
+            let head = ResponseHeadFacts(
+                response: response, hopRequest: state.machine.hop?.request,
+                firstURL: state.requests.first?.url, setCookieFields: setCookieFields,
+                features: state.features)
             // The request's own step (`onHTTPResponse`) sees final responses only.
             return (streams, head, final ? state.headStep : nil)
         }
@@ -400,16 +429,18 @@ extension Request: TransportSink {
     /// What a follower sees of the current hop, given its response; read inside the caller's lock.
     private func hopFacts(_ response: HTTPURLResponse, state: borrowing MutableState) -> HopFacts? {
         guard let last = state.requests.last, let hop = state.machine.hop else { return nil }
-        return HopFacts(response: response, hopRequest: hop.request, lastRequest: last,
-                        credentialOwner: credentialOwner(firstURL: state.requests.first?.url, override: credentialOwnerOverride),
-                        followedHops: state.machine.redirectCount, features: state.features, notes: hop.notes)
+        return HopFacts(
+            response: response, hopRequest: hop.request, lastRequest: last,
+            credentialOwner: credentialOwner(firstURL: state.requests.first?.url, override: credentialOwnerOverride),
+            followedHops: state.machine.redirectCount, features: state.features, notes: hop.notes)
     }
 
     /// Whether some follower may send another hop for `response`; read inside the caller's lock.
     private func mayFollow(_ response: HTTPURLResponse, state: borrowing MutableState) -> Bool {
         let status = response.statusCode
         guard context.followers.contains(where: { $0.considers(status: status) }),
-              let facts = hopFacts(response, state: state) else { return false }
+            let facts = hopFacts(response, state: state)
+        else { return false }
         return context.followers.contains { $0.considers(status: status) && $0.mayFollow(facts) }
     }
 
@@ -424,7 +455,9 @@ extension Request: TransportSink {
         let now = Timeline.now()
         updateProgress(.upload) { state in
             state.metrics.updateHop { $0.requestEndTime = now }
-            if hadBody, state.progress.upload.total < 0 { state.progress.upload.total = state.progress.upload.completed }
+            if hadBody, state.progress.upload.total < 0 {
+                state.progress.upload.total = state.progress.upload.completed
+            }
         }
     }
 
@@ -466,7 +499,9 @@ extension Request: TransportSink {
         // An ordinary response costs one comparison per follower; facts are gathered only for one that may follow.
         let followers = context.followers
         let facts = mutableState.read { state -> HopFacts? in
-            guard let response = state.response, followers.contains(where: { $0.considers(status: response.statusCode) }) else { return nil }
+            guard let response = state.response,
+                followers.contains(where: { $0.considers(status: response.statusCode) })
+            else { return nil }
             return hopFacts(response, state: state)
         }
         guard let facts else {

@@ -77,7 +77,9 @@ extension Request {
     }
 
     /// Adds a handler; from now on the `Progress` of `kind` exists and is kept up to date.
-    private func addProgressHandler(_ kind: ProgressTracking.Kind, queue: DispatchQueue, closure: @escaping ProgressHandler) {
+    private func addProgressHandler(
+        _ kind: ProgressTracking.Kind, queue: DispatchQueue, closure: @escaping ProgressHandler
+    ) {
         mutableState.write { state in
             state.progress[keyPath: kind.track].handlers.append((queue, closure))
             _ = state.progress[keyPath: kind.track].current()

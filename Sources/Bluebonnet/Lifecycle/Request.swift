@@ -99,8 +99,9 @@ public class Request: @unchecked Sendable {
             creation = context.requestSetup == .lazy ? .onResumeOnRequestQueue : .bySession
         }
         let intercepted = interceptor != nil || context.interceptor != nil
-        let policy = RequestStateMachine.Policy(creation: creation, adapts: intercepted, retries: intercepted,
-                                                startsImmediately: shouldAutomaticallyResume ?? context.startRequestsImmediately)
+        let policy = RequestStateMachine.Policy(
+            creation: creation, adapts: intercepted, retries: intercepted,
+            startsImmediately: shouldAutomaticallyResume ?? context.startRequestsImmediately)
         var state = MutableState(machine: RequestStateMachine(policy: policy))
         state.interceptor = interceptor
         mutableState = Protected(state)
@@ -291,7 +292,9 @@ public class Request: @unchecked Sendable {
     ///   - handler: The closure.
     /// - Returns: The instance.
     @discardableResult
-    public func onURLRequestCreation(on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (URLRequest) -> Void) -> Self {
+    public func onURLRequestCreation(
+        on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (URLRequest) -> Void
+    ) -> Self {
         let (existing, create) = mutableState.write { state -> (URLRequest?, Bool) in
             state.urlRequestHandlers.append((queue, handler))
             return (state.requests.last, state.machine.awaitsCreation)
@@ -306,7 +309,10 @@ public class Request: @unchecked Sendable {
 
     /// Called once the `URLRequest` is made (first attempt and each retry); uploads make their body first.
     func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
-        typealias Handlers = ([(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)], [(queue: DispatchQueue, handler: @Sendable (String) -> Void)])
+        typealias Handlers = (
+            [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)],
+            [(queue: DispatchQueue, handler: @Sendable (String) -> Void)]
+        )
         let (action, handlers) = mutableState.write { state -> (RequestStateMachine.Action?, Handlers) in
             guard let action = state.machine.didCreateURLRequest(urlRequest) else { return (nil, ([], [])) }
             state.requests.append(urlRequest)
@@ -386,7 +392,9 @@ public class Request: @unchecked Sendable {
             if completesDownload { state.progress.download.total = state.progress.download.completed }
             state.completedTime = now
             if let error { state.error = error }
-            let inline = !cleanupBlocks && (outcome.validated || state.validatorsAreLightweight) && state.machine.handlersAreInlineSafe
+            let inline =
+                !cleanupBlocks && (outcome.validated || state.validatorsAreLightweight)
+                && state.machine.handlersAreInlineSafe
             return (inline, completesDownload && state.progress.download.progress != nil, ended)
         }
         ended?()

@@ -508,7 +508,8 @@ struct RequestStateMachine {
         case .doNotRetry:
             return complete(error: original, body: nil, validated: true)
         case let .doNotRetryWithError(error):
-            return complete(error: .requestRetryFailed(retryError: error, originalError: original), body: nil, validated: true)
+            return complete(
+                error: .requestRetryFailed(retryError: error, originalError: original), body: nil, validated: true)
         }
     }
 

@@ -24,8 +24,9 @@ public struct RequestTaskMetrics: Sendable {
 
     /// From the start of the attempt's first hop to the end of its last.
     public var taskInterval: DateInterval {
-        DateInterval(start: Date(timeIntervalSinceReferenceDate: startTime),
-                     end: Date(timeIntervalSinceReferenceDate: max(startTime, endTime)))
+        DateInterval(
+            start: Date(timeIntervalSinceReferenceDate: startTime),
+            end: Date(timeIntervalSinceReferenceDate: max(startTime, endTime)))
     }
 
     /// How many redirects the attempt followed; a hop that answered an authentication challenge is not one.
@@ -175,8 +176,9 @@ struct MetricsLog {
     private var current: RequestTaskMetrics? {
         guard let first else { return nil }
         let end = endTime ?? (later.last ?? first).responseEndTime ?? (later.last ?? first).fetchStartTime
-        return RequestTaskMetrics(firstTransaction: first, laterTransactions: later, startTime: first.fetchStartTime, endTime: end,
-                                  redirects: redirects)
+        return RequestTaskMetrics(
+            firstTransaction: first, laterTransactions: later, startTime: first.fetchStartTime, endTime: end,
+            redirects: redirects)
     }
 
     /// The last attempt's metrics.

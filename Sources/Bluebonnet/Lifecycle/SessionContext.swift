@@ -75,15 +75,19 @@ struct SessionContext: Sendable {
         var headers = own.map { (name: $0.key, value: $0.value) }
         if !additionalHeaders.isEmpty {
             headers.reserveCapacity(own.count + additionalHeaders.count)
-            for header in additionalHeaders where !own.keys.contains(where: { $0.caseInsensitiveCompare(header.name) == .orderedSame }) {
+            for header in additionalHeaders
+            where !own.keys.contains(where: { $0.caseInsensitiveCompare(header.name) == .orderedSame }) {
                 if !sendsSessionCredentials, Origin.isCredentialHeader(header.name) { continue }
                 headers.append((header.name, header.value))
             }
         }
         // URLSession's rule: the request's own interval applies when it is tighter than the session's.
-        let idle = urlRequest.timeoutInterval > 0 && urlRequest.timeoutInterval < requestTimeout ? urlRequest.timeoutInterval : nil
-        var hop = TransportRequest(urlRequest: urlRequest, headers: headers, idleTimeout: idle, deadline: deadline,
-                                   maximumBodySize: maximumBodySize, logger: logger)
+        let idle =
+            urlRequest.timeoutInterval > 0 && urlRequest.timeoutInterval < requestTimeout
+            ? urlRequest.timeoutInterval : nil
+        var hop = TransportRequest(
+            urlRequest: urlRequest, headers: headers, idleTimeout: idle, deadline: deadline,
+            maximumBodySize: maximumBodySize, logger: logger)
         for preparer in preparers { preparer.prepare(&hop, of: request, features: features) }
         try HeaderValidator.validate(hop.headers)
         return hop
@@ -116,7 +120,9 @@ enum HeaderValidator {
     /// Whether `byte` is an ASCII letter or digit.
     static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
         default: false
         }
     }

@@ -96,7 +96,9 @@ open class NetworkReachabilityManager: @unchecked Sendable {
     ///   - listener: The listener.
     /// - Returns: `true` (listening always starts: through netlink, or by polling where it is unavailable).
     @discardableResult
-    open func startListening(onQueue queue: DispatchQueue = .main, onUpdatePerforming listener: @escaping Listener) -> Bool {
+    open func startListening(onQueue queue: DispatchQueue = .main, onUpdatePerforming listener: @escaping Listener)
+        -> Bool
+    {
         stopListening()
         // The monitor holds the manager weakly: a manager dropped while listening stops by itself.
         let monitor = RouteChangeMonitor(queue: reachabilityQueue) { [weak self] in self?.statusMayHaveChanged() }

@@ -46,7 +46,8 @@ enum ReachabilityProbe {
             defer { cursor = item.pointee.ifa_next }
             let flags = Int32(bitPattern: item.pointee.ifa_flags)
             guard flags & Int32(IFF_UP) != 0, flags & Int32(IFF_RUNNING) != 0, flags & Int32(IFF_LOOPBACK) == 0,
-                  let address = item.pointee.ifa_addr else { continue }
+                let address = item.pointee.ifa_addr
+            else { continue }
             switch Int32(address.pointee.sa_family) {
             case AF_INET:
                 names.insert(String(cString: item.pointee.ifa_name))
@@ -71,7 +72,8 @@ enum ReachabilityProbe {
                 let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
                 // Iface, Destination, Gateway, Flags, ..., Mask: a default route has destination and mask 0 and is up.
                 guard fields.count >= 8, fields[1] == "00000000", fields[7] == "00000000",
-                      let flags = Int(fields[3], radix: 16), flags & 0x1 != 0 else { continue }
+                    let flags = Int(fields[3], radix: 16), flags & 0x1 != 0
+                else { continue }
                 names.insert(String(fields[0]))
             }
         }
@@ -80,7 +82,8 @@ enum ReachabilityProbe {
                 let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
                 // Destination, prefix length, ..., flags, device: `::/0` that is up, not a rejection.
                 guard fields.count >= 10, fields[0] == String(repeating: "0", count: 32), fields[1] == "00",
-                      let flags = Int(fields[8], radix: 16), flags & 0x1 != 0, flags & 0x200 == 0, fields[9] != "lo" else { continue }
+                    let flags = Int(fields[8], radix: 16), flags & 0x1 != 0, flags & 0x200 == 0, fields[9] != "lo"
+                else { continue }
                 names.insert(String(fields[9]))
             }
         }

@@ -9,7 +9,8 @@ final class RouteChangeMonitor: @unchecked Sendable {
     // `source` is set once, in init; a dispatch source's methods may be called from any thread.
     // Constants of <linux/netlink.h> and <linux/rtnetlink.h>, which Glibc's module does not export.
     private static let netlinkRoute: Int32 = 0
-    private static let groups: UInt32 = 0x1 /* LINK */ | 0x10 /* IPV4_IFADDR */ | 0x40 /* IPV4_ROUTE */
+    private static let groups: UInt32 =
+        0x1 /* LINK */ | 0x10 /* IPV4_IFADDR */ | 0x40 /* IPV4_ROUTE */
         | 0x100 /* IPV6_IFADDR */ | 0x400 /* IPV6_ROUTE */
 
     /// How often the fallback polls.
@@ -26,8 +27,10 @@ final class RouteChangeMonitor: @unchecked Sendable {
     ///   - pollingInterval: The fallback's period.
     ///   - netlink:         Whether to try netlink first; `false` forces the fallback (for its tests).
     ///   - onChange:        Called after changes.
-    init(queue: DispatchQueue, pollingInterval: TimeInterval = RouteChangeMonitor.pollingInterval, netlink: Bool = true,
-         onChange: @escaping @Sendable () -> Void) {
+    init(
+        queue: DispatchQueue, pollingInterval: TimeInterval = RouteChangeMonitor.pollingInterval, netlink: Bool = true,
+        onChange: @escaping @Sendable () -> Void
+    ) {
         if netlink, let fd = Self.openNetlink() {
             let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
             read.setEventHandler {
@@ -55,7 +58,9 @@ final class RouteChangeMonitor: @unchecked Sendable {
 
     /// A non-blocking `NETLINK_ROUTE` socket bound to the link, address and route groups.
     private static func openNetlink() -> Int32? {
-        let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), netlinkRoute)
+        let fd = socket(
+            AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            netlinkRoute)
         guard fd >= 0 else { return nil }
         // struct sockaddr_nl { sa_family_t nl_family; unsigned short nl_pad; __u32 nl_pid; __u32 nl_groups; }
         var address = [UInt8](repeating: 0, count: 12)

@@ -26,7 +26,9 @@ struct RedirectFollower: HopFollowing {
     }
 
     func examine(_ facts: HopFacts) -> HopExamination? {
-        guard let redirected = RedirectRules.redirectedRequest(from: facts.lastRequest, response: facts.response) else { return nil }
+        guard let redirected = RedirectRules.redirectedRequest(from: facts.lastRequest, response: facts.response) else {
+            return nil
+        }
         let handler = facts.features[RedirectHandlerOverride.self] ?? sessionHandler
         switch redirected {
         case let .failure(error):

@@ -89,7 +89,9 @@ extension RedirectHandler where Self == Redirector {
     /// Follows the request `closure` returns.
     ///
     /// - Parameter closure: Returns the request to send, or `nil` to stop.
-    public static func modify(using closure: @escaping @Sendable (Request, URLRequest, HTTPURLResponse) -> URLRequest?) -> Redirector {
+    public static func modify(using closure: @escaping @Sendable (Request, URLRequest, HTTPURLResponse) -> URLRequest?)
+        -> Redirector
+    {
         Redirector(behavior: .modify(closure))
     }
 }

@@ -12,9 +12,9 @@ enum RedirectRules {
     /// The next request, `nil` when the response is not a redirect to follow, or the error that forbids it.
     static func redirectedRequest(from request: URLRequest, response: HTTPURLResponse) -> Result<URLRequest, AFError>? {
         guard redirectStatusCodes.contains(response.statusCode),
-              let location = response.value(forHTTPHeaderField: "Location"), !location.isEmpty,
-              let base = request.url ?? response.url,
-              let target = URL(string: location, relativeTo: base)?.absoluteURL
+            let location = response.value(forHTTPHeaderField: "Location"), !location.isEmpty,
+            let base = request.url ?? response.url,
+            let target = URL(string: location, relativeTo: base)?.absoluteURL
         else { return nil }
         switch RequestTarget.problem(with: target) {
         case nil: break
@@ -25,7 +25,8 @@ enum RedirectRules {
         var next = request
         next.url = target
         let method = request.httpMethod?.uppercased() ?? "GET"
-        let becomesGET = (response.statusCode == 303 && method != "HEAD")
+        let becomesGET =
+            (response.statusCode == 303 && method != "HEAD")
             || ((response.statusCode == 301 || response.statusCode == 302) && method == "POST")
         if becomesGET {
             next.httpMethod = "GET"

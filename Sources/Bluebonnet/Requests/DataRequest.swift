@@ -24,10 +24,11 @@ public class DataRequest: Request, @unchecked Sendable {
         makesURLRequestOnRequestQueue: Bool = false
     ) {
         self.convertible = convertible
-        super.init(underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
-                   eventMonitor: eventMonitor, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
-                   context: context, delegate: delegate, makesURLRequestOnRequestQueue: makesURLRequestOnRequestQueue,
-                   makeURLRequest: { try convertible.asURLRequest() })
+        super.init(
+            underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
+            eventMonitor: eventMonitor, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
+            context: context, delegate: delegate, makesURLRequestOnRequestQueue: makesURLRequestOnRequestQueue,
+            makeURLRequest: { try convertible.asURLRequest() })
     }
 
     // As in Alamofire, `data` stays `nil` until a byte arrives: an empty body (a redirect not followed, a 204) is `nil`.

@@ -9,7 +9,9 @@ extension Request {
         on queue: DispatchQueue,
         _ handler: @escaping @Sendable (HTTPURLResponse, @escaping @Sendable (ResponseDisposition) -> Void) -> Void
     ) {
-        mutableState.write { $0.headStep = HTTPResponseHandlerStep(handler: HTTPResponseHandler(queue: queue, handler: handler)) }
+        mutableState.write {
+            $0.headStep = HTTPResponseHandlerStep(handler: HTTPResponseHandler(queue: queue, handler: handler))
+        }
     }
 
     /// Runs `handler` in a task and answers with the disposition it returns.
@@ -41,8 +43,11 @@ extension HTTPResponseHandling {
     @discardableResult
     public func onHTTPResponse(
         on queue: DispatchQueue = .main,
-        perform handler: @escaping @Sendable (_ response: HTTPURLResponse,
-                                              _ completionHandler: @escaping @Sendable (Request.ResponseDisposition) -> Void) -> Void
+        perform handler:
+            @escaping @Sendable (
+                _ response: HTTPURLResponse,
+                _ completionHandler: @escaping @Sendable (Request.ResponseDisposition) -> Void
+            ) -> Void
     ) -> Self {
         setHTTPResponseHandler(on: queue, handler)
         return self
@@ -55,7 +60,9 @@ extension HTTPResponseHandling {
     ///   - handler: Closure called with the response.
     /// - Returns: The instance.
     @discardableResult
-    public func onHTTPResponse(on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (HTTPURLResponse) -> Void) -> Self {
+    public func onHTTPResponse(
+        on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (HTTPURLResponse) -> Void
+    ) -> Self {
         onHTTPResponse(on: queue) { response, completionHandler in
             handler(response)
             completionHandler(.allow)
@@ -68,7 +75,9 @@ extension HTTPResponseHandling {
     /// - Returns: The instance.
     @_disfavoredOverload
     @discardableResult
-    public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> Request.ResponseDisposition) -> Self {
+    public func onHTTPResponse(
+        perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> Request.ResponseDisposition
+    ) -> Self {
         onHTTPResponse(on: underlyingQueue, perform: Self.asyncDisposition(handler))
     }
 
@@ -77,7 +86,8 @@ extension HTTPResponseHandling {
     /// - Parameter handler: Closure called with the response.
     /// - Returns: The instance.
     @discardableResult
-    public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> Void) -> Self {
+    public func onHTTPResponse(perform handler: @escaping @Sendable (_ response: HTTPURLResponse) async -> Void) -> Self
+    {
         onHTTPResponse { response async -> Request.ResponseDisposition in
             await handler(response)
             return .allow
@@ -88,7 +98,9 @@ extension HTTPResponseHandling {
     ///
     /// - Parameter bufferingPolicy: What is kept when the consumer falls behind. `.unbounded` by default.
     /// - Returns: The stream.
-    public func httpResponses(bufferingPolicy: StreamOf<HTTPURLResponse>.BufferingPolicy = .unbounded) -> StreamOf<HTTPURLResponse> {
+    public func httpResponses(bufferingPolicy: StreamOf<HTTPURLResponse>.BufferingPolicy = .unbounded) -> StreamOf<
+        HTTPURLResponse
+    > {
         eventStream(bufferingPolicy: bufferingPolicy) { [self] yield in
             onHTTPResponse(on: underlyingQueue) { yield($0) }
         }

@@ -28,14 +28,16 @@ extension Request {
         components.append("-X \(method)")
         // The credential that answers challenges, never the URL's user info, which would show in the URL.
         if let credential = credential ?? firstRequest?.url?.userInfoCredential,
-           let user = credential.user {
+            let user = credential.user
+        {
             let password = revealingSecrets ? credential.password ?? "" : "***"
             components.append("-u \(Self.shellQuoted("\(user):\(password)"))")
         }
         var headers = context.additionalHeaders
         for header in request.headers { headers.update(header) }
         for header in headers.sorted() {
-            let value = !revealingSecrets && Self.secretHeaderNames.contains(header.name.lowercased()) ? "***" : header.value
+            let value =
+                !revealingSecrets && Self.secretHeaderNames.contains(header.name.lowercased()) ? "***" : header.value
             components.append("-H \(Self.shellQuoted("\(header.name): \(value)"))")
         }
         if let body = request.httpBody {
@@ -56,7 +58,8 @@ extension Request {
     ///   - handler: The closure.
     /// - Returns: The instance.
     @discardableResult
-    public func cURLDescription(on queue: DispatchQueue, calling handler: @escaping @Sendable (String) -> Void) -> Self {
+    public func cURLDescription(on queue: DispatchQueue, calling handler: @escaping @Sendable (String) -> Void) -> Self
+    {
         let (ready, create) = mutableState.write { state -> (Bool, Bool) in
             guard state.requests.isEmpty else { return (true, false) }
             state.cURLHandlers.append((queue, handler))

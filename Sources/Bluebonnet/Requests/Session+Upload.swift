@@ -43,10 +43,13 @@ extension Session {
     }
 
     /// An upload's `URLRequest`: the request convertible without parameters.
-    private static func uploadRequest(_ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
-                                      requestModifier: RequestModifier?) -> any URLRequestConvertible {
-        RequestConvertible(url: url, method: method, parameters: nil, encoding: URLEncoding.default, headers: headers,
-                           requestModifier: requestModifier)
+    private static func uploadRequest(
+        _ url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders?,
+        requestModifier: RequestModifier?
+    ) -> any URLRequestConvertible {
+        RequestConvertible(
+            url: url, method: method, parameters: nil, encoding: URLEncoding.default, headers: headers,
+            requestModifier: requestModifier)
     }
 
     // MARK: - Data
@@ -74,7 +77,10 @@ extension Session {
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(data, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+        upload(
+            data,
+            with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier),
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that sends `data` with the given `URLRequest`.
@@ -87,10 +93,14 @@ extension Session {
     ///                  follows the session's `startRequestsImmediately`.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.
     /// - Returns: The created `UploadRequest`.
-    public func upload(_ data: Data, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+    public func upload(
+        _ data: Data, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
         shouldAutomaticallyResume: Bool? = nil,
-                       fileManager: FileManager = .default) -> UploadRequest {
-        upload(Upload(request: convertible, uploadable: UploadRequest.Uploadable.data(data)), interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
+        upload(
+            Upload(request: convertible, uploadable: UploadRequest.Uploadable.data(data)), interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     // MARK: - File
@@ -118,7 +128,10 @@ extension Session {
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(fileURL, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+        upload(
+            fileURL,
+            with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier),
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that streams the file at `fileURL` with the given `URLRequest`.
@@ -131,11 +144,14 @@ extension Session {
     ///                  follows the session's `startRequestsImmediately`.
     ///   - fileManager: The `FileManager` used to measure the file. `.default` by default.
     /// - Returns: The created `UploadRequest`.
-    public func upload(_ fileURL: URL, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+    public func upload(
+        _ fileURL: URL, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
         shouldAutomaticallyResume: Bool? = nil,
-                       fileManager: FileManager = .default) -> UploadRequest {
-        upload(Upload(request: convertible, uploadable: UploadRequest.Uploadable.file(fileURL, shouldRemove: false)),
-               interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
+        upload(
+            Upload(request: convertible, uploadable: UploadRequest.Uploadable.file(fileURL, shouldRemove: false)),
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     // MARK: - InputStream
@@ -163,7 +179,10 @@ extension Session {
         fileManager: FileManager = .default,
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
-        upload(stream, with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier), interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+        upload(
+            stream,
+            with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier),
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that sends what `stream` yields with the given `URLRequest`.
@@ -176,10 +195,15 @@ extension Session {
     ///                  follows the session's `startRequestsImmediately`.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.
     /// - Returns: The created `UploadRequest`.
-    public func upload(_ stream: InputStream, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+    public func upload(
+        _ stream: InputStream, with convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)? = nil,
         shouldAutomaticallyResume: Bool? = nil,
-                       fileManager: FileManager = .default) -> UploadRequest {
-        upload(Upload(request: convertible, uploadable: UploadRequest.Uploadable.stream(stream)), interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
+        upload(
+            Upload(request: convertible, uploadable: UploadRequest.Uploadable.stream(stream)), interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     // MARK: - Multipart
@@ -214,8 +238,10 @@ extension Session {
     ) -> UploadRequest {
         let form = MultipartFormData(fileManager: fileManager)
         multipartFormData(form)
-        return upload(multipartFormData: form, to: url, usingThreshold: encodingMemoryThreshold, method: method,
-                      headers: headers, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager, requestModifier: requestModifier)
+        return upload(
+            multipartFormData: form, to: url, usingThreshold: encodingMemoryThreshold, method: method,
+            headers: headers, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
+            fileManager: fileManager, requestModifier: requestModifier)
     }
 
     /// Creates an `UploadRequest` that sends the multipart form `multipartFormData` builds, with the given
@@ -240,8 +266,9 @@ extension Session {
     ) -> UploadRequest {
         let form = MultipartFormData(fileManager: fileManager)
         multipartFormData(form)
-        return upload(multipartFormData: form, with: request, usingThreshold: encodingMemoryThreshold, interceptor: interceptor,
-                      fileManager: fileManager)
+        return upload(
+            multipartFormData: form, with: request, usingThreshold: encodingMemoryThreshold, interceptor: interceptor,
+            fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that sends a `MultipartFormData`.
@@ -270,8 +297,9 @@ extension Session {
         requestModifier: RequestModifier? = nil
     ) -> UploadRequest {
         let request = Self.uploadRequest(url, method: method, headers: headers, requestModifier: requestModifier)
-        return upload(multipartFormData: multipartFormData, with: request, usingThreshold: encodingMemoryThreshold,
-                      interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+        return upload(
+            multipartFormData: multipartFormData, with: request, usingThreshold: encodingMemoryThreshold,
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     /// Creates an `UploadRequest` that sends a `MultipartFormData` with the given `URLRequest`.
@@ -293,8 +321,11 @@ extension Session {
         shouldAutomaticallyResume: Bool? = nil,
         fileManager: FileManager = .default
     ) -> UploadRequest {
-        upload(MultipartUpload(multipartFormData: multipartFormData, encodingMemoryThreshold: encodingMemoryThreshold,
-                               request: request, fileManager: fileManager), interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+        upload(
+            MultipartUpload(
+                multipartFormData: multipartFormData, encodingMemoryThreshold: encodingMemoryThreshold,
+                request: request, fileManager: fileManager), interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
     }
 
     // MARK: - Common
@@ -308,9 +339,11 @@ extension Session {
     ///                  follows the session's `startRequestsImmediately`.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.
     /// - Returns: The created `UploadRequest`.
-    public func upload(_ convertible: any UploadConvertible, interceptor: (any RequestInterceptor)? = nil,
+    public func upload(
+        _ convertible: any UploadConvertible, interceptor: (any RequestInterceptor)? = nil,
         shouldAutomaticallyResume: Bool? = nil,
-                       fileManager: FileManager = .default) -> UploadRequest {
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
         let request = UploadRequest(
             convertible: convertible,
             underlyingQueue: rootQueue,

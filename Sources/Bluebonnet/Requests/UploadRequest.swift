@@ -61,12 +61,13 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     ) {
         upload = convertible
         self.fileManager = fileManager
-        super.init(convertible: convertible, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
-                   eventMonitor: eventMonitor, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
-                   context: context, delegate: delegate,
-                   // Encoding a multipart form can take a while, so an upload's body is always made on
-                   // `requestQueue`, never on the thread that resumes it.
-                   makesURLRequestOnRequestQueue: true)
+        super.init(
+            convertible: convertible, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
+            eventMonitor: eventMonitor, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
+            context: context, delegate: delegate,
+            // Encoding a multipart form can take a while, so an upload's body is always made on
+            // `requestQueue`, never on the thread that resumes it.
+            makesURLRequestOnRequestQueue: true)
     }
 
     override func didCreateInitialURLRequest(_ urlRequest: URLRequest) {

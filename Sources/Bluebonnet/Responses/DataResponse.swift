@@ -84,8 +84,10 @@ public struct DataResponse<Success, Failure: Error> {
         result: Result<Success, Failure>,
         timeline: Timeline = Timeline()
     ) {
-        self.init(request: request, response: response, data: data, metrics: nil, serializationDuration: serializationDuration,
-                  result: result, timeline: timeline)
+        self.init(
+            request: request, response: response, data: data, metrics: nil,
+            serializationDuration: serializationDuration,
+            result: result, timeline: timeline)
     }
 }
 
@@ -98,9 +100,10 @@ extension DataResponse {
     /// - Parameter transform: A closure that takes the success value of the `result` instance.
     /// - Returns: A `DataResponse` instance wrapping the result of the transform.
     public func map<NewSuccess>(_ transform: (Success) -> NewSuccess) -> DataResponse<NewSuccess, Failure> {
-        DataResponse<NewSuccess, Failure>(request: request, response: response, data: data, metrics: metrics,
-                                          serializationDuration: serializationDuration, result: result.map(transform),
-                                          timeline: timeline)
+        DataResponse<NewSuccess, Failure>(
+            request: request, response: response, data: data, metrics: metrics,
+            serializationDuration: serializationDuration, result: result.map(transform),
+            timeline: timeline)
     }
 
     /// Evaluates the given closure when the result of this `DataResponse` is a success, passing the unwrapped result
@@ -116,19 +119,23 @@ extension DataResponse {
         case let .failure(error):
             mapped = .failure(error)
         }
-        return DataResponse<NewSuccess, any Error>(request: request, response: response, data: data, metrics: metrics,
-                                                   serializationDuration: serializationDuration, result: mapped,
-                                                   timeline: timeline)
+        return DataResponse<NewSuccess, any Error>(
+            request: request, response: response, data: data, metrics: metrics,
+            serializationDuration: serializationDuration, result: mapped,
+            timeline: timeline)
     }
 
     /// Evaluates the specified closure when the result is a success, using the `Result` it returns.
     ///
     /// - Parameter transform: A closure that takes the success value and returns a new `Result`.
     /// - Returns: A `DataResponse` with the returned `Result`.
-    public func flatMap<NewSuccess>(_ transform: (Success) -> Result<NewSuccess, Failure>) -> DataResponse<NewSuccess, Failure> {
-        DataResponse<NewSuccess, Failure>(request: request, response: response, data: data, metrics: metrics,
-                                          serializationDuration: serializationDuration, result: result.flatMap(transform),
-                                          timeline: timeline)
+    public func flatMap<NewSuccess>(_ transform: (Success) -> Result<NewSuccess, Failure>) -> DataResponse<
+        NewSuccess, Failure
+    > {
+        DataResponse<NewSuccess, Failure>(
+            request: request, response: response, data: data, metrics: metrics,
+            serializationDuration: serializationDuration, result: result.flatMap(transform),
+            timeline: timeline)
     }
 
     /// Evaluates the specified closure when the `DataResponse` is a failure, passing the unwrapped error as a parameter.
@@ -136,16 +143,19 @@ extension DataResponse {
     /// - Parameter transform: A closure that takes the error of the instance.
     /// - Returns: A `DataResponse` instance containing the result of the transform.
     public func mapError<NewFailure: Error>(_ transform: (Failure) -> NewFailure) -> DataResponse<Success, NewFailure> {
-        DataResponse<Success, NewFailure>(request: request, response: response, data: data, metrics: metrics,
-                                          serializationDuration: serializationDuration, result: result.mapError(transform),
-                                          timeline: timeline)
+        DataResponse<Success, NewFailure>(
+            request: request, response: response, data: data, metrics: metrics,
+            serializationDuration: serializationDuration, result: result.mapError(transform),
+            timeline: timeline)
     }
 
     /// Evaluates the specified closure when the `DataResponse` is a failure; an error it throws becomes the failure.
     ///
     /// - Parameter transform: A throwing closure that takes the error of the instance.
     /// - Returns: A `DataResponse` instance containing the result of the transform.
-    public func tryMapError<NewFailure: Error>(_ transform: (Failure) throws -> NewFailure) -> DataResponse<Success, any Error> {
+    public func tryMapError<NewFailure: Error>(_ transform: (Failure) throws -> NewFailure) -> DataResponse<
+        Success, any Error
+    > {
         let mapped: Result<Success, any Error>
         switch result {
         case let .success(value):
@@ -153,9 +163,10 @@ extension DataResponse {
         case let .failure(error):
             do { mapped = .failure(try transform(error)) } catch { mapped = .failure(error) }
         }
-        return DataResponse<Success, any Error>(request: request, response: response, data: data, metrics: metrics,
-                                                serializationDuration: serializationDuration, result: mapped,
-                                                timeline: timeline)
+        return DataResponse<Success, any Error>(
+            request: request, response: response, data: data, metrics: metrics,
+            serializationDuration: serializationDuration, result: mapped,
+            timeline: timeline)
     }
 }
 

@@ -21,7 +21,11 @@ extension AlamofireExtension where ExtendedType: Bundle {
     /// - Parameter types: The extensions, with or without the leading dot.
     /// - Returns: The paths.
     public func paths(forResourcesOfTypes types: [String]) -> [String] {
-        Array(Set(types.flatMap { type.paths(forResourcesOfType: $0.hasPrefix(".") ? String($0.dropFirst()) : $0, inDirectory: nil) }))
+        Array(
+            Set(
+                types.flatMap {
+                    type.paths(forResourcesOfType: $0.hasPrefix(".") ? String($0.dropFirst()) : $0, inDirectory: nil)
+                }))
     }
 }
 

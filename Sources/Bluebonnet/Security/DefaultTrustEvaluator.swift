@@ -25,7 +25,8 @@ extension ServerTrust {
     /// Throws `.hostValidationFailed` unless the leaf certificate names `host`.
     func validateHost(_ host: String) throws {
         guard leafNames(host) else {
-            throw AFError.serverTrustEvaluationFailed(reason: .hostValidationFailed(output: .init(host: host, trust: self, error: nil)))
+            throw AFError.serverTrustEvaluationFailed(
+                reason: .hostValidationFailed(output: .init(host: host, trust: self, error: nil)))
         }
     }
 }

@@ -22,10 +22,12 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating, Trus
     ///                                   a self-signed (or privately issued) certificate passes it. `false` by default.
     ///   - performDefaultValidation:     Whether the chain must verify to a trusted root. `true` by default.
     ///   - validateHost:                 Whether the certificate must name the host. `true` by default.
-    public init(certificates: [Certificate] = Bundle.main.af.certificates,
-                acceptSelfSignedCertificates: Bool = false,
-                performDefaultValidation: Bool = true,
-                validateHost: Bool = true) {
+    public init(
+        certificates: [Certificate] = Bundle.main.af.certificates,
+        acceptSelfSignedCertificates: Bool = false,
+        performDefaultValidation: Bool = true,
+        validateHost: Bool = true
+    ) {
         self.certificates = certificates
         self.acceptSelfSignedCertificates = acceptSelfSignedCertificates
         self.performDefaultValidation = performDefaultValidation
@@ -46,10 +48,13 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating, Trus
         guard !certificates.isEmpty else { throw AFError.serverTrustEvaluationFailed(reason: .noCertificatesFound) }
         if validateHost { try trust.validateHost(host) }
         let anchoredAtPin = acceptSelfSignedCertificates && performDefaultValidation && trust.isChainTrusted
-        guard anchoredAtPin || trust.certificates.contains(where: certificates.contains)
-            || certificates.contains(where: { trust.leafIsIssued(by: $0.publicKey, named: $0.subject) }) else {
-            throw AFError.serverTrustEvaluationFailed(reason: .certificatePinningFailed(
-                host: host, trust: trust, pinnedCertificates: certificates, serverCertificates: trust.certificates))
+        guard
+            anchoredAtPin || trust.certificates.contains(where: certificates.contains)
+                || certificates.contains(where: { trust.leafIsIssued(by: $0.publicKey, named: $0.subject) })
+        else {
+            throw AFError.serverTrustEvaluationFailed(
+                reason: .certificatePinningFailed(
+                    host: host, trust: trust, pinnedCertificates: certificates, serverCertificates: trust.certificates))
         }
     }
 }

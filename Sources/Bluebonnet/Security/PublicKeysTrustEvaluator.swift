@@ -17,9 +17,11 @@ public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
     ///   - keys:                     The pinned keys. Those of the certificates in `Bundle.main` by default.
     ///   - performDefaultValidation: Whether the chain must verify to a trusted root. `true` by default.
     ///   - validateHost:             Whether the certificate must name the host. `true` by default.
-    public init(keys: [Certificate.PublicKey] = Bundle.main.af.publicKeys,
-                performDefaultValidation: Bool = true,
-                validateHost: Bool = true) {
+    public init(
+        keys: [Certificate.PublicKey] = Bundle.main.af.publicKeys,
+        performDefaultValidation: Bool = true,
+        validateHost: Bool = true
+    ) {
         self.keys = keys
         self.performDefaultValidation = performDefaultValidation
         self.validateHost = validateHost
@@ -36,9 +38,13 @@ public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
     public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
         guard !keys.isEmpty else { throw AFError.serverTrustEvaluationFailed(reason: .noPublicKeysFound) }
         if validateHost { try trust.validateHost(host) }
-        guard trust.publicKeys.contains(where: keys.contains) || keys.contains(where: { trust.leafIsIssued(by: $0, named: nil) }) else {
-            throw AFError.serverTrustEvaluationFailed(reason: .publicKeyPinningFailed(
-                host: host, trust: trust, pinnedKeys: keys, serverKeys: trust.publicKeys))
+        guard
+            trust.publicKeys.contains(where: keys.contains)
+                || keys.contains(where: { trust.leafIsIssued(by: $0, named: nil) })
+        else {
+            throw AFError.serverTrustEvaluationFailed(
+                reason: .publicKeyPinningFailed(
+                    host: host, trust: trust, pinnedKeys: keys, serverKeys: trust.publicKeys))
         }
     }
 }

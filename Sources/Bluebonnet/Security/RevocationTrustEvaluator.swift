@@ -68,8 +68,10 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
         if performDefaultValidation, validateHost { try trust.validateHost(host) }
         let required = options.contains(.requirePositiveResponse)
         func failure(_ reason: String) -> AFError {
-            .serverTrustEvaluationFailed(reason: .revocationCheckFailed(output: .init(host: host, trust: trust, error: RevocationError(reason: reason)),
-                                                                         options: options))
+            .serverTrustEvaluationFailed(
+                reason: .revocationCheckFailed(
+                    output: .init(host: host, trust: trust, error: RevocationError(reason: reason)),
+                    options: options))
         }
         guard options.contains(.ocsp) else { throw failure("only OCSP is available on Linux; CRLs are not fetched") }
         guard let leaf = trust.leafCertificate else { throw failure("no certificate to check") }
@@ -119,8 +121,11 @@ extension ServerTrustEvaluating where Self == RevocationTrustEvaluator {
     ///   - validateHost:             Whether the certificate must name the host. `true` by default.
     ///   - options:                  How revocation is checked. `.any` by default.
     /// - Returns: The evaluator.
-    public static func revocationChecking(performDefaultValidation: Bool = true, validateHost: Bool = true,
-                                          options: RevocationTrustEvaluator.Options = .any) -> Self {
-        RevocationTrustEvaluator(performDefaultValidation: performDefaultValidation, validateHost: validateHost, options: options)
+    public static func revocationChecking(
+        performDefaultValidation: Bool = true, validateHost: Bool = true,
+        options: RevocationTrustEvaluator.Options = .any
+    ) -> Self {
+        RevocationTrustEvaluator(
+            performDefaultValidation: performDefaultValidation, validateHost: validateHost, options: options)
     }
 }

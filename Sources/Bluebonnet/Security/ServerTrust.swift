@@ -73,8 +73,9 @@ public struct ServerTrust: Sendable {
         let patternLabels = pattern.split(separator: ".", omittingEmptySubsequences: false)
         let hostLabels = host.split(separator: ".", omittingEmptySubsequences: false)
         guard patternLabels.first == "*", patternLabels.count >= 3, patternLabels.count == hostLabels.count,
-              !patternLabels.dropFirst().contains(where: { $0.contains("*") || $0.isEmpty }),
-              let first = hostLabels.first, !first.isEmpty else { return false }
+            !patternLabels.dropFirst().contains(where: { $0.contains("*") || $0.isEmpty }),
+            let first = hostLabels.first, !first.isEmpty
+        else { return false }
         return patternLabels.dropFirst().elementsEqual(hostLabels.dropFirst())
     }
 }

@@ -28,7 +28,9 @@ open class ServerTrustManager: @unchecked Sendable {
     ///   one and `host` has none.
     open func serverTrustEvaluator(forHost host: String) throws -> (any ServerTrustEvaluating)? {
         if let evaluator = evaluators[host] ?? evaluators[host.lowercased()] { return evaluator }
-        if allHostsMustBeEvaluated { throw AFError.serverTrustEvaluationFailed(reason: .noRequiredEvaluator(host: host)) }
+        if allHostsMustBeEvaluated {
+            throw AFError.serverTrustEvaluationFailed(reason: .noRequiredEvaluator(host: host))
+        }
         return nil
     }
 }

@@ -19,8 +19,10 @@ public struct TLSSettings: Sendable {
     ///   - clientCertificate:        The identity presented to any host. None by default.
     ///   - clientCertificatesByHost: Identities for particular hosts. None by default.
     ///   - allowsHTTP2:              Whether HTTP/2 is offered. `true` by default.
-    public init(trustRoots: TrustRoots = .system, clientCertificate: ClientCertificate? = nil,
-                clientCertificatesByHost: [String: ClientCertificate] = [:], allowsHTTP2: Bool = true) {
+    public init(
+        trustRoots: TrustRoots = .system, clientCertificate: ClientCertificate? = nil,
+        clientCertificatesByHost: [String: ClientCertificate] = [:], allowsHTTP2: Bool = true
+    ) {
         self.trustRoots = trustRoots
         self.clientCertificate = clientCertificate
         self.clientCertificatesByHost = clientCertificatesByHost

@@ -20,8 +20,11 @@ enum CharsetResolver {
         guard let contentType else { return nil }
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
-            let name = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else {
+                continue
+            }
+            let name = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                in: CharacterSet(charactersIn: "\""))
             return encodings[name.lowercased()]
         }
         return nil
@@ -30,7 +33,9 @@ enum CharsetResolver {
     /// The Unicode encoding a leading byte order mark names, or `nil` without one.
     static func encoding(forByteOrderMarkOf data: Data) -> String.Encoding? {
         let bytes = Array(data.prefix(4))
-        if bytes.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE, 0x00, 0x00]) { return .utf32 }
+        if bytes.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE, 0x00, 0x00]) {
+            return .utf32
+        }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return .utf8 }
         if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return .utf16 }
         return nil

@@ -31,24 +31,31 @@ public final class CompoundResponseSerializer: DataResponseSerializerProtocol, D
     }
 
     /// The first inner serializer's value that succeeds.
-    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Any {
+    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws
+        -> Any
+    {
         if let error { throw error }
         if let response {
-            try ResponseAcceptance.check(response: response, data: data, contentTypes: acceptableContentTypes, statusCodes: acceptableStatusCodes)
+            try ResponseAcceptance.check(
+                response: response, data: data, contentTypes: acceptableContentTypes, statusCodes: acceptableStatusCodes
+            )
         }
         var errors: [AFError] = []
         for serializer in serializers {
             do {
                 return try serializer.serialize(request: request, response: response, data: data, error: nil)
             } catch {
-                errors.append(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
+                errors.append(
+                    error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
             }
         }
         throw AFError.responseSerializationFailed(reason: .compoundSerializationFailed(errors: errors))
     }
 
     /// Reads the downloaded file, then tries the serializers on its bytes.
-    public func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: (any Error)?) throws -> Any {
+    public func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: (any Error)?)
+        throws -> Any
+    {
         if let error { throw error }
         return try serialize(request: request, response: response, data: DownloadedFile.read(fileURL), error: nil)
     }

@@ -28,13 +28,15 @@ extension DataRequest {
         removesKeysWithNullValues: Bool = false,
         completionHandler: @escaping @Sendable (AFDataResponse<Any>) -> Void
     ) -> Self {
-        response(queue: queue,
-                 responseSerializer: JSONResponseSerializer(dataPreprocessor: dataPreprocessor,
-                                                            emptyResponseCodes: emptyResponseCodes,
-                                                            emptyRequestMethods: emptyRequestMethods,
-                                                            options: options,
-                                                            removesKeysWithNullValues: removesKeysWithNullValues),
-                 completionHandler: completionHandler)
+        response(
+            queue: queue,
+            responseSerializer: JSONResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods,
+                options: options,
+                removesKeysWithNullValues: removesKeysWithNullValues),
+            completionHandler: completionHandler)
     }
 
     /// Adds a handler using a `DecodableResponseSerializer` to be called once the request has finished.
@@ -58,11 +60,13 @@ extension DataRequest {
         emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (AFDataResponse<T>) -> Void
     ) -> Self {
-        response(queue: queue,
-                 responseSerializer: DecodableResponseSerializer<T>(dataPreprocessor: dataPreprocessor, decoder: decoder,
-                                                                    emptyResponseCodes: emptyResponseCodes,
-                                                                    emptyRequestMethods: emptyRequestMethods),
-                 completionHandler: completionHandler)
+        response(
+            queue: queue,
+            responseSerializer: DecodableResponseSerializer<T>(
+                dataPreprocessor: dataPreprocessor, decoder: decoder,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            completionHandler: completionHandler)
     }
 
     /// Adds a handler using a `PropertyListResponseSerializer` to be called once the request has finished.
@@ -84,12 +88,14 @@ extension DataRequest {
         options: PropertyListSerialization.ReadOptions = [],
         completionHandler: @escaping @Sendable (AFDataResponse<Any>) -> Void
     ) -> Self {
-        response(queue: queue,
-                 responseSerializer: PropertyListResponseSerializer(dataPreprocessor: dataPreprocessor,
-                                                                    emptyResponseCodes: emptyResponseCodes,
-                                                                    emptyRequestMethods: emptyRequestMethods,
-                                                                    options: options),
-                 completionHandler: completionHandler)
+        response(
+            queue: queue,
+            responseSerializer: PropertyListResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods,
+                options: options),
+            completionHandler: completionHandler)
     }
 
     /// Adds a handler using an `XMLResponseSerializer` to be called once the request has finished.
@@ -111,12 +117,14 @@ extension DataRequest {
         options: XMLNode.Options = [],
         completionHandler: @escaping @Sendable (AFDataResponse<XMLDocument>) -> Void
     ) -> Self {
-        response(queue: queue,
-                 responseSerializer: XMLResponseSerializer(dataPreprocessor: dataPreprocessor,
-                                                           emptyResponseCodes: emptyResponseCodes,
-                                                           emptyRequestMethods: emptyRequestMethods,
-                                                           options: options),
-                 completionHandler: completionHandler)
+        response(
+            queue: queue,
+            responseSerializer: XMLResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods,
+                options: options),
+            completionHandler: completionHandler)
     }
 
     /// Adds a handler using an `ImageResponseSerializer` to be called once the request has finished.
@@ -132,8 +140,9 @@ extension DataRequest {
         maximumPixelCount: Int = ImageResponseSerializer.defaultMaximumPixelCount,
         completionHandler: @escaping @Sendable (AFDataResponse<Image>) -> Void
     ) -> Self {
-        response(queue: queue, responseSerializer: ImageResponseSerializer(maximumPixelCount: maximumPixelCount),
-                 completionHandler: completionHandler)
+        response(
+            queue: queue, responseSerializer: ImageResponseSerializer(maximumPixelCount: maximumPixelCount),
+            completionHandler: completionHandler)
     }
 
     // MARK: - async
@@ -156,10 +165,12 @@ extension DataRequest {
         emptyResponseCodes: Set<Int> = DecodableResponseSerializer<Value>.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<Value>.defaultEmptyRequestMethods
     ) -> DataTask<Value> {
-        serializingResponse(using: DecodableResponseSerializer<Value>(dataPreprocessor: dataPreprocessor, decoder: decoder,
-                                                                      emptyResponseCodes: emptyResponseCodes,
-                                                                      emptyRequestMethods: emptyRequestMethods),
-                            automaticallyCancelling: shouldAutomaticallyCancel)
+        serializingResponse(
+            using: DecodableResponseSerializer<Value>(
+                dataPreprocessor: dataPreprocessor, decoder: decoder,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
     /// Creates a `DataTask` to `await` a property list.
@@ -172,7 +183,8 @@ extension DataRequest {
         options: PropertyListSerialization.ReadOptions = [],
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DataTask<Any> {
-        serializingResponse(using: PropertyListResponseSerializer(options: options), automaticallyCancelling: shouldAutomaticallyCancel)
+        serializingResponse(
+            using: PropertyListResponseSerializer(options: options), automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
     /// Creates a `DataTask` to `await` an `XMLDocument`.
@@ -185,7 +197,8 @@ extension DataRequest {
         options: XMLNode.Options = [],
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DataTask<XMLDocument> {
-        serializingResponse(using: XMLResponseSerializer(options: options), automaticallyCancelling: shouldAutomaticallyCancel)
+        serializingResponse(
+            using: XMLResponseSerializer(options: options), automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
     /// Creates a `DataTask` to `await` an `Image`.
@@ -198,7 +211,8 @@ extension DataRequest {
         maximumPixelCount: Int = ImageResponseSerializer.defaultMaximumPixelCount,
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DataTask<Image> {
-        serializingResponse(using: ImageResponseSerializer(maximumPixelCount: maximumPixelCount),
-                            automaticallyCancelling: shouldAutomaticallyCancel)
+        serializingResponse(
+            using: ImageResponseSerializer(maximumPixelCount: maximumPixelCount),
+            automaticallyCancelling: shouldAutomaticallyCancel)
     }
 }

@@ -11,7 +11,9 @@ extension DataRequest {
     ///   - completionHandler: The code to be executed once the request has finished.
     /// - Returns: The request.
     @discardableResult
-    public func response(queue: DispatchQueue = .main, completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void) -> Self {
+    public func response(
+        queue: DispatchQueue = .main, completionHandler: @escaping @Sendable (AFDataResponse<Data?>) -> Void
+    ) -> Self {
         appendResponseSerializer(inlineSafe: true) { [self] in
             let response = unserializedResponse(snapshot())
             queue.async { completionHandler(response) }
@@ -56,9 +58,10 @@ extension DataRequest {
     func unserializedResponse(_ snapshot: Snapshot) -> AFDataResponse<Data?> {
         let end = Timeline.now()
         let result: AFResult<Data?> = snapshot.state.error.map { .failure($0) } ?? .success(snapshot.data)
-        let response = DataResponse(request: snapshot.state.requests.last, response: snapshot.state.response, data: snapshot.data,
-                                    metrics: snapshot.state.metrics.last, serializationDuration: 0, result: result,
-                                    timeline: Self.timeline(of: snapshot.state, serializationCompletedAt: end))
+        let response = DataResponse(
+            request: snapshot.state.requests.last, response: snapshot.state.response, data: snapshot.data,
+            metrics: snapshot.state.metrics.last, serializationDuration: 0, result: result,
+            timeline: Self.timeline(of: snapshot.state, serializationCompletedAt: end))
         eventMonitor?.request(self, didParseResponse: response)
         return response
     }
@@ -72,14 +75,18 @@ extension DataRequest {
         let state = snapshot.state
         let result: AFResult<Serializer.SerializedObject>
         do {
-            result = .success(try serializer.serialize(request: state.requests.last, response: state.response, data: snapshot.data, error: state.error))
+            result = .success(
+                try serializer.serialize(
+                    request: state.requests.last, response: state.response, data: snapshot.data, error: state.error))
         } catch {
-            result = .failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
+            result = .failure(
+                error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
         }
         let end = Timeline.now()
-        let response = DataResponse(request: state.requests.last, response: state.response, data: snapshot.data,
-                                    metrics: state.metrics.last, serializationDuration: end - start, result: result,
-                                    timeline: Self.timeline(of: state, serializationCompletedAt: end))
+        let response = DataResponse(
+            request: state.requests.last, response: state.response, data: snapshot.data,
+            metrics: state.metrics.last, serializationDuration: end - start, result: result,
+            timeline: Self.timeline(of: state, serializationCompletedAt: end))
         eventMonitor?.request(self, didParseResponse: response)
         return response
     }
@@ -101,11 +108,13 @@ extension DataRequest {
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (AFDataResponse<Data>) -> Void
     ) -> Self {
-        response(queue: queue,
-                 responseSerializer: DataResponseSerializer(dataPreprocessor: dataPreprocessor,
-                                                            emptyResponseCodes: emptyResponseCodes,
-                                                            emptyRequestMethods: emptyRequestMethods),
-                 completionHandler: completionHandler)
+        response(
+            queue: queue,
+            responseSerializer: DataResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            completionHandler: completionHandler)
     }
 
     /// Adds a handler using a `StringResponseSerializer` to be called once the request has finished.
@@ -128,11 +137,13 @@ extension DataRequest {
         emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods,
         completionHandler: @escaping @Sendable (AFDataResponse<String>) -> Void
     ) -> Self {
-        response(queue: queue,
-                 responseSerializer: StringResponseSerializer(dataPreprocessor: dataPreprocessor,
-                                                              encoding: encoding,
-                                                              emptyResponseCodes: emptyResponseCodes,
-                                                              emptyRequestMethods: emptyRequestMethods),
-                 completionHandler: completionHandler)
+        response(
+            queue: queue,
+            responseSerializer: StringResponseSerializer(
+                dataPreprocessor: dataPreprocessor,
+                encoding: encoding,
+                emptyResponseCodes: emptyResponseCodes,
+                emptyRequestMethods: emptyRequestMethods),
+            completionHandler: completionHandler)
     }
 }

@@ -48,7 +48,9 @@ public final class DataResponseSerializer: ResponseSerializer {
     }
 
     /// Returns the body, or `Data()` for an allowed empty response.
-    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Data {
+    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws
+        -> Data
+    {
         try preparedData(request: request, response: response, data: data, error: error) ?? Data()
     }
 }
@@ -69,7 +71,8 @@ extension ResponseSerializer where Self == DataResponseSerializer {
         emptyResponseCodes: Set<Int> = DataResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DataResponseSerializer.defaultEmptyRequestMethods
     ) -> DataResponseSerializer {
-        DataResponseSerializer(dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes,
-                               emptyRequestMethods: emptyRequestMethods)
+        DataResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes,
+            emptyRequestMethods: emptyRequestMethods)
     }
 }

@@ -49,10 +49,17 @@ public final class DecodableResponseSerializer<T: Decodable>: ResponseSerializer
 
     /// Decodes the body into `T`. With a `JSONDecoder`, a body of a single space is empty, as for
     /// `JSONResponseSerializer`.
-    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> T {
-        guard let data = try preparedData(request: request, response: response, data: data, error: error,
-                                          blankIsEmpty: decoder is JSONDecoder) else {
-            guard let emptyResponseType = T.self as? any EmptyResponse.Type, let emptyValue = emptyResponseType.emptyValue() as? T else {
+    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws
+        -> T
+    {
+        guard
+            let data = try preparedData(
+                request: request, response: response, data: data, error: error,
+                blankIsEmpty: decoder is JSONDecoder)
+        else {
+            guard let emptyResponseType = T.self as? any EmptyResponse.Type,
+                let emptyValue = emptyResponseType.emptyValue() as? T
+            else {
                 throw AFError.responseSerializationFailed(reason: .invalidEmptyResponse(type: "\(T.self)"))
             }
             return emptyValue
@@ -82,7 +89,8 @@ extension ResponseSerializer {
         emptyResponseCodes: Set<Int> = DecodableResponseSerializer<T>.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = DecodableResponseSerializer<T>.defaultEmptyRequestMethods
     ) -> DecodableResponseSerializer<T> where Self == DecodableResponseSerializer<T> {
-        DecodableResponseSerializer<T>(dataPreprocessor: dataPreprocessor, decoder: decoder,
-                                       emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods)
+        DecodableResponseSerializer<T>(
+            dataPreprocessor: dataPreprocessor, decoder: decoder,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods)
     }
 }

@@ -45,7 +45,9 @@ enum ImageHeaderReader {
         if bytes.starts(with: Array("RIFF".utf8)), (try? bytes.ascii(8, 4)) == "WEBP" { return .webp }
         // "BM" alone is too weak a signature; the four reserved bytes after the file size are zero in real bitmaps.
         if bytes.starts(with: Array("BM".utf8)), (6..<10).allSatisfy({ (try? bytes.u8($0)) ?? 0 == 0 }) { return .bmp }
-        if bytes.starts(with: [0x49, 0x49, 0x2A, 0x00]) || bytes.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
+        if bytes.starts(with: [0x49, 0x49, 0x2A, 0x00]) || bytes.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
+            return .tiff
+        }
         if bytes.starts(with: [0x00, 0x00, 0x01, 0x00]) { return .ico }
         if (try? bytes.ascii(4, 4)) == "ftyp", isHEIC(bytes) { return .heic }
         return nil
@@ -80,7 +82,8 @@ enum ImageHeaderReader {
             let length = Int(try bytes.u16be(offset + 2))
             let isStartOfFrame = (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker)
             if isStartOfFrame {
-                header = Header(format: .jpeg, width: Int(try bytes.u16be(offset + 7)), height: Int(try bytes.u16be(offset + 5)))
+                header = Header(
+                    format: .jpeg, width: Int(try bytes.u16be(offset + 7)), height: Int(try bytes.u16be(offset + 5)))
             } else if marker == 0xDA || marker == 0xD9 {
                 throw OutOfBounds()
             }
@@ -96,7 +99,8 @@ enum ImageHeaderReader {
     // MARK: GIF: blocks to the trailer, counting image descriptors.
 
     static func gif(_ bytes: ByteReader) throws -> Header {
-        var header = Header(format: .gif, width: Int(try bytes.u16le(6)), height: Int(try bytes.u16le(8)), frameCount: 0)
+        var header = Header(
+            format: .gif, width: Int(try bytes.u16le(6)), height: Int(try bytes.u16le(8)), frameCount: 0)
         let packed = try bytes.u8(10)
         var offset = 13 + (packed & 0x80 != 0 ? 3 << (Int(packed & 0x07) + 1) : 0)
         while true {
@@ -133,14 +137,18 @@ enum ImageHeaderReader {
         try bytes.require(riffEnd)
         switch try bytes.ascii(12, 4) {
         case "VP8 ":
-            guard try bytes.u8(23) == 0x9D, try bytes.u8(24) == 0x01, try bytes.u8(25) == 0x2A else { throw OutOfBounds() }
-            return Header(format: .webp, width: Int(try bytes.u16le(26) & 0x3FFF), height: Int(try bytes.u16le(28) & 0x3FFF))
+            guard try bytes.u8(23) == 0x9D, try bytes.u8(24) == 0x01, try bytes.u8(25) == 0x2A else {
+                throw OutOfBounds()
+            }
+            return Header(
+                format: .webp, width: Int(try bytes.u16le(26) & 0x3FFF), height: Int(try bytes.u16le(28) & 0x3FFF))
         case "VP8L":
             guard try bytes.u8(20) == 0x2F else { throw OutOfBounds() }
             let bits = try bytes.u32le(21)
             return Header(format: .webp, width: Int(bits & 0x3FFF) + 1, height: Int((bits >> 14) & 0x3FFF) + 1)
         case "VP8X":
-            var header = Header(format: .webp, width: Int(try bytes.u24le(24)) + 1, height: Int(try bytes.u24le(27)) + 1)
+            var header = Header(
+                format: .webp, width: Int(try bytes.u24le(24)) + 1, height: Int(try bytes.u24le(27)) + 1)
             if try bytes.u8(20) & 0x02 != 0 {
                 var frames = 0
                 var offset = 12
@@ -238,7 +246,9 @@ enum ImageHeaderReader {
         guard let size = try? Int(bytes.u32be(0)), let major = try? bytes.ascii(8, 4) else { return false }
         if heicBrands.contains(major) { return true }
         guard major == "mif1" || major == "msf1" else { return false }
-        return stride(from: 16, to: min(size, bytes.count) - 3, by: 4).contains { (try? bytes.ascii($0, 4)).map(heicBrands.contains) == true }
+        return stride(from: 16, to: min(size, bytes.count) - 3, by: 4).contains {
+            (try? bytes.ascii($0, 4)).map(heicBrands.contains) == true
+        }
     }
 
     static func heic(_ bytes: ByteReader) throws -> Header {

@@ -58,16 +58,20 @@ public final class ImageResponseSerializer: ResponseSerializer {
     }
 
     /// Reads the body's image headers.
-    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Image {
+    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws
+        -> Image
+    {
         guard let data = try preparedData(request: request, response: response, data: data, error: error) else {
             throw AFError.responseSerializationFailed(reason: .invalidEmptyResponse(type: "Image"))
         }
         let image = try Image(data: data)
         guard image.width.multipliedReportingOverflow(by: image.height).partialValue <= maximumPixelCount,
-              !image.width.multipliedReportingOverflow(by: image.height).overflow else {
-            throw AFError.responseSerializationFailed(reason: .imageSerializationFailed(
-                reason: .pixelCountExceedsLimit(width: image.width, height: image.height, limit: maximumPixelCount)
-            ))
+            !image.width.multipliedReportingOverflow(by: image.height).overflow
+        else {
+            throw AFError.responseSerializationFailed(
+                reason: .imageSerializationFailed(
+                    reason: .pixelCountExceedsLimit(width: image.width, height: image.height, limit: maximumPixelCount)
+                ))
         }
         return image
     }

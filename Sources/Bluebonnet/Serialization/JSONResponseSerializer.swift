@@ -56,8 +56,13 @@ public final class JSONResponseSerializer: ResponseSerializer {
     }
 
     /// Parses the body as JSON.
-    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Any {
-        guard let data = try preparedData(request: request, response: response, data: data, error: error, blankIsEmpty: true) else {
+    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws
+        -> Any
+    {
+        guard
+            let data = try preparedData(
+                request: request, response: response, data: data, error: error, blankIsEmpty: true)
+        else {
             return NSNull()
         }
         let json: Any
@@ -107,8 +112,9 @@ extension ResponseSerializer where Self == JSONResponseSerializer {
         options: JSONSerialization.ReadingOptions = .allowFragments,
         removesKeysWithNullValues: Bool = false
     ) -> JSONResponseSerializer {
-        JSONResponseSerializer(dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes,
-                               emptyRequestMethods: emptyRequestMethods, options: options,
-                               removesKeysWithNullValues: removesKeysWithNullValues)
+        JSONResponseSerializer(
+            dataPreprocessor: dataPreprocessor, emptyResponseCodes: emptyResponseCodes,
+            emptyRequestMethods: emptyRequestMethods, options: options,
+            removesKeysWithNullValues: removesKeysWithNullValues)
     }
 }

@@ -51,7 +51,9 @@ public final class PropertyListResponseSerializer: ResponseSerializer {
     }
 
     /// Parses the body as a property list.
-    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Any {
+    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws
+        -> Any
+    {
         guard let data = try preparedData(request: request, response: response, data: data, error: error) else {
             return NSNull()
         }

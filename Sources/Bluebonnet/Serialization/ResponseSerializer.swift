@@ -18,7 +18,8 @@ public protocol DataResponseSerializerProtocol<SerializedObject>: Sendable {
     ///   - error:    `Error` produced by Bluebonnet or the transport, if any; a serializer rethrows it.
     /// - Returns:    The `SerializedObject`.
     /// - Throws:     Any `Error` produced during serialization.
-    func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> SerializedObject
+    func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws
+        -> SerializedObject
 
     /// Whether `serialize` is cheap and never blocks, so Bluebonnet may run it on the thread that completed the
     /// request rather than hop to `serializationQueue`. `false` unless a serializer says otherwise.
@@ -44,12 +45,15 @@ public protocol DownloadResponseSerializerProtocol<SerializedObject>: Sendable {
     ///   - error:    `Error` produced by Bluebonnet or the transport, if any.
     /// - Returns:    The `SerializedObject`.
     /// - Throws:     Any `Error` produced during serialization.
-    func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: (any Error)?) throws -> SerializedObject
+    func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: (any Error)?) throws
+        -> SerializedObject
 }
 
 /// A serializer that can handle empty responses, preprocess the data before it is parsed, and refuse responses whose
 /// status code or content type it does not accept (AFNetworking's checks, made before anything is parsed).
-public protocol ResponseSerializer<SerializedObject>: DataResponseSerializerProtocol & DownloadResponseSerializerProtocol {
+public protocol ResponseSerializer<SerializedObject>: DataResponseSerializerProtocol
+        & DownloadResponseSerializerProtocol
+{
     /// `DataPreprocessor` used to prepare incoming `Data` for serialization.
     var dataPreprocessor: any DataPreprocessor { get }
     /// `HTTPMethod`s for which empty response bodies are considered appropriate.
@@ -161,7 +165,9 @@ extension ResponseSerializer {
 
 extension ResponseSerializer {
     /// Reads the downloaded file and serializes its bytes with `serialize(request:response:data:error:)`.
-    public func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: (any Error)?) throws -> SerializedObject {
+    public func serializeDownload(request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?, error: (any Error)?)
+        throws -> SerializedObject
+    {
         if let error { throw error }
         return try serialize(request: request, response: response, data: DownloadedFile.read(fileURL), error: nil)
     }
@@ -176,11 +182,14 @@ extension ResponseSerializer {
     ///   - error:               The request's error, rethrown first.
     ///   - blankIsEmpty:        Whether a body that is a single space counts as empty (Rails' `head :ok`).
     /// - Returns: The preprocessed body, or `nil` for an allowed empty one.
-    func preparedData(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?, blankIsEmpty: Bool = false) throws -> Data? {
+    func preparedData(
+        request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?, blankIsEmpty: Bool = false
+    ) throws -> Data? {
         if let error { throw error }
         if let response {
-            try ResponseAcceptance.check(response: response, data: data,
-                                         contentTypes: acceptableContentTypes, statusCodes: acceptableStatusCodes)
+            try ResponseAcceptance.check(
+                response: response, data: data,
+                contentTypes: acceptableContentTypes, statusCodes: acceptableStatusCodes)
         }
         let isBlank = blankIsEmpty && data?.count == 1 && data?.first == UInt8(ascii: " ")
         guard let data, !data.isEmpty, !isBlank else {
@@ -195,11 +204,15 @@ extension ResponseSerializer {
 
 /// AFNetworking's per-serializer checks, with the same MIME matching as `validate(contentType:)`.
 enum ResponseAcceptance {
-    static func check(response: HTTPURLResponse, data: Data?, contentTypes: Set<String>?, statusCodes: IndexSet?) throws {
+    static func check(response: HTTPURLResponse, data: Data?, contentTypes: Set<String>?, statusCodes: IndexSet?) throws
+    {
         if let statusCodes, !statusCodes.contains(response.statusCode) {
             throw AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode))
         }
-        if let contentTypes, case let .failure(error) = ResponseValidator.validate(contentType: contentTypes.sorted(), response: response, data: data) {
+        if let contentTypes,
+            case let .failure(error) = ResponseValidator.validate(
+                contentType: contentTypes.sorted(), response: response, data: data)
+        {
             throw error
         }
     }

@@ -49,11 +49,18 @@ public final class StringResponseSerializer: ResponseSerializer {
     }
 
     /// Decodes the body as a `String`, or `""` for an allowed empty response.
-    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> String {
-        guard let data = try preparedData(request: request, response: response, data: data, error: error) else { return "" }
+    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws
+        -> String
+    {
+        guard let data = try preparedData(request: request, response: response, data: data, error: error) else {
+            return ""
+        }
         // A byte order mark is the body's own word on its encoding, so it beats the ISO-8859-1 fallback.
-        let actualEncoding = encoding
-            ?? response.flatMap { CharsetResolver.encoding(forContentType: $0.value(forHTTPHeaderField: "Content-Type")) }
+        let actualEncoding =
+            encoding
+            ?? response.flatMap {
+                CharsetResolver.encoding(forContentType: $0.value(forHTTPHeaderField: "Content-Type"))
+            }
             ?? CharsetResolver.encoding(forByteOrderMarkOf: data)
             ?? .isoLatin1
         guard let string = String(data: data, encoding: actualEncoding) else {
@@ -81,7 +88,8 @@ extension ResponseSerializer where Self == StringResponseSerializer {
         emptyResponseCodes: Set<Int> = StringResponseSerializer.defaultEmptyResponseCodes,
         emptyRequestMethods: Set<HTTPMethod> = StringResponseSerializer.defaultEmptyRequestMethods
     ) -> StringResponseSerializer {
-        StringResponseSerializer(dataPreprocessor: dataPreprocessor, encoding: encoding,
-                                 emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods)
+        StringResponseSerializer(
+            dataPreprocessor: dataPreprocessor, encoding: encoding,
+            emptyResponseCodes: emptyResponseCodes, emptyRequestMethods: emptyRequestMethods)
     }
 }

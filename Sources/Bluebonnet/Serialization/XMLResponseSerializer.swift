@@ -54,7 +54,9 @@ public final class XMLResponseSerializer: ResponseSerializer {
     }
 
     /// Parses the body as an XML document, refusing XML that is not well-formed.
-    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> XMLDocument {
+    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws
+        -> XMLDocument
+    {
         guard let data = try preparedData(request: request, response: response, data: data, error: error) else {
             return XMLDocument()
         }
@@ -118,7 +120,9 @@ public final class XMLParserResponseSerializer: ResponseSerializer {
     }
 
     /// Returns a configured parser over the body.
-    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> XMLParser {
+    public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws
+        -> XMLParser
+    {
         let body = try preparedData(request: request, response: response, data: data, error: error) ?? Data()
         let parser = XMLParser(data: body)
         parser.shouldProcessNamespaces = shouldProcessNamespaces
@@ -139,7 +143,8 @@ enum XMLWellFormedness {
             throw AFError.responseSerializationFailed(reason: .xmlSerializationFailed(error: error))
         }
         guard parsed else {
-            throw AFError.responseSerializationFailed(reason: .xmlSerializationFailed(error: CocoaError(.propertyListReadCorrupt)))
+            throw AFError.responseSerializationFailed(
+                reason: .xmlSerializationFailed(error: CocoaError(.propertyListReadCorrupt)))
         }
     }
 }

@@ -22,10 +22,14 @@ extension AlamofireExtension where ExtendedType: URLSessionConfiguration {
     /// - Parameter environment: The variables. The process's by default.
     /// - Returns: The dictionary, empty when no proxy is set.
     /// - Throws: `ProxyEnvironmentError.unsupportedProxy(variable:value:)`.
-    public static func proxyDictionary(fromEnvironment environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [AnyHashable: Any] {
+    public static func proxyDictionary(
+        fromEnvironment environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> [AnyHashable: Any] {
         func value(_ name: String) -> (String, String)? {
             for variable in [name.lowercased(), name.uppercased()] {
-                if let value = environment[variable]?.trimmingCharacters(in: .whitespaces), !value.isEmpty { return (variable, value) }
+                if let value = environment[variable]?.trimmingCharacters(in: .whitespaces), !value.isEmpty {
+                    return (variable, value)
+                }
             }
             return nil
         }
@@ -47,7 +51,8 @@ extension AlamofireExtension where ExtendedType: URLSessionConfiguration {
             }
         }
         if let (_, list) = value("no_proxy") {
-            dictionary["ExceptionsList"] = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            dictionary["ExceptionsList"] = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty }
         }
         return dictionary
     }

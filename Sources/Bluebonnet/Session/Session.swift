@@ -132,7 +132,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
         self.rootQueue = rootQueue
         self.startRequestsImmediately = startRequestsImmediately
         self.requestQueue = requestQueue ?? DispatchQueue(label: "\(rootQueue.label).requestQueue", target: rootQueue)
-        self.serializationQueue = serializationQueue ?? DispatchQueue(label: "\(rootQueue.label).serializationQueue", target: rootQueue)
+        self.serializationQueue =
+            serializationQueue ?? DispatchQueue(label: "\(rootQueue.label).serializationQueue", target: rootQueue)
         self.interceptor = interceptor
         self.redirectHandler = redirectHandler
         self.cachedResponseHandler = cachedResponseHandler
@@ -140,31 +141,40 @@ open class Session: @unchecked Sendable, RequestDelegate {
         self.tls = tls
         eventMonitor = eventMonitors.isEmpty ? nil : CompositeEventMonitor(monitors: eventMonitors)
         let requestTimeout = configuration.timeoutIntervalForRequest > 0 ? configuration.timeoutIntervalForRequest : 60
-        let resourceTimeout = configuration.timeoutIntervalForResource > 0 ? configuration.timeoutIntervalForResource : nil
-        let maximumConnections = configuration.httpMaximumConnectionsPerHost > 0 ? configuration.httpMaximumConnectionsPerHost : 8
-        let engine = Self.injectedTransport ?? AsyncHTTPClientTransport(configuration: TransportConfiguration(
-            requestTimeout: requestTimeout,
-            maximumConnectionsPerHost: maximumConnections,
-            serverTrustManager: serverTrustManager,
-            tls: tls,
-            proxies: ProxyConfiguration(dictionary: configuration.connectionProxyDictionary)
-        ))
+        let resourceTimeout =
+            configuration.timeoutIntervalForResource > 0 ? configuration.timeoutIntervalForResource : nil
+        let maximumConnections =
+            configuration.httpMaximumConnectionsPerHost > 0 ? configuration.httpMaximumConnectionsPerHost : 8
+        let engine =
+            Self.injectedTransport
+            ?? AsyncHTTPClientTransport(
+                configuration: TransportConfiguration(
+                    requestTimeout: requestTimeout,
+                    maximumConnectionsPerHost: maximumConnections,
+                    serverTrustManager: serverTrustManager,
+                    tls: tls,
+                    proxies: ProxyConfiguration(dictionary: configuration.connectionProxyDictionary)
+                ))
         // `HTTPCache`, or another `URLCache` set on purpose. Not the default `URLCache.shared`: FoundationNetworking's
         // disk store took 80 ms a response, which every default session would pay.
-        let store: (any ResponseStore)? = switch configuration.urlCache {
-        case let cache as HTTPCache: cache
-        case let cache? where cache !== URLCache.shared: FoundationResponseStore(cache: cache)
-        default: nil
-        }
-        let transport: any HTTPTransport = if let store {
-            CachingTransport(base: engine, cache: store, defaultPolicy: configuration.requestCachePolicy)
-        } else {
-            engine
-        }
+        let store: (any ResponseStore)? =
+            switch configuration.urlCache {
+            case let cache as HTTPCache: cache
+            case let cache? where cache !== URLCache.shared: FoundationResponseStore(cache: cache)
+            default: nil
+            }
+        let transport: any HTTPTransport =
+            if let store {
+                CachingTransport(base: engine, cache: store, defaultPolicy: configuration.requestCachePolicy)
+            } else {
+                engine
+            }
         // The features on each seam, in order: what a hop adds before it leaves, what a response head sets off
         // before its body is read, and what may turn a finished hop into another.
         let cookieJar = configuration.httpCookieStorage.map {
-            CookieJar(storage: $0, sendsCookies: configuration.httpShouldSetCookies, acceptPolicy: configuration.httpCookieAcceptPolicy)
+            CookieJar(
+                storage: $0, sendsCookies: configuration.httpShouldSetCookies,
+                acceptPolicy: configuration.httpCookieAcceptPolicy)
         }
         let sessionLogger = logger.logLevel <= .debug ? logger : nil
         var preparers: [any HopPreparing] = []
@@ -198,7 +208,8 @@ open class Session: @unchecked Sendable, RequestDelegate {
     }
 
     /// The default `logger`: discards everything.
-    public static let disabledLogger = Logger(label: "org.bluebonnet.session", factory: { _ in SwiftLogNoOpLogHandler() })
+    public static let disabledLogger = Logger(
+        label: "org.bluebonnet.session", factory: { _ in SwiftLogNoOpLogHandler() })
 
     deinit {
         context.transport.shutdown()
@@ -236,7 +247,9 @@ open class Session: @unchecked Sendable, RequestDelegate {
     /// - Parameters:
     ///   - queue:      The queue `completion` runs on. `.main` by default.
     ///   - completion: Called once every active request has been told to cancel. `nil` by default.
-    public func cancelAllRequests(completingOnQueue queue: DispatchQueue = .main, completion: (@Sendable () -> Void)? = nil) {
+    public func cancelAllRequests(
+        completingOnQueue queue: DispatchQueue = .main, completion: (@Sendable () -> Void)? = nil
+    ) {
         withAllRequests { requests in
             for request in requests { request.cancel() }
             queue.async { completion?() }
@@ -292,9 +305,11 @@ open class Session: @unchecked Sendable, RequestDelegate {
         shouldAutomaticallyResume: Bool? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataRequest {
-        request(RequestConvertible(url: convertible, method: method, parameters: parameters, encoding: encoding,
-                                   headers: headers, requestModifier: requestModifier), interceptor: interceptor,
-                shouldAutomaticallyResume: shouldAutomaticallyResume)
+        request(
+            RequestConvertible(
+                url: convertible, method: method, parameters: parameters, encoding: encoding,
+                headers: headers, requestModifier: requestModifier), interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
 
     /// Makes a `URLRequestConvertible` from a URL, method, `Encodable` parameters and encoder.
@@ -336,9 +351,11 @@ open class Session: @unchecked Sendable, RequestDelegate {
         shouldAutomaticallyResume: Bool? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataRequest {
-        request(RequestEncodableConvertible(url: convertible, method: method, parameters: parameters, encoder: encoder,
-                                            headers: headers, requestModifier: requestModifier), interceptor: interceptor,
-                shouldAutomaticallyResume: shouldAutomaticallyResume)
+        request(
+            RequestEncodableConvertible(
+                url: convertible, method: method, parameters: parameters, encoder: encoder,
+                headers: headers, requestModifier: requestModifier), interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume)
     }
 
     /// Creates a `DataRequest` from a `URLRequestConvertible` value.
@@ -349,8 +366,10 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
     ///                  follows the session's `startRequestsImmediately`.
     /// - Returns: The created `DataRequest`.
-    open func request(_ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
-                      shouldAutomaticallyResume: Bool? = nil) -> DataRequest {
+    open func request(
+        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil
+    ) -> DataRequest {
         let request = DataRequest(
             convertible: convertible,
             underlyingQueue: rootQueue,

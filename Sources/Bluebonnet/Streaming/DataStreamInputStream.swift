@@ -28,7 +28,9 @@ final class DataStreamInputStream: InputStream {
         buffer.read(bytes, maxLength: length)
     }
 
-    override func getBuffer(_ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length len: UnsafeMutablePointer<Int>) -> Bool {
+    override func getBuffer(
+        _ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length len: UnsafeMutablePointer<Int>
+    ) -> Bool {
         // The bytes live in the request's chunks, not in one buffer the caller could borrow.
         false
     }

@@ -36,7 +36,8 @@ extension DataStreamRequest {
     ///   - stream: `StreamHandler` closure called as `String`s are received. May be called multiple times.
     /// - Returns: The `DataStreamRequest`.
     @discardableResult
-    public func responseStreamString(on queue: DispatchQueue = .main, stream: @escaping Handler<String, Never>) -> Self {
+    public func responseStreamString(on queue: DispatchQueue = .main, stream: @escaping Handler<String, Never>) -> Self
+    {
         addHandler(on: queue, framing: .text(), sink: Self.sink(calling: stream))
     }
 
@@ -58,8 +59,10 @@ extension DataStreamRequest {
         preprocessor: any DataPreprocessor = PassthroughPreprocessor(),
         stream: @escaping Handler<T, AFError>
     ) -> Self {
-        addHandler(on: queue, framing: .decodable(DecodableStreamSerializer<T>(decoder: decoder, dataPreprocessor: preprocessor)),
-                   sink: Self.sink(calling: stream))
+        addHandler(
+            on: queue,
+            framing: .decodable(DecodableStreamSerializer<T>(decoder: decoder, dataPreprocessor: preprocessor)),
+            sink: Self.sink(calling: stream))
     }
 
     /// Adds a handler that receives the body's Server-Sent Events as they are dispatched, then the completion. A
@@ -71,17 +74,22 @@ extension DataStreamRequest {
     ///   - stream: `StreamHandler` closure called as events are dispatched. May be called multiple times.
     /// - Returns: The `DataStreamRequest`.
     @discardableResult
-    public func responseStreamServerSentEvents(on queue: DispatchQueue = .main,
-                                               stream: @escaping Handler<ServerSentEvent, AFError>) -> Self {
+    public func responseStreamServerSentEvents(
+        on queue: DispatchQueue = .main,
+        stream: @escaping Handler<ServerSentEvent, AFError>
+    ) -> Self {
         addHandler(on: queue, framing: .serverSentEvents(), sink: Self.sink(calling: stream))
     }
 
     /// Where a handler's events go: the event, and `taken`, to call once it has been dealt with (which is what lets
     /// the connection be read again); a handler that throws has its error returned.
-    typealias EventSink<Success, Failure: Error> = @Sendable (_ stream: Stream<Success, Failure>, _ taken: @escaping @Sendable () -> Void) -> (any Error)?
+    typealias EventSink<Success, Failure: Error> =
+        @Sendable (_ stream: Stream<Success, Failure>, _ taken: @escaping @Sendable () -> Void) -> (any Error)?
 
     /// A sink that calls `handler` and counts the event taken once it returns.
-    static func sink<Success, Failure: Error>(calling handler: @escaping Handler<Success, Failure>) -> EventSink<Success, Failure> {
+    static func sink<Success, Failure: Error>(calling handler: @escaping Handler<Success, Failure>) -> EventSink<
+        Success, Failure
+    > {
         { stream, taken in
             defer { taken() }
             do { try handler(stream) } catch { return error }
@@ -92,35 +100,51 @@ extension DataStreamRequest {
     /// Registers a handler: each chunk becomes zero or more results as `framing` cuts them, handed over in order on
     /// `queue`; what `framing` holds at the end comes before the completion.
     @discardableResult
-    func addHandler<Success, Failure: Error>(on queue: DispatchQueue, framing: StreamFraming<Success, Failure>,
-                                             sink: @escaping EventSink<Success, Failure>) -> Self {
+    func addHandler<Success, Failure: Error>(
+        on queue: DispatchQueue, framing: StreamFraming<Success, Failure>,
+        sink: @escaping EventSink<Success, Failure>
+    ) -> Self {
         let token = CancellationToken(self)
-        let report: @Sendable ([Result<Success, Failure>], @escaping @Sendable () -> Void) -> Void = { [weak self] results, done in
+        let report: @Sendable ([Result<Success, Failure>], @escaping @Sendable () -> Void) -> Void = {
+            [weak self] results, done in
             guard !results.isEmpty else { return done() }
             // The chunk counts as handled once every value made of it was taken.
             let remaining = Protected(results.count)
             for result in results {
                 if framing.parses, let self, let monitor = self.eventMonitor {
-                    monitor.request(self, didParseStream: result.mapError {
-                        $0.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: $0)))
-                    })
+                    monitor.request(
+                        self,
+                        didParseStream: result.mapError {
+                            $0.asAFError(
+                                or: .responseSerializationFailed(reason: .customSerializationFailed(error: $0)))
+                        })
                 }
                 let thrown = sink(Stream(event: .stream(result), token: token)) {
-                    if remaining.write({ $0 -= 1; return $0 == 0 }) { done() }
+                    if remaining.write({
+                        $0 -= 1; return $0 == 0
+                    }) {
+                        done()
+                    }
                 }
                 if let failure = thrown ?? result.failure {
-                    self?.streamDidFail(failure.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: failure))))
+                    self?.streamDidFail(
+                        failure.asAFError(
+                            or: .responseSerializationFailed(reason: .customSerializationFailed(error: failure))))
                 }
             }
         }
-        addConsumer(Consumer(queue: queue, deliver: { chunk, done in
-            report(framing.transform(chunk), done)
-        }, finish: { [self] in
-            queue.async { [self] in
-                report(framing.flush()) {}
-                _ = sink(Stream(event: .complete(completion()), token: token)) {}
-            }
-        }))
+        addConsumer(
+            Consumer(
+                queue: queue,
+                deliver: { chunk, done in
+                    report(framing.transform(chunk), done)
+                },
+                finish: { [self] in
+                    queue.async { [self] in
+                        report(framing.flush()) {}
+                        _ = sink(Stream(event: .complete(completion()), token: token)) {}
+                    }
+                }))
         return self
     }
 }
@@ -144,23 +168,29 @@ extension StreamFraming where Success == String, Failure == Never {
     /// UTF-8 text, a character split across chunks kept whole.
     static func text() -> Self {
         let decoder = Protected(UTF8ChunkDecoder())
-        return Self(transform: { chunk in
-            let text = decoder.write { $0.decode(chunk) }
-            return text.isEmpty ? [] : [.success(text)]
-        }, flush: {
-            decoder.write { $0.flush() }.map { [.success($0)] } ?? []
-        }, parses: false)
+        return Self(
+            transform: { chunk in
+                let text = decoder.write { $0.decode(chunk) }
+                return text.isEmpty ? [] : [.success(text)]
+            },
+            flush: {
+                decoder.write { $0.flush() }.map { [.success($0)] } ?? []
+            }, parses: false)
     }
 }
 
 extension StreamFraming where Failure == AFError {
     /// Each chunk through `serializer`, as Alamofire does.
-    static func serialized<Serializer: DataStreamSerializer>(by serializer: Serializer) -> Self where Serializer.SerializedObject == Success {
-        Self(transform: { chunk in
-            [Result { try serializer.serialize(chunk) }.mapError {
-                $0.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: $0)))
-            }]
-        }, flush: { [] })
+    static func serialized<Serializer: DataStreamSerializer>(by serializer: Serializer) -> Self
+    where Serializer.SerializedObject == Success {
+        Self(
+            transform: { chunk in
+                [
+                    Result { try serializer.serialize(chunk) }.mapError {
+                        $0.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: $0)))
+                    }
+                ]
+            }, flush: { [] })
     }
 }
 
@@ -176,13 +206,18 @@ extension StreamFraming where Success == ServerSentEvent, Failure == AFError {
     /// `text/event-stream` events, parsed as the WHATWG specification says; a line or event past its bound fails.
     static func serverSentEvents() -> Self {
         let parser = Protected(ServerSentEventParser())
-        return Self(transform: { chunk in
-            do {
-                return try parser.write { try $0.parse(chunk) }.map { .success($0) }
-            } catch {
-                return [.failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))]
-            }
-        }, flush: { [] })
+        return Self(
+            transform: { chunk in
+                do {
+                    return try parser.write { try $0.parse(chunk) }.map { .success($0) }
+                } catch {
+                    return [
+                        .failure(
+                            error.asAFError(
+                                or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
+                    ]
+                }
+            }, flush: { [] })
     }
 }
 
@@ -207,11 +242,16 @@ final class JSONValueStream<T: Decodable>: Sendable {
     @Sendable func values(in chunk: Data) -> [Result<T, AFError>] {
         do {
             let frames = try framer.write { framer in
-                try framer.frames(chunk) { candidate in (try? JSONSerialization.jsonObject(with: candidate, options: .fragmentsAllowed)) != nil }
+                try framer.frames(chunk) { candidate in
+                    (try? JSONSerialization.jsonObject(with: candidate, options: .fragmentsAllowed)) != nil
+                }
             }
             return frames.map(decode)
         } catch {
-            return [.failure(error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))]
+            return [
+                .failure(
+                    error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
+            ]
         }
     }
 

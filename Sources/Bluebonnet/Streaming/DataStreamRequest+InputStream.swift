@@ -13,12 +13,16 @@ extension DataStreamRequest {
     /// - Returns: The stream.
     public func asInputStream(bufferSize: Int = 1024) -> InputStream? {
         let buffer = DataStreamInputBuffer(bufferSize: bufferSize) { [weak self] in self?.cancel() }
-        addConsumer(Consumer(queue: underlyingQueue, deliver: { chunk, done in
-            buffer.append(chunk, done: done)
-        }, finish: { [self] in
-            // After the chunks, which were queued on the same queue.
-            underlyingQueue.async { [self] in buffer.finish(error: completion().error) }
-        }))
+        addConsumer(
+            Consumer(
+                queue: underlyingQueue,
+                deliver: { chunk, done in
+                    buffer.append(chunk, done: done)
+                },
+                finish: { [self] in
+                    // After the chunks, which were queued on the same queue.
+                    underlyingQueue.async { [self] in buffer.finish(error: completion().error) }
+                }))
         resume()
         return DataStreamInputStream(buffer: buffer)
     }

@@ -114,9 +114,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     ) {
         self.convertible = convertible
         self.automaticallyCancelOnStreamError = automaticallyCancelOnStreamError
-        super.init(underlyingQueue: underlyingQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
-                   interceptor: interceptor, context: context, delegate: delegate,
-                   makeURLRequest: { try convertible.asURLRequest() })
+        super.init(
+            underlyingQueue: underlyingQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
+            interceptor: interceptor, context: context, delegate: delegate,
+            makeURLRequest: { try convertible.asURLRequest() })
     }
 
     /// Validates the response head with `validation` before any of the body reaches a handler; a failure ends the
@@ -135,8 +136,11 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// - Parameter acceptableStatusCodes: `Sequence` of acceptable response status codes.
     /// - Returns: The instance.
     @discardableResult
-    public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Iterator.Element == Int {
-        validate { _, response in ResponseValidator.validate(statusCode: response.statusCode, acceptable: acceptableStatusCodes) }
+    public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self
+    where S.Iterator.Element == Int {
+        validate { _, response in
+            ResponseValidator.validate(statusCode: response.statusCode, acceptable: acceptableStatusCodes)
+        }
     }
 
     /// Validates that the response has a content type in the specified sequence.
@@ -144,9 +148,14 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// - Parameter acceptableContentTypes: The acceptable content types, which may specify wildcard types and/or subtypes.
     /// - Returns: The instance.
     @discardableResult
-    public func validate<S: Sequence & Sendable>(contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S) -> Self where S.Iterator.Element == String {
+    public func validate<S: Sequence & Sendable>(
+        contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S
+    ) -> Self where S.Iterator.Element == String {
         // A stream's body is yet to come, so the head is checked as if a body will follow.
-        validate { _, response in ResponseValidator.validate(contentType: Array(acceptableContentTypes()), response: response, data: Data([0])) }
+        validate { _, response in
+            ResponseValidator.validate(
+                contentType: Array(acceptableContentTypes()), response: response, data: Data([0]))
+        }
     }
 
     /// Validates that the response has a status code in `200..<300` and a content type matching the request's
@@ -158,7 +167,9 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         validate { request, response in
             let status = ResponseValidator.validate(statusCode: response.statusCode, acceptable: 200..<300)
             guard case .success = status else { return status }
-            return ResponseValidator.validate(contentType: ResponseValidator.acceptableContentTypes(for: request), response: response, data: Data([0]))
+            return ResponseValidator.validate(
+                contentType: ResponseValidator.acceptableContentTypes(for: request), response: response, data: Data([0])
+            )
         }
     }
 
@@ -185,7 +196,8 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         let state = mutableState.read()
         let streamError = streamState.write { $0.streamError }
         let error = state.error?.isExplicitlyCancelledError == true ? streamError ?? state.error : state.error
-        return Completion(request: state.requests.last, response: state.response, metrics: state.metrics.last, error: error)
+        return Completion(
+            request: state.requests.last, response: state.response, metrics: state.metrics.last, error: error)
     }
 
     // MARK: - The body
@@ -226,11 +238,13 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
                 let result = validator(lastRequest, response)
                 eventMonitor?.request(self, didValidateRequest: lastRequest, response: response, withResult: result)
                 if case let .failure(error) = result {
-                    failure = error.asAFError(or: .responseValidationFailed(reason: .customValidationFailed(error: error)))
+                    failure = error.asAFError(
+                        or: .responseValidationFailed(reason: .customValidationFailed(error: error)))
                     break
                 }
             }
-            let (held, end) = streamState.write { state -> ([(Data, TransportReadiness)], (AFError?, @Sendable (AFError?) -> Void)?) in
+            let (held, end) = streamState.write {
+                state -> ([(Data, TransportReadiness)], (AFError?, @Sendable (AFError?) -> Void)?) in
                 guard case let .validating(held, end) = state.phase else { return ([], nil) }
                 state.phase = failure.map { .refused($0) } ?? .open
                 return (held, end)

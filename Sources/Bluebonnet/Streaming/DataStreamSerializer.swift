@@ -26,7 +26,9 @@ public struct DecodableStreamSerializer<T: Decodable>: DataStreamSerializer {
     ///   - decoder:          `DataDecoder` used to decode incoming `Data`. `JSONDecoder()` by default.
     ///   - dataPreprocessor: `DataPreprocessor` used to process incoming `Data` before it's passed through the
     ///                       `decoder`. `PassthroughPreprocessor()` by default.
-    public init(decoder: any DataDecoder = JSONDecoder(), dataPreprocessor: any DataPreprocessor = PassthroughPreprocessor()) {
+    public init(
+        decoder: any DataDecoder = JSONDecoder(), dataPreprocessor: any DataPreprocessor = PassthroughPreprocessor()
+    ) {
         self.decoder = decoder
         self.dataPreprocessor = dataPreprocessor
     }
@@ -71,9 +73,11 @@ extension DataStreamSerializer {
     ///   - decoder:      `DataDecoder` used to decode incoming `Data`. `JSONDecoder()` by default.
     ///   - preprocessor: `DataPreprocessor` used to process incoming `Data`. `PassthroughPreprocessor()` by default.
     /// - Returns: The serializer.
-    public static func decodable<T: Decodable>(of type: T.Type, decoder: any DataDecoder = JSONDecoder(),
-                                               preprocessor: any DataPreprocessor = PassthroughPreprocessor()) -> Self
-        where Self == DecodableStreamSerializer<T> {
+    public static func decodable<T: Decodable>(
+        of type: T.Type, decoder: any DataDecoder = JSONDecoder(),
+        preprocessor: any DataPreprocessor = PassthroughPreprocessor()
+    ) -> Self
+    where Self == DecodableStreamSerializer<T> {
         DecodableStreamSerializer<T>(decoder: decoder, dataPreprocessor: preprocessor)
     }
 }

@@ -19,9 +19,12 @@ public struct DataStreamTask: Sendable {
     ///   - bufferingPolicy:           What is kept when the consumer falls behind. `.unbounded` by default: the
     ///                                connection stops being read instead.
     /// - Returns: The `Stream`.
-    public func streamingData(automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
-                              bufferingPolicy: Stream<Data, Never>.BufferingPolicy = .unbounded) -> Stream<Data, Never> {
-        stream(framing: .passthrough, automaticallyCancelling: shouldAutomaticallyCancel, bufferingPolicy: bufferingPolicy)
+    public func streamingData(
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
+        bufferingPolicy: Stream<Data, Never>.BufferingPolicy = .unbounded
+    ) -> Stream<Data, Never> {
+        stream(
+            framing: .passthrough, automaticallyCancelling: shouldAutomaticallyCancel, bufferingPolicy: bufferingPolicy)
     }
 
     /// The body as UTF-8 text as it arrives, a character split across chunks kept whole.
@@ -30,8 +33,10 @@ public struct DataStreamTask: Sendable {
     ///   - shouldAutomaticallyCancel: Whether ending the iteration early cancels the request. `true` by default.
     ///   - bufferingPolicy:           What is kept when the consumer falls behind. `.unbounded` by default.
     /// - Returns: The `Stream`.
-    public func streamingStrings(automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
-                                 bufferingPolicy: Stream<String, Never>.BufferingPolicy = .unbounded) -> Stream<String, Never> {
+    public func streamingStrings(
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
+        bufferingPolicy: Stream<String, Never>.BufferingPolicy = .unbounded
+    ) -> Stream<String, Never> {
         stream(framing: .text(), automaticallyCancelling: shouldAutomaticallyCancel, bufferingPolicy: bufferingPolicy)
     }
 
@@ -43,10 +48,13 @@ public struct DataStreamTask: Sendable {
     ///   - shouldAutomaticallyCancel: Whether ending the iteration early cancels the request. `true` by default.
     ///   - bufferingPolicy:           What is kept when the consumer falls behind. `.unbounded` by default.
     /// - Returns: The `Stream`.
-    public func streamingDecodables<T: Decodable>(_ type: T.Type = T.self, automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
-                                                  bufferingPolicy: Stream<T, AFError>.BufferingPolicy = .unbounded) -> Stream<T, AFError> {
-        stream(framing: .decodable(DecodableStreamSerializer<T>()), automaticallyCancelling: shouldAutomaticallyCancel,
-               bufferingPolicy: bufferingPolicy)
+    public func streamingDecodables<T: Decodable>(
+        _ type: T.Type = T.self, automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
+        bufferingPolicy: Stream<T, AFError>.BufferingPolicy = .unbounded
+    ) -> Stream<T, AFError> {
+        stream(
+            framing: .decodable(DecodableStreamSerializer<T>()), automaticallyCancelling: shouldAutomaticallyCancel,
+            bufferingPolicy: bufferingPolicy)
     }
 
     /// The body's Server-Sent Events as they are dispatched (WHATWG `text/event-stream`). For a connection that
@@ -56,10 +64,15 @@ public struct DataStreamTask: Sendable {
     ///   - shouldAutomaticallyCancel: Whether ending the iteration early cancels the request. `true` by default.
     ///   - bufferingPolicy:           What is kept when the consumer falls behind. `.unbounded` by default.
     /// - Returns: The `Stream`.
-    public func streamingServerSentEvents(automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
-                                          bufferingPolicy: Stream<ServerSentEvent, AFError>.BufferingPolicy = .unbounded)
-        -> Stream<ServerSentEvent, AFError> {
-        stream(framing: .serverSentEvents(), automaticallyCancelling: shouldAutomaticallyCancel, bufferingPolicy: bufferingPolicy)
+    public func streamingServerSentEvents(
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
+        bufferingPolicy: Stream<ServerSentEvent, AFError>.BufferingPolicy = .unbounded
+    )
+        -> Stream<ServerSentEvent, AFError>
+    {
+        stream(
+            framing: .serverSentEvents(), automaticallyCancelling: shouldAutomaticallyCancel,
+            bufferingPolicy: bufferingPolicy)
     }
 
     /// Each chunk serialized by `serializer`.
@@ -74,22 +87,29 @@ public struct DataStreamTask: Sendable {
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
         bufferingPolicy: Stream<Serializer.SerializedObject, AFError>.BufferingPolicy = .unbounded
     ) -> Stream<Serializer.SerializedObject, AFError> {
-        stream(framing: .serialized(by: serializer), automaticallyCancelling: shouldAutomaticallyCancel, bufferingPolicy: bufferingPolicy)
+        stream(
+            framing: .serialized(by: serializer), automaticallyCancelling: shouldAutomaticallyCancel,
+            bufferingPolicy: bufferingPolicy)
     }
 
-    private func stream<Success, Failure: Error>(framing: StreamFraming<Success, Failure>, automaticallyCancelling: Bool,
-                                                 bufferingPolicy: Stream<Success, Failure>.BufferingPolicy) -> Stream<Success, Failure> {
+    private func stream<Success, Failure: Error>(
+        framing: StreamFraming<Success, Failure>, automaticallyCancelling: Bool,
+        bufferingPolicy: Stream<Success, Failure>.BufferingPolicy
+    ) -> Stream<Success, Failure> {
         let request = self.request
-        return StreamOf(bufferingPolicy: bufferingPolicy, onTermination: {
-            if automaticallyCancelling { request.cancel() }
-        }, builder: { channel in
-            request.addHandler(on: request.underlyingQueue, framing: framing) { stream, taken in
-                let isCompletion = if case .complete = stream.event { true } else { false }
-                channel.yield(stream, taken: taken)
-                if isCompletion { channel.finish() }
-                return nil
-            }
-        })
+        return StreamOf(
+            bufferingPolicy: bufferingPolicy,
+            onTermination: {
+                if automaticallyCancelling { request.cancel() }
+            },
+            builder: { channel in
+                request.addHandler(on: request.underlyingQueue, framing: framing) { stream, taken in
+                    let isCompletion = if case .complete = stream.event { true } else { false }
+                    channel.yield(stream, taken: taken)
+                    if isCompletion { channel.finish() }
+                    return nil
+                }
+            })
     }
 
     /// Cancels the underlying `DataStreamRequest`.

@@ -38,7 +38,9 @@ public struct EventSource: AsyncSequence, Sendable {
     ///   - serverMilliseconds: The server's last `retry`, if any.
     ///   - fallback:           The caller's reconnection time.
     ///   - emptyConnections:   Connections in a row that ended before any event.
-    static func reconnectionDelay(serverMilliseconds: Int?, otherwise fallback: TimeInterval, emptyConnections: Int = 0) -> TimeInterval {
+    static func reconnectionDelay(serverMilliseconds: Int?, otherwise fallback: TimeInterval, emptyConnections: Int = 0)
+        -> TimeInterval
+    {
         var delay = serverMilliseconds.map { TimeInterval($0) / 1000 } ?? fallback
         if delay.isNaN { delay = minimumReconnectionTime }
         let base = Swift.min(Swift.max(minimumReconnectionTime, delay), maximumReconnectionTime)
@@ -114,9 +116,12 @@ public struct EventSource: AsyncSequence, Sendable {
                 .validate { _, response in
                     if response.statusCode == 204 { return .success(()) }
                     guard response.statusCode == 200 else {
-                        return .failure(AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode)))
+                        return .failure(
+                            AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode))
+                        )
                     }
-                    return ResponseValidator.validate(contentType: ["text/event-stream"], response: response, data: Data([0]))
+                    return ResponseValidator.validate(
+                        contentType: ["text/event-stream"], response: response, data: Data([0]))
                 }
             self.request = request
             connections += 1
@@ -143,8 +148,9 @@ public struct EventSource: AsyncSequence, Sendable {
                 }
             }
             emptyConnections = delivered ? 0 : emptyConnections + 1
-            let delay = EventSource.reconnectionDelay(serverMilliseconds: parser.reconnectionTime, otherwise: source.reconnectionTime,
-                                                      emptyConnections: emptyConnections)
+            let delay = EventSource.reconnectionDelay(
+                serverMilliseconds: parser.reconnectionTime, otherwise: source.reconnectionTime,
+                emptyConnections: emptyConnections)
             do {
                 try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
             } catch {
@@ -166,9 +172,13 @@ extension Session {
     ///   - reconnectionTime: The wait before reconnecting until the server sets one with `retry`. 3 seconds by default.
     ///   - interceptor:      `RequestInterceptor` for every connection. `nil` by default.
     /// - Returns: The `EventSource`, an `AsyncSequence` of `ServerSentEvent`.
-    public func eventSource(_ convertible: any URLConvertible, headers: HTTPHeaders = [], lastEventID: String? = nil,
-                            reconnectionTime: TimeInterval = 3, interceptor: (any RequestInterceptor)? = nil) -> EventSource {
-        EventSource(session: self, url: convertible, headers: headers, lastEventID: lastEventID, reconnectionTime: reconnectionTime,
-                    interceptor: interceptor)
+    public func eventSource(
+        _ convertible: any URLConvertible, headers: HTTPHeaders = [], lastEventID: String? = nil,
+        reconnectionTime: TimeInterval = 3, interceptor: (any RequestInterceptor)? = nil
+    ) -> EventSource {
+        EventSource(
+            session: self, url: convertible, headers: headers, lastEventID: lastEventID,
+            reconnectionTime: reconnectionTime,
+            interceptor: interceptor)
     }
 }

@@ -64,7 +64,9 @@ struct ServerSentEventParser {
             // The BOM may itself straddle chunks: wait for three bytes before deciding.
             line.append(contentsOf: bytes)
             bytes = Data()[...]
-            guard line.count >= 3 || !Array(line).elementsEqual([0xEF, 0xBB, 0xBF].prefix(line.count)) else { return [] }
+            guard line.count >= 3 || !Array(line).elementsEqual([0xEF, 0xBB, 0xBF].prefix(line.count)) else {
+                return []
+            }
             sawBOMCheck = true
             let start = line.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
             bytes = Data(line.dropFirst(start))[...]
@@ -141,6 +143,8 @@ struct ServerSentEventParser {
         }
         lastEventID = lastEventIDBuffer
         guard hasData else { return }
-        events.append(ServerSentEvent(type: eventType.isEmpty ? "message" : eventType, data: data, lastEventID: lastEventID, retry: retry))
+        events.append(
+            ServerSentEvent(
+                type: eventType.isEmpty ? "message" : eventType, data: data, lastEventID: lastEventID, retry: retry))
     }
 }

@@ -28,9 +28,11 @@ extension Session {
         interceptor: (any RequestInterceptor)? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataStreamRequest {
-        streamRequest(RequestEncodableConvertible(url: convertible, method: method, parameters: parameters, encoder: encoder,
-                                                  headers: headers, requestModifier: requestModifier),
-                      automaticallyCancelOnStreamError: automaticallyCancelOnStreamError, interceptor: interceptor)
+        streamRequest(
+            RequestEncodableConvertible(
+                url: convertible, method: method, parameters: parameters, encoder: encoder,
+                headers: headers, requestModifier: requestModifier),
+            automaticallyCancelOnStreamError: automaticallyCancelOnStreamError, interceptor: interceptor)
     }
 
     /// Creates a `DataStreamRequest` from a `URLRequest` made of the given parts, without parameters.
@@ -52,10 +54,12 @@ extension Session {
         interceptor: (any RequestInterceptor)? = nil,
         requestModifier: RequestModifier? = nil
     ) -> DataStreamRequest {
-        streamRequest(RequestEncodableConvertible<Empty>(url: convertible, method: method, parameters: nil,
-                                                         encoder: URLEncodedFormParameterEncoder.default, headers: headers,
-                                                         requestModifier: requestModifier),
-                      automaticallyCancelOnStreamError: automaticallyCancelOnStreamError, interceptor: interceptor)
+        streamRequest(
+            RequestEncodableConvertible<Empty>(
+                url: convertible, method: method, parameters: nil,
+                encoder: URLEncodedFormParameterEncoder.default, headers: headers,
+                requestModifier: requestModifier),
+            automaticallyCancelOnStreamError: automaticallyCancelOnStreamError, interceptor: interceptor)
     }
 
     /// Creates a `DataStreamRequest` from a `URLRequestConvertible` value.
@@ -66,11 +70,14 @@ extension Session {
     ///                                       default.
     ///   - interceptor:                      `RequestInterceptor` for this request. `nil` by default.
     /// - Returns: The created `DataStreamRequest`.
-    public func streamRequest(_ convertible: any URLRequestConvertible, automaticallyCancelOnStreamError: Bool = false,
-                              interceptor: (any RequestInterceptor)? = nil) -> DataStreamRequest {
-        let request = DataStreamRequest(convertible: convertible, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
-                                        underlyingQueue: rootQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
-                                        interceptor: interceptor, context: context, delegate: self)
+    public func streamRequest(
+        _ convertible: any URLRequestConvertible, automaticallyCancelOnStreamError: Bool = false,
+        interceptor: (any RequestInterceptor)? = nil
+    ) -> DataStreamRequest {
+        let request = DataStreamRequest(
+            convertible: convertible, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
+            underlyingQueue: rootQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
+            interceptor: interceptor, context: context, delegate: self)
         perform(request)
         return request
     }

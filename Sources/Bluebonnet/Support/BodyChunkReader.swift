@@ -79,7 +79,8 @@ final class InputStreamChunkReader: BodyChunkReader {
     }
 
     private func streamFailure() -> any Error {
-        stream.streamStatus == .error ? (stream.streamError ?? CocoaError(.fileReadUnknown)) : CocoaError(.fileReadUnknown)
+        stream.streamStatus == .error
+            ? (stream.streamError ?? CocoaError(.fileReadUnknown)) : CocoaError(.fileReadUnknown)
     }
 
     func close() {
@@ -113,7 +114,9 @@ extension BodyChunkReader {
     /// Reads exactly `length` bytes in chunks of at most `chunkSize`, handing each to `sink`. A source shorter than
     /// `length` throws `BodyLengthMismatchError`; so does a longer one, unless `truncatesLongerSource`, when the rest
     /// is left unread.
-    func copy(length: UInt64, chunkSize: Int, truncatesLongerSource: Bool = false, to sink: (Data) throws -> Void) throws {
+    func copy(length: UInt64, chunkSize: Int, truncatesLongerSource: Bool = false, to sink: (Data) throws -> Void)
+        throws
+    {
         var remaining = length
         while remaining > 0 {
             let chunk = try read(upTo: Int(min(UInt64(chunkSize), remaining)))

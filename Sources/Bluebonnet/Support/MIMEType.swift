@@ -9,7 +9,8 @@ struct MIMEType: Equatable {
 
     init?(_ string: String) {
         let essence = string.split(separator: ";", maxSplits: 1).first.map(String.init) ?? string
-        let parts = essence.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().split(separator: "/", maxSplits: 1)
+        let parts = essence.trimmingCharacters(in: .whitespacesAndNewlines).lowercased().split(
+            separator: "/", maxSplits: 1)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
         type = String(parts[0])
         subtype = String(parts[1])

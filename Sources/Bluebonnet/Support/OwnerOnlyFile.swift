@@ -42,8 +42,9 @@ enum OwnerOnlyFile {
 
     /// Makes `directory` (and its parents) if missing; the ones made are owner-only (0700).
     static func makeDirectory(_ directory: URL) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
     }
 
     /// Takes read and write access away from everyone but the owner of `url`, if it grants any.
@@ -51,7 +52,9 @@ enum OwnerOnlyFile {
         url.withUnsafeFileSystemRepresentation { path in
             guard let path else { return }
             var status = stat()
-            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o077 != 0 else { return }
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o077 != 0 else {
+                return
+            }
             _ = chmod(path, status.st_mode & 0o700)
         }
     }

@@ -15,7 +15,9 @@ final class Protected<Value: ~Copyable>: Sendable {
 
     /// Runs `body` with exclusive access to the value; keep the closure short and never call out of the library
     /// from inside it.
-    func write<Result: ~Copyable, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+    func write<Result: ~Copyable, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E)
+        -> sending Result
+    {
         try mutex.withLock(body)
     }
 }
@@ -40,7 +42,9 @@ final class Protected<Value: ~Copyable>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    func write<Result: ~Copyable, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+    func write<Result: ~Copyable, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E)
+        -> sending Result
+    {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
@@ -50,7 +54,9 @@ final class Protected<Value: ~Copyable>: @unchecked Sendable {
 
 extension Protected {
     /// Reads part of the value under the lock; named apart from `write` so a reader can tell the two at a glance.
-    func read<Result: ~Copyable, E: Error>(_ body: (borrowing Value) throws(E) -> sending Result) throws(E) -> sending Result {
+    func read<Result: ~Copyable, E: Error>(_ body: (borrowing Value) throws(E) -> sending Result) throws(E)
+        -> sending Result
+    {
         try write { (value: inout sending Value) throws(E) -> sending Result in try body(value) }
     }
 }

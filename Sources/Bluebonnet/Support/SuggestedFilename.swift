@@ -78,7 +78,9 @@ enum SuggestedFilename {
         var iterator = Array(parts[2].utf8).makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
                 bytes.append(high << 4 | low)
             } else {
                 bytes.append(byte)

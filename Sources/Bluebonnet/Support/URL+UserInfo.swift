@@ -10,7 +10,8 @@ extension URL {
     /// The URL without its user and password, for anything kept beyond the request (a cache key, a stored entry):
     /// a password in a URL must never reach a disk.
     var withoutUserInfo: URL {
-        guard user != nil || password != nil, var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return self }
+        guard user != nil || password != nil, var components = URLComponents(url: self, resolvingAgainstBaseURL: true)
+        else { return self }
         components.user = nil
         components.password = nil
         return components.url ?? self
@@ -19,7 +20,8 @@ extension URL {
     /// The URL's user and password as a credential that lives for the request only; `nil` without a user.
     var userInfoCredential: URLCredential? {
         guard let components = URLComponents(url: self, resolvingAgainstBaseURL: false),
-              let user = components.user, !user.isEmpty else { return nil }
+            let user = components.user, !user.isEmpty
+        else { return nil }
         return URLCredential(user: user, password: components.password ?? "", persistence: .none)
     }
 }

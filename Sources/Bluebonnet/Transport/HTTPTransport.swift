@@ -45,8 +45,10 @@ protocol TransportSink: AnyObject, Sendable {
     ///   - setCookieFields:    Each `Set-Cookie` field apart: `response` joins them with commas, which `Expires`
     ///                         dates also contain.
     /// - Returns: How the engine goes on: whether the body streams, and whether it waits for the sink first.
-    func transportDidReceiveResponse(_ response: HTTPURLResponse, expectedBodyLength: Int64, encodedBodyLength: Int64??,
-                                     protocolName: String, setCookieFields: [String]) -> TransportHeadReply
+    func transportDidReceiveResponse(
+        _ response: HTTPURLResponse, expectedBodyLength: Int64, encodedBodyLength: Int64??,
+        protocolName: String, setCookieFields: [String]
+    ) -> TransportHeadReply
     /// Bytes of the request body reached the socket.
     func transportDidSendBodyBytes(_ count: Int)
     /// The whole request was sent.

@@ -32,9 +32,11 @@ extension DataRequest {
             let data = self.data
             let result = validation(state.requests.last, response, data)
             if case let .failure(error) = result {
-                recordValidationError(error.asAFError(or: .responseValidationFailed(reason: .customValidationFailed(error: error))))
+                recordValidationError(
+                    error.asAFError(or: .responseValidationFailed(reason: .customValidationFailed(error: error))))
             }
-            eventMonitor?.request(self, didValidateRequest: state.requests.last, response: response, data: data, withResult: result)
+            eventMonitor?.request(
+                self, didValidateRequest: state.requests.last, response: response, data: data, withResult: result)
         }
         return self
     }
@@ -44,7 +46,8 @@ extension DataRequest {
     /// - Parameter acceptableStatusCodes: `Sequence` of acceptable response status codes.
     /// - Returns: The instance.
     @discardableResult
-    public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self where S.Iterator.Element == Int {
+    public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self
+    where S.Iterator.Element == Int {
         validate(lightweight: true) { _, response, _ in
             ResponseValidator.validate(statusCode: response.statusCode, acceptable: acceptableStatusCodes)
         }
@@ -56,7 +59,9 @@ extension DataRequest {
     /// - Parameter acceptableContentTypes: The acceptable content types, which may specify wildcard types and/or subtypes.
     /// - Returns: The instance.
     @discardableResult
-    public func validate<S: Sequence & Sendable>(contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S) -> Self where S.Iterator.Element == String {
+    public func validate<S: Sequence & Sendable>(
+        contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S
+    ) -> Self where S.Iterator.Element == String {
         validate(lightweight: true) { _, response, data in
             ResponseValidator.validate(contentType: Array(acceptableContentTypes()), response: response, data: data)
         }
@@ -79,25 +84,33 @@ extension DataRequest {
 
 /// The checks behind `validate(...)`.
 enum ResponseValidator {
-    static func validate<S: Sequence>(statusCode: Int, acceptable: S) -> Request.ValidationResult where S.Element == Int {
+    static func validate<S: Sequence>(statusCode: Int, acceptable: S) -> Request.ValidationResult
+    where S.Element == Int {
         acceptable.contains(statusCode)
             ? .success(())
             : .failure(AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: statusCode)))
     }
 
-    static func validate(contentType acceptable: [String], response: HTTPURLResponse, data: Data?) -> Request.ValidationResult {
+    static func validate(contentType acceptable: [String], response: HTTPURLResponse, data: Data?)
+        -> Request.ValidationResult
+    {
         guard let data, !data.isEmpty else { return .success(()) }
         guard let header = response.value(forHTTPHeaderField: "Content-Type"),
-              let responseType = MIMEType(header) else {
+            let responseType = MIMEType(header)
+        else {
             if acceptable.contains(where: { MIMEType($0)?.isWildcard == true }) { return .success(()) }
-            return .failure(AFError.responseValidationFailed(reason: .missingContentType(acceptableContentTypes: acceptable)))
+            return .failure(
+                AFError.responseValidationFailed(reason: .missingContentType(acceptableContentTypes: acceptable)))
         }
         for type in acceptable {
             if let acceptableType = MIMEType(type), acceptableType.matches(responseType) { return .success(()) }
         }
-        return .failure(AFError.responseValidationFailed(reason: .unacceptableContentType(
-            acceptableContentTypes: acceptable, responseContentType: "\(responseType.type)/\(responseType.subtype)"
-        )))
+        return .failure(
+            AFError.responseValidationFailed(
+                reason: .unacceptableContentType(
+                    acceptableContentTypes: acceptable,
+                    responseContentType: "\(responseType.type)/\(responseType.subtype)"
+                )))
     }
 
     /// The media ranges of the request's `Accept` header, or `*/*` when it has none.

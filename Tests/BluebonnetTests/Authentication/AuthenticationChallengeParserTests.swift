@@ -8,7 +8,9 @@ final class AuthenticationChallengeParserTests: XCTestCase {
         try parser.parse(field)
     }
 
-    private func failure(_ field: String, parser: AuthenticationChallengeParser = AuthenticationChallengeParser()) -> AuthenticationChallengeParser.Failure? {
+    private func failure(_ field: String, parser: AuthenticationChallengeParser = AuthenticationChallengeParser())
+        -> AuthenticationChallengeParser.Failure?
+    {
         do {
             _ = try parser.parse(field)
             return nil
@@ -30,15 +32,18 @@ final class AuthenticationChallengeParserTests: XCTestCase {
 
     func testToken68IsKeptWhole() throws {
         let challenges = try parse("Negotiate abc+/def.ghi~_-==, Basic realm=\"x\"")
-        XCTAssertEqual(challenges, [
-            AuthenticationChallenge(scheme: "Negotiate", token68: "abc+/def.ghi~_-=="),
-            AuthenticationChallenge(scheme: "Basic", parameters: [("realm", "x")]),
-        ])
+        XCTAssertEqual(
+            challenges,
+            [
+                AuthenticationChallenge(scheme: "Negotiate", token68: "abc+/def.ghi~_-=="),
+                AuthenticationChallenge(scheme: "Basic", parameters: [("realm", "x")]),
+            ])
     }
 
     func testQuotedCommasDoNotSplitAndRepeatedFieldsJoinedWithCommasParse() throws {
         // Two `WWW-Authenticate` lines, as a response joins them.
-        let joined = #"Basic realm="a, b", Digest realm="r", nonce="n", qop="auth,auth-int", algorithm=SHA-256"#
+        let joined =
+            #"Basic realm="a, b", Digest realm="r", nonce="n", qop="auth,auth-int", algorithm=SHA-256"#
             + ", " + #"Digest realm="r", nonce="n2", algorithm=MD5"#
         let challenges = try parse(joined)
         XCTAssertEqual(challenges.map(\.scheme), ["Basic", "Digest", "Digest"])
@@ -73,7 +78,8 @@ final class AuthenticationChallengeParserTests: XCTestCase {
     }
 
     func testHugeFieldsAndTooManyElementsFailWithTheirLimit() {
-        XCTAssertEqual(failure("Basic realm=\"" + String(repeating: "a", count: 20_000) + "\""), .tooLong(limit: 16 * 1024))
+        XCTAssertEqual(
+            failure("Basic realm=\"" + String(repeating: "a", count: 20_000) + "\""), .tooLong(limit: 16 * 1024))
         XCTAssertEqual(failure(String(repeating: "Basic, ", count: 40)), .tooManyElements(limit: 32))
         let parameters = (0..<40).map { "p\($0)=1" }.joined(separator: ", ")
         XCTAssertEqual(failure("Digest " + parameters), .tooManyElements(limit: 32))

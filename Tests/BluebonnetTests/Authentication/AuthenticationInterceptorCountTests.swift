@@ -33,21 +33,30 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
             urlRequest.headers.add(.authorization(bearerToken: credential.accessToken))
         }
 
-        func refresh(_ credential: OAuthCredential, for session: Session, completion: @escaping @Sendable (Result<OAuthCredential, any Error>) -> Void) {
-            let count = lock.withLock { counts.refresh += 1; return counts.refresh }
-            let result: Result<OAuthCredential, any Error> = failure.map { .failure($0) } ?? .success(OAuthCredential(accessToken: "a\(count)"))
+        func refresh(
+            _ credential: OAuthCredential, for session: Session,
+            completion: @escaping @Sendable (Result<OAuthCredential, any Error>) -> Void
+        ) {
+            let count = lock.withLock {
+                counts.refresh += 1; return counts.refresh
+            }
+            let result: Result<OAuthCredential, any Error> =
+                failure.map { .failure($0) } ?? .success(OAuthCredential(accessToken: "a\(count)"))
             // Long enough for other requests to queue up behind the refresh.
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { completion(result) }
         }
 
-        func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: any Error) -> Bool {
+        func didRequest(
+            _ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: any Error
+        ) -> Bool {
             lock.withLock { counts.didRequest += 1 }
             return response.statusCode == 401
         }
 
         func isRequest(_ urlRequest: URLRequest, authenticatedWith credential: OAuthCredential) -> Bool {
             lock.withLock { counts.isRequest += 1 }
-            return urlRequest.headers["Authorization"] == HTTPHeader.authorization(bearerToken: credential.accessToken).value
+            return urlRequest.headers["Authorization"]
+                == HTTPHeader.authorization(bearerToken: credential.accessToken).value
         }
     }
 
@@ -59,7 +68,10 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
 
         init(paths: [String]) { self.paths = paths }
 
-        func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+        func adapt(
+            _ urlRequest: URLRequest, for session: Session,
+            completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+        ) {
             var request = urlRequest
             var components = URLComponents(url: request.url!, resolvingAgainstBaseURL: false)!
             components.path = lock.withLock { paths.removeFirst() }
@@ -68,18 +80,23 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
         }
     }
 
-    private func send(_ path: String = "/get", interceptor: any RequestInterceptor, on session: Session? = nil) async -> (DataRequest, AFDataResponse<Data>) {
+    private func send(_ path: String = "/get", interceptor: any RequestInterceptor, on session: Session? = nil) async
+        -> (DataRequest, AFDataResponse<Data>)
+    {
         await Self.send(url(path), interceptor: interceptor, on: session ?? self.session)
     }
 
-    private static func send(_ url: String, interceptor: any RequestInterceptor, on session: Session) async -> (DataRequest, AFDataResponse<Data>) {
+    private static func send(_ url: String, interceptor: any RequestInterceptor, on session: Session) async -> (
+        DataRequest, AFDataResponse<Data>
+    ) {
         let request = session.request(url, interceptor: interceptor).validate()
         return (request, await request.serializingData(emptyResponseCodes: [200, 202, 401]).response)
     }
 
     func testAValidCredentialIsAppliedWithoutRefresh() async {
         let authenticator = CountingAuthenticator()
-        let (request, response) = await send(interceptor: AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential()))
+        let (request, response) = await send(
+            interceptor: AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential()))
         XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a0")
         XCTAssertNil(response.error)
         XCTAssertEqual(authenticator.allCounts, [1, 0, 0, 0])
@@ -88,7 +105,8 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
 
     func testAdaptsQueueBehindOneRefresh() async {
         let authenticator = CountingAuthenticator()
-        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential(requiresRefresh: true))
+        let interceptor = AuthenticationInterceptor(
+            authenticator: authenticator, credential: OAuthCredential(requiresRefresh: true))
         let (session, url200, url202) = (session!, url("/status/200"), url("/status/202"))
         async let first = Self.send(url200, interceptor: interceptor, on: session)
         async let second = Self.send(url202, interceptor: interceptor, on: session)
@@ -103,7 +121,8 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
 
     func testARefreshErrorInAdaptFailsAdaptationAndNothingIsApplied() async {
         let authenticator = CountingAuthenticator(failure: .network)
-        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential(requiresRefresh: true))
+        let interceptor = AuthenticationInterceptor(
+            authenticator: authenticator, credential: OAuthCredential(requiresRefresh: true))
         let (request, response) = await send(interceptor: interceptor)
         XCTAssertEqual(response.request?.headers.count, 0)
         XCTAssertEqual(response.error?.isRequestAdaptationError, true)
@@ -114,7 +133,9 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
 
     func testAFailureThatIsNotAuthenticationIsNotRetried() async {
         let authenticator = CountingAuthenticator()
-        let (request, response) = await send("/status/500", interceptor: AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential()))
+        let (request, response) = await send(
+            "/status/500",
+            interceptor: AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential()))
         XCTAssertEqual(response.error?.responseCode, 500)
         XCTAssertEqual(authenticator.allCounts, [1, 0, 1, 0])
         XCTAssertEqual(request.retryCount, 0)
@@ -135,7 +156,8 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
     func testACredentialRemovedBeforeThe401FailsTheRetryWithMissingCredential() async {
         let authenticator = CountingAuthenticator()
         let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential())
-        let composite = Interceptor(adapters: [interceptor, onFirstAttempt { interceptor.credential = nil }], retriers: [interceptor])
+        let composite = Interceptor(
+            adapters: [interceptor, onFirstAttempt { interceptor.credential = nil }], retriers: [interceptor])
         let (request, response) = await send("/status/401", interceptor: composite)
         XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a0")
         XCTAssertEqual(response.error?.isRequestRetryError, true)
@@ -151,7 +173,8 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
         let authenticator = CountingAuthenticator()
         let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential())
         let renew = onFirstAttempt { interceptor.credential = OAuthCredential(accessToken: "a1") }
-        let composite = Interceptor(adapters: [PathAdapter(paths: ["/status/401", "/status/200"]), interceptor, renew], retriers: [interceptor])
+        let composite = Interceptor(
+            adapters: [PathAdapter(paths: ["/status/401", "/status/200"]), interceptor, renew], retriers: [interceptor])
         let (request, response) = await send(interceptor: composite)
         XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a1")
         XCTAssertNil(response.error)
@@ -162,7 +185,8 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
     func testA401IsRefreshedThenRetried() async {
         let authenticator = CountingAuthenticator()
         let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential())
-        let composite = Interceptor(adapters: [PathAdapter(paths: ["/status/401", "/status/200"]), interceptor], retriers: [interceptor])
+        let composite = Interceptor(
+            adapters: [PathAdapter(paths: ["/status/401", "/status/200"]), interceptor], retriers: [interceptor])
         let (request, response) = await send(interceptor: composite)
         XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a1")
         XCTAssertNil(response.error)
@@ -172,7 +196,9 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
 
     func testARefreshErrorInRetryFailsTheRetry() async {
         let authenticator = CountingAuthenticator(failure: .network)
-        let (request, response) = await send("/status/401", interceptor: AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential()))
+        let (request, response) = await send(
+            "/status/401",
+            interceptor: AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential()))
         XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a0")
         XCTAssertEqual(response.error?.isRequestRetryError, true)
         XCTAssertEqual(response.error?.underlyingError as? RefreshFailure, .network)
@@ -186,7 +212,9 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
         let (session, target) = (session!, url("/get"))
         let results = await withTaskGroup(of: (DataRequest, AFDataResponse<Data>).self) { group in
             for index in 0..<6 {
-                let composite = Interceptor(adapters: [PathAdapter(paths: ["/status/401", "/status/20\(index)"]), interceptor], retriers: [interceptor])
+                let composite = Interceptor(
+                    adapters: [PathAdapter(paths: ["/status/401", "/status/20\(index)"]), interceptor],
+                    retriers: [interceptor])
                 group.addTask { await Self.send(target, interceptor: composite, on: session) }
             }
             var results: [(DataRequest, AFDataResponse<Data>)] = []
@@ -202,7 +230,8 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
 
     func testWithoutARefreshWindowEveryRefreshIsAllowed() async {
         let authenticator = CountingAuthenticator()
-        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential(), refreshWindow: nil)
+        let interceptor = AuthenticationInterceptor(
+            authenticator: authenticator, credential: OAuthCredential(), refreshWindow: nil)
         let paths = Array(repeating: "/status/401", count: 5) + ["/status/200"]
         let composite = Interceptor(adapters: [PathAdapter(paths: paths), interceptor], retriers: [interceptor])
         let (request, response) = await send(interceptor: composite)
@@ -214,8 +243,9 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
 
     func testRefreshesBeyondTheWindowFailWithExcessiveRefresh() async {
         let authenticator = CountingAuthenticator()
-        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential(),
-                                                    refreshWindow: .init(interval: 30, maximumAttempts: 2))
+        let interceptor = AuthenticationInterceptor(
+            authenticator: authenticator, credential: OAuthCredential(),
+            refreshWindow: .init(interval: 30, maximumAttempts: 2))
         let (request, response) = await send("/status/401", interceptor: interceptor)
         XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a2")
         XCTAssertEqual(response.error?.isRequestRetryError, true)

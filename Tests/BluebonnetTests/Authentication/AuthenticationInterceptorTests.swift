@@ -31,7 +31,10 @@ final class TokenAuthenticator: Authenticator, @unchecked Sendable {
         urlRequest.setValue("Bearer \(credential.token)", forHTTPHeaderField: "Authorization")
     }
 
-    func refresh(_ credential: TokenCredential, for session: Session, completion: @escaping @Sendable (Result<TokenCredential, any Error>) -> Void) {
+    func refresh(
+        _ credential: TokenCredential, for session: Session,
+        completion: @escaping @Sendable (Result<TokenCredential, any Error>) -> Void
+    ) {
         refreshes.append(1)
         let fixedToken = fixedToken
         plain.request(refreshURL, method: .post).validate().responseData { response in
@@ -45,7 +48,9 @@ final class TokenAuthenticator: Authenticator, @unchecked Sendable {
         }
     }
 
-    func didRequest(_ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: any Error) -> Bool {
+    func didRequest(
+        _ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: any Error
+    ) -> Bool {
         response.statusCode == 401
     }
 
@@ -79,7 +84,9 @@ final class AuthenticationInterceptorTests: ServerTestCase {
     }
 
     /// Sends `count` requests at once through `interceptor` and waits for them all.
-    private func sendConcurrently(_ count: Int, through interceptor: any RequestInterceptor) async -> [AFDataResponse<Data>] {
+    private func sendConcurrently(_ count: Int, through interceptor: any RequestInterceptor) async -> [AFDataResponse<
+        Data
+    >] {
         let authenticated = Session(interceptor: interceptor)
         let responses = await withTaskGroup(of: AFDataResponse<Data>.self) { group in
             let target = tokenURL("protected")
@@ -97,9 +104,11 @@ final class AuthenticationInterceptorTests: ServerTestCase {
     func testAnExpiredCredentialIsRefreshedOnceForFiftyConcurrentRequests() async throws {
         _ = try await logIn()
         let authenticator = TokenAuthenticator(refreshURL: tokenURL("refresh", "?delay_ms=200"))
-        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: TokenCredential(token: "old", expired: true))
+        let interceptor = AuthenticationInterceptor(
+            authenticator: authenticator, credential: TokenCredential(token: "old", expired: true))
         let responses = await sendConcurrently(50, through: interceptor)
-        XCTAssertEqual(responses.filter { $0.response?.statusCode == 200 }.count, 50, "\(responses.compactMap(\.error))")
+        XCTAssertEqual(
+            responses.filter { $0.response?.statusCode == 200 }.count, 50, "\(responses.compactMap(\.error))")
         XCTAssertEqual(authenticator.refreshes.values.count, 1)
         let stats = try await stats()
         XCTAssertEqual(stats["refreshes"] as? Int, 2, "the log-in and one refresh")
@@ -113,7 +122,8 @@ final class AuthenticationInterceptorTests: ServerTestCase {
         let authenticator = TokenAuthenticator(refreshURL: tokenURL("refresh", "?delay_ms=200"))
         let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: old)
         let responses = await sendConcurrently(50, through: interceptor)
-        XCTAssertEqual(responses.filter { $0.response?.statusCode == 200 }.count, 50, "\(responses.compactMap(\.error))")
+        XCTAssertEqual(
+            responses.filter { $0.response?.statusCode == 200 }.count, 50, "\(responses.compactMap(\.error))")
         XCTAssertEqual(authenticator.refreshes.values.count, 1)
         let stats = try await stats()
         XCTAssertEqual(stats["refreshes"] as? Int, 3)
@@ -122,20 +132,23 @@ final class AuthenticationInterceptorTests: ServerTestCase {
 
     func testAFailedRefreshFailsEveryWaitingRequestWithItsError() async throws {
         let authenticator = TokenAuthenticator(refreshURL: tokenURL("refresh", "?delay_ms=100&fail=true"))
-        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: TokenCredential(token: "old", expired: true))
+        let interceptor = AuthenticationInterceptor(
+            authenticator: authenticator, credential: TokenCredential(token: "old", expired: true))
         let responses = await sendConcurrently(50, through: interceptor)
         XCTAssertEqual(authenticator.refreshes.values.count, 1)
         for response in responses {
             XCTAssertTrue(response.error?.isRequestAdaptationError == true, "\(String(describing: response.error))")
             let refreshError = response.error?.underlyingError?.asAFError
-            XCTAssertEqual(refreshError?.responseCode, 500, "the refresh's own error: \(String(describing: refreshError))")
+            XCTAssertEqual(
+                refreshError?.responseCode, 500, "the refresh's own error: \(String(describing: refreshError))")
         }
     }
 
     func testAFailedRefreshAfter401sFailsTheRetriesWithItsError() async throws {
         _ = try await logIn()
         let authenticator = TokenAuthenticator(refreshURL: tokenURL("refresh", "?delay_ms=100&fail=true"))
-        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: TokenCredential(token: "token-0"))
+        let interceptor = AuthenticationInterceptor(
+            authenticator: authenticator, credential: TokenCredential(token: "token-0"))
         let responses = await sendConcurrently(20, through: interceptor)
         XCTAssertEqual(authenticator.refreshes.values.count, 1)
         for response in responses {
@@ -160,8 +173,10 @@ final class AuthenticationInterceptorTests: ServerTestCase {
             if calls.values.count == 1 { request.setValue("Bearer token-0", forHTTPHeaderField: "Authorization") }
             completion(.success(request))
         }
-        let request = session.request(tokenURL("protected"), interceptor: Interceptor(adapters: [auth, staleFirst], retriers: [auth]))
-            .validate()
+        let request = session.request(
+            tokenURL("protected"), interceptor: Interceptor(adapters: [auth, staleFirst], retriers: [auth])
+        )
+        .validate()
         let response = await request.serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200, "\(String(describing: response.error))")
         XCTAssertEqual(authenticator.refreshes.values.count, 0)
@@ -183,10 +198,14 @@ final class AuthenticationInterceptorTests: ServerTestCase {
         _ = try await logIn()
         // Every refresh yields a token the server refuses, so each retry asks for another.
         let authenticator = TokenAuthenticator(refreshURL: tokenURL("refresh"), fixedToken: "never-valid")
-        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: TokenCredential(token: "token-0"),
-                                                    refreshWindow: .init(interval: 30, maximumAttempts: 2))
-        let response = await session.request(tokenURL("protected"), interceptor: interceptor).validate().serializingData().response
-        guard case let .requestRetryFailed(retryError, _)? = response.error, case .excessiveRefresh? = retryError as? AuthenticationError else {
+        let interceptor = AuthenticationInterceptor(
+            authenticator: authenticator, credential: TokenCredential(token: "token-0"),
+            refreshWindow: .init(interval: 30, maximumAttempts: 2))
+        let response = await session.request(tokenURL("protected"), interceptor: interceptor).validate()
+            .serializingData().response
+        guard case let .requestRetryFailed(retryError, _)? = response.error,
+            case .excessiveRefresh? = retryError as? AuthenticationError
+        else {
             return XCTFail("\(String(describing: response.error))")
         }
         XCTAssertEqual(authenticator.refreshes.values.count, 2)
@@ -194,7 +213,8 @@ final class AuthenticationInterceptorTests: ServerTestCase {
 
     func testA401ThatIsNotTheAuthenticatorsIsNotRetried() async throws {
         let authenticator = TokenAuthenticator(refreshURL: tokenURL("refresh"))
-        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: TokenCredential(token: "t"))
+        let interceptor = AuthenticationInterceptor(
+            authenticator: authenticator, credential: TokenCredential(token: "t"))
         let request = session.request(url("/status/403"), interceptor: interceptor).validate()
         _ = await request.serializingData().response
         XCTAssertEqual(request.retryCount, 0)
@@ -204,11 +224,14 @@ final class AuthenticationInterceptorTests: ServerTestCase {
     func testSettingTheCredentialEndsAFailedRefresh() async throws {
         let current = try await logIn()
         let authenticator = TokenAuthenticator(refreshURL: tokenURL("refresh", "?fail=true"))
-        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: TokenCredential(token: "token-0"))
-        let failed = await session.request(tokenURL("protected"), interceptor: interceptor).validate().serializingData().response
+        let interceptor = AuthenticationInterceptor(
+            authenticator: authenticator, credential: TokenCredential(token: "token-0"))
+        let failed = await session.request(tokenURL("protected"), interceptor: interceptor).validate().serializingData()
+            .response
         XCTAssertTrue(failed.error?.isRequestRetryError == true)
         interceptor.credential = current
-        let recovered = await session.request(tokenURL("protected"), interceptor: interceptor).validate().serializingData().response
+        let recovered = await session.request(tokenURL("protected"), interceptor: interceptor).validate()
+            .serializingData().response
         XCTAssertEqual(recovered.response?.statusCode, 200)
         XCTAssertEqual(authenticator.refreshes.values.count, 1)
     }

@@ -29,7 +29,9 @@ final class HTTPAuthenticationTests: ServerTestCase {
         let request = session.request(url("/basic-auth/user/passwd")).authenticate(username: "user", password: "wrong")
         let response = await request.serializingData().response
         XCTAssertEqual(response.response?.statusCode, 401)
-        XCTAssertTrue(response.error?.isResponseSerializationError ?? true, "the 401 itself, empty: \(String(describing: response.error))")
+        XCTAssertTrue(
+            response.error?.isResponseSerializationError ?? true,
+            "the 401 itself, empty: \(String(describing: response.error))")
         XCTAssertEqual(request.metrics?.transactionMetrics.count, 2, "one answer, no loop")
     }
 
@@ -44,8 +46,10 @@ final class HTTPAuthenticationTests: ServerTestCase {
         let challenged = await session.request(url("/hidden-basic-auth/user/passwd"))
             .authenticate(username: "user", password: "passwd").serializingData().response
         XCTAssertEqual(challenged.response?.statusCode, 404, "no challenge, nothing to answer")
-        let preemptive = await session.request(url("/hidden-basic-auth/user/passwd"),
-                                               headers: [.authorization(username: "user", password: "passwd")]).serializingData().response
+        let preemptive = await session.request(
+            url("/hidden-basic-auth/user/passwd"),
+            headers: [.authorization(username: "user", password: "passwd")]
+        ).serializingData().response
         XCTAssertEqual(preemptive.response?.statusCode, 200)
     }
 
@@ -63,23 +67,27 @@ final class HTTPAuthenticationTests: ServerTestCase {
     }
 
     func testASessionDigestWithoutQopIsNotAnswered() async throws {
-        let request = session.request(url("/digest-auth/none/user/passwd/SHA-256-sess")).authenticate(username: "user", password: "passwd")
+        let request = session.request(url("/digest-auth/none/user/passwd/SHA-256-sess")).authenticate(
+            username: "user", password: "passwd")
         let response = await request.serializingData(emptyResponseCodes: [401]).response
         XCTAssertEqual(response.response?.statusCode, 401)
         XCTAssertEqual(request.metrics?.transactionMetrics.count, 1)
     }
 
     func testDigestAuthIntCoversAPostBody() async throws {
-        let request = session.request(url("/digest-auth/auth-int/user/passwd/SHA-256"), method: .post,
-                                      parameters: ["a": [1, 2]], encoding: JSONEncoding.default)
-            .authenticate(username: "user", password: "passwd")
+        let request = session.request(
+            url("/digest-auth/auth-int/user/passwd/SHA-256"), method: .post,
+            parameters: ["a": [1, 2]], encoding: JSONEncoding.default
+        )
+        .authenticate(username: "user", password: "passwd")
         let response = await request.serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200)
         XCTAssertTrue(sentAuthorizations(request).last??.contains("qop=auth-int") == true)
     }
 
     func testWrongDigestPasswordEndsWithThe401AfterOneAnswer() async throws {
-        let request = session.request(url("/digest-auth/auth/user/passwd/SHA-256")).authenticate(username: "user", password: "nope")
+        let request = session.request(url("/digest-auth/auth/user/passwd/SHA-256")).authenticate(
+            username: "user", password: "nope")
         let response = await request.serializingData().response
         XCTAssertEqual(response.response?.statusCode, 401)
         XCTAssertEqual(request.metrics?.transactionMetrics.count, 2)
@@ -98,7 +106,8 @@ final class HTTPAuthenticationTests: ServerTestCase {
     }
 
     func testAServerThatCallsEveryNonceStaleCannotLoopTheRequest() async throws {
-        let request = session.request(url("/digest-auth/auth/user/passwd/MD5/0")).authenticate(username: "user", password: "passwd")
+        let request = session.request(url("/digest-auth/auth/user/passwd/MD5/0")).authenticate(
+            username: "user", password: "passwd")
         let response = await request.serializingData().response
         XCTAssertEqual(response.response?.statusCode, 401)
         XCTAssertEqual(request.metrics?.transactionMetrics.count, 4, "the first answer and two stale answers")
@@ -148,9 +157,11 @@ final class HTTPAuthenticationTests: ServerTestCase {
 
     func testSessionCredentialStorageAnswersByProtectionSpace() async throws {
         let storage = URLCredentialStorage()
-        let space = URLProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: "Fake Realm",
-                                       authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
-        storage.setDefaultCredential(URLCredential(user: "user", password: "passwd", persistence: .forSession), for: space)
+        let space = URLProtectionSpace(
+            host: "127.0.0.1", port: server.port, protocol: "http", realm: "Fake Realm",
+            authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
+        storage.setDefaultCredential(
+            URLCredential(user: "user", password: "passwd", persistence: .forSession), for: space)
         let stored = session { $0.urlCredentialStorage = storage }
         let response = await stored.request(url("/basic-auth/user/passwd")).serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200)
@@ -162,17 +173,21 @@ final class HTTPAuthenticationTests: ServerTestCase {
     func testACredentialIsNotOfferedToTheOriginARedirectLeadsTo() async throws {
         let other = try await TestServer.start()
         let target = other.url("/basic-auth/user/passwd").absoluteString
-        let request = session.request(url("/redirect-to?url=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"),
-                                      headers: [.authorization(username: "user", password: "passwd")])
-            .authenticate(username: "user", password: "passwd")
+        let request = session.request(
+            url("/redirect-to?url=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"),
+            headers: [.authorization(username: "user", password: "passwd")]
+        )
+        .authenticate(username: "user", password: "passwd")
         let response = await request.serializingData().response
         await other.stop()
         XCTAssertEqual(response.response?.statusCode, 401, "the other origin's challenge is not answered")
-        XCTAssertEqual(sentAuthorizations(request), ["Basic dXNlcjpwYXNzd2Q=", nil], "Authorization dropped at the new origin")
+        XCTAssertEqual(
+            sentAuthorizations(request), ["Basic dXNlcjpwYXNzd2Q=", nil], "Authorization dropped at the new origin")
     }
 
     func testAChallengeAfterASameOriginRedirectIsAnswered() async throws {
-        let request = session.request(url("/redirect-to?url=%2Fbasic-auth%2Fuser%2Fpasswd")).authenticate(username: "user", password: "passwd")
+        let request = session.request(url("/redirect-to?url=%2Fbasic-auth%2Fuser%2Fpasswd")).authenticate(
+            username: "user", password: "passwd")
         let response = await request.serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200)
         XCTAssertEqual(request.redirectCount, 1)
@@ -185,22 +200,29 @@ final class HTTPAuthenticationTests: ServerTestCase {
         let request = session.upload(stream, to: url("/basic-auth/user/passwd"), method: .post)
             .authenticate(username: "user", password: "passwd")
         let response = await request.serializingData().response
-        XCTAssertTrue(response.error?.isResponseSerializationError ?? true, "the 401 itself, empty: \(String(describing: response.error))")
+        XCTAssertTrue(
+            response.error?.isResponseSerializationError ?? true,
+            "the 401 itself, empty: \(String(describing: response.error))")
         XCTAssertEqual(response.response?.statusCode, 401, "the 401 is delivered rather than an exhausted stream")
     }
 
     func testAReplayableUploadIsSentAgainWithTheAnswer() async throws {
-        let request = session.upload(Data("payload".utf8), to: url("/digest-auth/auth/user/passwd/SHA-256"), method: .post)
-            .authenticate(username: "user", password: "passwd")
+        let request = session.upload(
+            Data("payload".utf8), to: url("/digest-auth/auth/user/passwd/SHA-256"), method: .post
+        )
+        .authenticate(username: "user", password: "passwd")
         let response = await request.serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200)
         XCTAssertEqual(request.metrics?.transactionMetrics.last?.countOfRequestBodyBytesSent, 7)
     }
 
     func testAnUnparseableChallengeDeliversThe401() async throws {
-        let request = session.request(url("/digest-auth/auth/user/passwd?malformed=true")).authenticate(username: "user", password: "passwd")
+        let request = session.request(url("/digest-auth/auth/user/passwd?malformed=true")).authenticate(
+            username: "user", password: "passwd")
         let response = await request.serializingData().response
-        XCTAssertTrue(response.error?.isResponseSerializationError ?? true, "the 401 itself, empty: \(String(describing: response.error))")
+        XCTAssertTrue(
+            response.error?.isResponseSerializationError ?? true,
+            "the 401 itself, empty: \(String(describing: response.error))")
         XCTAssertEqual(response.response?.statusCode, 401)
         XCTAssertEqual(request.metrics?.transactionMetrics.count, 1)
     }
@@ -217,8 +239,9 @@ final class HTTPAuthenticationTests: ServerTestCase {
     }
 
     func testTheSharedCredentialStorageAnswersForAPlainSession() async throws {
-        let space = URLProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: "Fake Realm",
-                                       authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
+        let space = URLProtectionSpace(
+            host: "127.0.0.1", port: server.port, protocol: "http", realm: "Fake Realm",
+            authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
         let credential = URLCredential(user: "user2", password: "password", persistence: .forSession)
         URLCredentialStorage.shared.setDefaultCredential(credential, for: space)
         defer { URLCredentialStorage.shared.remove(credential, for: space) }
@@ -233,10 +256,14 @@ final class HTTPAuthenticationTests: ServerTestCase {
         var logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
         logger.logLevel = .trace
         let logged = Session(logger: logger)
-        let basic = await logged.request(url("/basic-auth/user/s3cret-pw")).authenticate(username: "user", password: "s3cret-pw")
-            .serializingData().response
-        let digest = await logged.request("http://user:s3cret-pw@127.0.0.1:\(server.port)/digest-auth/auth/user/s3cret-pw/SHA-256")
-            .serializingData().response
+        let basic = await logged.request(url("/basic-auth/user/s3cret-pw")).authenticate(
+            username: "user", password: "s3cret-pw"
+        )
+        .serializingData().response
+        let digest = await logged.request(
+            "http://user:s3cret-pw@127.0.0.1:\(server.port)/digest-auth/auth/user/s3cret-pw/SHA-256"
+        )
+        .serializingData().response
         XCTAssertEqual([basic.response?.statusCode, digest.response?.statusCode], [200, 200])
         let text = lines.values.joined(separator: "\n")
         XCTAssertTrue(text.contains("answering challenge"), text)

@@ -99,14 +99,17 @@ extension BonnetProcessTests {
 
     func testOnATerminalEscapesAreShownNotObeyedAndLatin1IsDecoded() throws {
         let script = URL(fileURLWithPath: "/usr/bin/script")
-        guard FileManager.default.isExecutableFile(atPath: script.path) else { throw XCTSkip("no /usr/bin/script for a terminal") }
+        guard FileManager.default.isExecutableFile(atPath: script.path) else {
+            throw XCTSkip("no /usr/bin/script for a terminal")
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let body = directory.appendingPathComponent("body.bin")
         // "café" in ISO-8859-1, then an escape sequence that would set the terminal's title.
         try (Data("caf".utf8) + Data([0xE9]) + Data("\u{1B}]0;pwned\u{07}".utf8)).write(to: body)
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bonnet")
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "bonnet")
         let target = url("/echo?content_type=text/plain;%20charset=iso-8859-1")
         let process = Process()
         process.executableURL = script

@@ -4,7 +4,8 @@ import XCTest
 /// `bonnet --cache` keeps responses by RFC 9111, and `--offline --cache` answers from them without the network.
 extension BonnetProcessTests {
     func testOfflineWithTheCacheAnswersFromItEvenWithTheServerGone() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bonnet-cache-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bonnet-cache-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         let environment = ["BONNET_CACHE_DIR": directory.path]
         let target = url("/cacheable/cli?cache_control=max-age=600")

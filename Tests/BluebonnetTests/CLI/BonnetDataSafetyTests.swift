@@ -102,8 +102,9 @@ extension BonnetProcessTests {
         for flags in [["--stream"], []] {
             let run = try bonnetRaw(flags + [url("/bytes/4000000?seed=45")], closeOutputAfter: 10)
             XCTAssertTrue(run.status == 0 || run.status == 141, "\(flags): exit \(run.status), \(run.errors)")
-            XCTAssertFalse(run.errors.contains("Fatal") || run.errors.contains("Backtrace") || run.errors.count > 500,
-                           "\(flags): \(run.errors.prefix(500))")
+            XCTAssertFalse(
+                run.errors.contains("Fatal") || run.errors.contains("Backtrace") || run.errors.count > 500,
+                "\(flags): \(run.errors.prefix(500))")
         }
     }
 
@@ -122,7 +123,9 @@ extension BonnetProcessTests {
 
     /// 8: repeated headers kept only the last; repeated form fields kept the last, sorted.
     func testRepeatedHeadersAndFormFieldsAreAllSentInOrder() throws {
-        let headers = try bonnet(["--no-color", "--body", url("/headers"), "X-M:a", "X-M:b", "Cookie:x=1", "Cookie:y=2"])
+        let headers = try bonnet([
+            "--no-color", "--body", url("/headers"), "X-M:a", "X-M:b", "Cookie:x=1", "Cookie:y=2",
+        ])
         XCTAssertEqual(headers.status, 0, headers.errors)
         XCTAssertTrue(headers.output.contains("\"X-M\" : \"a, b\""), headers.output)
         XCTAssertTrue(headers.output.contains("\"Cookie\" : \"x=1; y=2\""), headers.output)
@@ -134,7 +137,8 @@ extension BonnetProcessTests {
     /// 10: the formatter dropped repeated JSON keys and respelled numbers (`1.0` as `1`).
     func testFormattedJSONShowsWhatTheServerSent() throws {
         let body = #"{"b":1.0,"a":2,"a":3,"n":[1e3,-0.50]}"#
-        let encoded = Data(body.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        let encoded = Data(body.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
         for sorting in ["--sorted", "--unsorted"] {
             let run = try bonnet(["--no-color", "--pretty=format", sorting, "--body", url("/base64/\(encoded)")])
             XCTAssertEqual(run.status, 0, run.errors)
@@ -143,7 +147,9 @@ extension BonnetProcessTests {
             XCTAssertTrue(run.output.contains("1e3,\n    -0.50"), run.output)
         }
         let sorted = try bonnet(["--no-color", "--pretty=format", "--body", url("/base64/\(encoded)")])
-        XCTAssertLessThan(try XCTUnwrap(sorted.output.range(of: "\"a\" : 2")).lowerBound, try XCTUnwrap(sorted.output.range(of: "\"b\"")).lowerBound)
+        XCTAssertLessThan(
+            try XCTUnwrap(sorted.output.range(of: "\"a\" : 2")).lowerBound,
+            try XCTUnwrap(sorted.output.range(of: "\"b\"")).lowerBound)
     }
 
     /// 10: repeated response fields were merged into one comma-joined line.
@@ -197,7 +203,9 @@ extension BonnetProcessTests {
         address.sin_port = in_port_t(UInt16(server.port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         XCTAssertEqual(connected, 0)
         _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
@@ -242,8 +250,9 @@ extension BonnetProcessTests {
         let file = directory.url.appendingPathComponent("data.txt")
         try Data("x".utf8).write(to: file)
         let typed = try bonnetRaw(["--offline", "POST", url("/post"), "f@\(file.path);type=application/x-custom"])
-        XCTAssertTrue(String(decoding: typed.data, as: UTF8.self).contains("Content-Type: application/x-custom\r\n"),
-                      String(decoding: typed.data, as: UTF8.self))
+        XCTAssertTrue(
+            String(decoding: typed.data, as: UTF8.self).contains("Content-Type: application/x-custom\r\n"),
+            String(decoding: typed.data, as: UTF8.self))
         XCTAssertTrue(String(decoding: typed.data, as: UTF8.self).contains("filename=\"data.txt\""))
     }
 
@@ -254,19 +263,27 @@ extension BonnetProcessTests {
         let run = try bonnet(["--download", url("/html")], in: directory.url)
         XCTAssertEqual(run.status, 0, run.errors)
         let saved = directory.url.appendingPathComponent("html.html")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: saved.path), "\((try? FileManager.default.contentsOfDirectory(atPath: directory.url.path)) ?? [])")
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: saved.path),
+            "\((try? FileManager.default.contentsOfDirectory(atPath: directory.url.path)) ?? [])")
         let mask = umask(0o022)
         umask(mask)
-        let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: saved.path)[.posixPermissions] as? NSNumber).intValue
+        let mode = try XCTUnwrap(
+            FileManager.default.attributesOfItem(atPath: saved.path)[.posixPermissions] as? NSNumber
+        ).intValue
         XCTAssertEqual(mode, 0o666 & ~Int(mask), String(mode, radix: 8))
         // A URL that ends in `/` names no file: `index`, with the type's extension.
         let index = try bonnet(["--download", url("/anything/")], in: directory.url)
         XCTAssertEqual(index.status, 0, index.errors)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("index.json").path), index.errors)
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("index.json").path),
+            index.errors)
     }
 
     /// Runs bonnet with its output read as bytes; with `closeOutputAfter`, as `head -c` reads it.
-    func bonnetRaw(_ arguments: [String], closeOutputAfter limit: Int? = nil) throws -> (status: Int32, data: Data, errors: String) {
+    func bonnetRaw(_ arguments: [String], closeOutputAfter limit: Int? = nil) throws -> (
+        status: Int32, data: Data, errors: String
+    ) {
         let result = try BonnetRunner.run(arguments, closeOutputAfter: limit)
         return (result.status, result.output, String(decoding: result.errors, as: UTF8.self))
     }

@@ -13,7 +13,8 @@ extension BonnetProcessTests {
             XCTAssertTrue(run.errors.contains("200 OK"), "the head goes to standard error: \(run.errors)")
             XCTAssertTrue(run.output.isEmpty, "nothing on standard output: \(run.output)")
         }
-        XCTAssertEqual(try Data(contentsOf: directory.url.appendingPathComponent("report.bin")), expected, "the name is sanitised")
+        XCTAssertEqual(
+            try Data(contentsOf: directory.url.appendingPathComponent("report.bin")), expected, "the name is sanitised")
         XCTAssertEqual(try Data(contentsOf: directory.url.appendingPathComponent("report.bin-1")), expected)
     }
 
@@ -27,7 +28,8 @@ extension BonnetProcessTests {
         let resumed = try bonnet(["-c", "-o", file, url("/download/300000?seed=3")])
         XCTAssertEqual(resumed.status, 0, resumed.errors)
         XCTAssertTrue(resumed.errors.contains("206"), resumed.errors)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)), SeededBytes.bytes(seed: 3, offset: 0, count: 300_000))
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: file)), SeededBytes.bytes(seed: 3, offset: 0, count: 300_000))
         let again = try bonnet(["-c", "-o", file, url("/download/300000?seed=3")])
         XCTAssertEqual(again.status, 0, again.errors)
         XCTAssertTrue(again.errors.contains("complete"), again.errors)
@@ -35,7 +37,9 @@ extension BonnetProcessTests {
 
     func testADownloadOfAnErrorStatusSavesNothingAndFails() throws {
         let directory = try TemporaryDirectory()
-        let run = try bonnet(["--check-status", "-o", directory.url.appendingPathComponent("x").path, url("/status/404")])
+        let run = try bonnet([
+            "--check-status", "-o", directory.url.appendingPathComponent("x").path, url("/status/404"),
+        ])
         XCTAssertEqual(run.status, 4, run.errors)
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("x").path))
     }
@@ -43,7 +47,9 @@ extension BonnetProcessTests {
     func testStreamPrintsServerSentEventsAsTheyArrive() throws {
         let run = try bonnet(["--stream", "--no-color", url("/sse?count=3")])
         XCTAssertEqual(run.status, 0, run.errors)
-        for index in 0..<3 { XCTAssertTrue(run.output.contains("id: \(index)\nevent: tick\ndata: line one \(index)"), run.output) }
+        for index in 0..<3 {
+            XCTAssertTrue(run.output.contains("id: \(index)\nevent: tick\ndata: line one \(index)"), run.output)
+        }
         XCTAssertFalse(run.output.contains("text/event-stream"), "piped output shows only the body, as httpie does")
     }
 }

@@ -8,9 +8,11 @@ extension BonnetProcessTests {
         let version = try bonnet(["--version"])
         XCTAssertEqual(version.output.trimmingCharacters(in: .whitespacesAndNewlines), bluebonnetVersion)
         let help = try bonnet(["request", "--help"])
-        for option in ["--json", "--form", "--multipart", "--verbose", "--headers", "--body", "--print", "--pretty", "--offline",
-                       "--follow", "--no-follow", "--max-redirects", "--check-status", "--auth", "--auth-type", "--timeout",
-                       "--timeline", "--curl", "--ignore-stdin", "-h", "-b", "-v", "-p", "-a", "-A", "-j", "-f"] {
+        for option in [
+            "--json", "--form", "--multipart", "--verbose", "--headers", "--body", "--print", "--pretty", "--offline",
+            "--follow", "--no-follow", "--max-redirects", "--check-status", "--auth", "--auth-type", "--timeout",
+            "--timeline", "--curl", "--ignore-stdin", "-h", "-b", "-v", "-p", "-a", "-A", "-j", "-f",
+        ] {
             XCTAssertTrue(help.output.contains(option), "\(option) missing from --help: \(help.output)")
         }
     }
@@ -39,9 +41,11 @@ extension BonnetProcessTests {
     func testPrettyFormatsWhenAskedEvenWhenPiped() throws {
         let raw = try bonnet([url("/echo?content_type=application/json")], stdin: Data(#"{"b":1,"a":2}"#.utf8))
         XCTAssertEqual(raw.output, #"{"b":1,"a":2}"#)
-        let formatted = try bonnet(["--pretty=format", url("/echo?content_type=application/json")], stdin: Data(#"{"b":1,"a":2}"#.utf8))
+        let formatted = try bonnet(
+            ["--pretty=format", url("/echo?content_type=application/json")], stdin: Data(#"{"b":1,"a":2}"#.utf8))
         XCTAssertEqual(formatted.output, "{\n  \"a\" : 2,\n  \"b\" : 1\n}\n")
-        let colored = try bonnet(["--pretty=colors", url("/echo?content_type=application/json")], stdin: Data(#"{"b":1}"#.utf8))
+        let colored = try bonnet(
+            ["--pretty=colors", url("/echo?content_type=application/json")], stdin: Data(#"{"b":1}"#.utf8))
         XCTAssertEqual(colored.output, #"{"b":1}"# + "\n", "colors alone do not reformat")
     }
 
@@ -72,7 +76,9 @@ extension BonnetProcessTests {
     }
 
     func testNestedJSONItemsBuildObjectsAndArraysAsHttpieDoes() throws {
-        let run = try bonnet([url("/post"), "user[name]=Ann", "user[tags][]=a", "user[tags][]:=2", "points[1]:=5", #"esc\[x\]=y"#])
+        let run = try bonnet([
+            url("/post"), "user[name]=Ann", "user[tags][]=a", "user[tags][]:=2", "points[1]:=5", #"esc\[x\]=y"#,
+        ])
         XCTAssertEqual(run.status, 0, run.errors)
         let sent = try XCTUnwrap(try json(Data(run.output.utf8))["json"] as? [String: Any])
         XCTAssertEqual(sent["user"] as? NSDictionary, ["name": "Ann", "tags": ["a", 2]] as NSDictionary)

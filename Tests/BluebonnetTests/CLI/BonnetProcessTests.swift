@@ -10,11 +10,15 @@ final class BonnetProcessTests: ServerTestCase {
     }
 
     /// Runs the `bonnet` built beside this test bundle, killing it after `timeout` seconds.
-    func bonnet(_ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20, in directory: URL? = nil,
-                environment: [String: String] = [:]) throws -> Run {
-        let result = try BonnetRunner.run(arguments, stdin: stdin, timeout: timeout, in: directory, environment: environment)
-        return Run(status: result.status, output: String(decoding: result.output, as: UTF8.self),
-                   errors: String(decoding: result.errors, as: UTF8.self))
+    func bonnet(
+        _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20, in directory: URL? = nil,
+        environment: [String: String] = [:]
+    ) throws -> Run {
+        let result = try BonnetRunner.run(
+            arguments, stdin: stdin, timeout: timeout, in: directory, environment: environment)
+        return Run(
+            status: result.status, output: String(decoding: result.output, as: UTF8.self),
+            errors: String(decoding: result.errors, as: UTF8.self))
     }
 
     func testCurlPrintsTheCommandThenTheResponseAndExits() throws {
@@ -39,19 +43,28 @@ final class BonnetProcessTests: ServerTestCase {
     }
 
     func testAuthDigestAnswersTheChallenge() throws {
-        let run = try bonnet(["--no-color", "--check-status", "--auth-type", "digest", "-a", "user:passwd",
-                              url("/digest-auth/auth/user/passwd/SHA-256")])
+        let run = try bonnet([
+            "--no-color", "--check-status", "--auth-type", "digest", "-a", "user:passwd",
+            url("/digest-auth/auth/user/passwd/SHA-256"),
+        ])
         XCTAssertEqual(run.status, 0, run.errors + run.output)
         XCTAssertTrue(run.output.contains("\"authenticated\" : true"), run.output)
-        let wrong = try bonnet(["--no-color", "--check-status", "-A", "digest", "-a", "user:nope", url("/digest-auth/auth/user/passwd/SHA-256")])
+        let wrong = try bonnet([
+            "--no-color", "--check-status", "-A", "digest", "-a", "user:nope",
+            url("/digest-auth/auth/user/passwd/SHA-256"),
+        ])
         XCTAssertEqual(wrong.status, 4, "the 401 ends it: " + wrong.output)
     }
 
     func testCredentialsInTheURLAnswerTheChallengeAndVerboseOutputHidesThePassword() throws {
-        let run = try bonnet(["--no-color", "-v", "--check-status", "http://user:passwd@127.0.0.1:\(server.port)/basic-auth/user/passwd"])
+        let run = try bonnet([
+            "--no-color", "-v", "--check-status", "http://user:passwd@127.0.0.1:\(server.port)/basic-auth/user/passwd",
+        ])
         XCTAssertEqual(run.status, 0, run.errors + run.output)
         // Piped, the request is shown as its exact bytes, which carry no URL; the password is nowhere.
-        XCTAssertTrue(run.output.contains("GET /basic-auth/user/passwd HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"), run.output)
+        XCTAssertTrue(
+            run.output.contains("GET /basic-auth/user/passwd HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"),
+            run.output)
         XCTAssertFalse(run.output.contains("user:passwd"), run.output)
     }
 
@@ -70,11 +83,16 @@ final class BonnetProcessTests: ServerTestCase {
     func testAuthWithoutAPasswordAsksForItOnTheTerminal() throws {
         // `script` gives bonnet a pseudo-terminal, whose input is what this test writes.
         let script = URL(fileURLWithPath: "/usr/bin/script")
-        guard FileManager.default.isExecutableFile(atPath: script.path) else { throw XCTSkip("no /usr/bin/script for a terminal") }
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bonnet")
+        guard FileManager.default.isExecutableFile(atPath: script.path) else {
+            throw XCTSkip("no /usr/bin/script for a terminal")
+        }
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "bonnet")
         let process = Process()
         process.executableURL = script
-        process.arguments = ["-qec", "\(binary.path) --no-color --body --auth user \(url("/basic-auth/user/passwd"))", "/dev/null"]
+        process.arguments = [
+            "-qec", "\(binary.path) --no-color --body --auth user \(url("/basic-auth/user/passwd"))", "/dev/null",
+        ]
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output

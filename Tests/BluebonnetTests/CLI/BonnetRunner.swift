@@ -21,9 +21,12 @@ enum BonnetRunner {
     ///   - directory:   Its working directory.
     ///   - environment: Variables added to this process's.
     ///   - closeOutputAfter: Bytes of standard output read before the pipe is closed.
-    static func run(_ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20, in directory: URL? = nil,
-                    environment: [String: String] = [:], closeOutputAfter: Int? = nil) throws -> Result {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bonnet")
+    static func run(
+        _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20, in directory: URL? = nil,
+        environment: [String: String] = [:], closeOutputAfter: Int? = nil
+    ) throws -> Result {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "bonnet")
         // `swift build --build-tests` builds every product, so a missing binary is a broken build, not a skip.
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: binary.path])
@@ -32,7 +35,9 @@ enum BonnetRunner {
         process.executableURL = binary
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe(), errors = Pipe(), input = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -44,7 +49,9 @@ enum BonnetRunner {
             let reader = output.fileHandleForReading
             if let limit = closeOutputAfter {
                 var data = Data()
-                while data.count < limit, let piece = try? reader.read(upToCount: limit - data.count), !piece.isEmpty { data.append(piece) }
+                while data.count < limit, let piece = try? reader.read(upToCount: limit - data.count), !piece.isEmpty {
+                    data.append(piece)
+                }
                 try? reader.close()
                 outputBox.set(data)
             } else {
@@ -64,7 +71,8 @@ enum BonnetRunner {
         }
         process.waitUntilExit()
         readers.wait()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        let status =
+            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         return Result(status: status, output: outputBox.value, errors: errorBox.value)
     }
 

@@ -4,7 +4,8 @@ import XCTest
 /// `bonnet --session`: cookies, headers and `--auth` kept between runs, as httpie's sessions keep them.
 extension BonnetProcessTests {
     func sessionEnvironment() throws -> (URL, [String: String]) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bonnet-config-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bonnet-config-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         return (directory, ["BONNET_CONFIG_DIR": directory.path])
     }
@@ -31,8 +32,11 @@ extension BonnetProcessTests {
     func testASessionFileKeepsHeadersAndAuthButNotRequestSpecificHeaders() throws {
         let (directory, environment) = try sessionEnvironment()
         let path = directory.appendingPathComponent("mine.json").path
-        let first = try bonnet(["--session", path, "-a", "user:pass", url("/basic-auth/user/pass"), "X-Team:bluebonnet",
-                                "If-None-Match:abc"], environment: environment)
+        let first = try bonnet(
+            [
+                "--session", path, "-a", "user:pass", url("/basic-auth/user/pass"), "X-Team:bluebonnet",
+                "If-None-Match:abc",
+            ], environment: environment)
         XCTAssertEqual(first.status, 0, first.errors)
         let second = try bonnet(["--session", path, url("/basic-auth/user/pass")], environment: environment)
         XCTAssertEqual(second.status, 0, second.errors)

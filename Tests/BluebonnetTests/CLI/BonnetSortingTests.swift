@@ -8,30 +8,37 @@ extension BonnetProcessTests {
         let sorted = try bonnet(["--pretty=format", "-h", target])
         let unsorted = try bonnet(["--pretty=format", "-h", "--unsorted", target])
         func position(_ name: String, in text: String) -> String.Index? { text.range(of: "\n\(name): ")?.lowerBound }
-        XCTAssertLessThan(try XCTUnwrap(position("Alpha", in: sorted.output)), try XCTUnwrap(position("Zeta", in: sorted.output)))
-        XCTAssertLessThan(try XCTUnwrap(position("Zeta", in: unsorted.output)), try XCTUnwrap(position("Alpha", in: unsorted.output)))
+        XCTAssertLessThan(
+            try XCTUnwrap(position("Alpha", in: sorted.output)), try XCTUnwrap(position("Zeta", in: sorted.output)))
+        XCTAssertLessThan(
+            try XCTUnwrap(position("Zeta", in: unsorted.output)), try XCTUnwrap(position("Alpha", in: unsorted.output)))
     }
 
     func testUnsortedJSONKeepsTheServersKeyOrderAndIsStillIndented() throws {
         let body = Data(#"{"z":1, "a":{"y":[1,{},[ ]],"b":"x:,{\"}"}}"#.utf8)
-        let run = try bonnet(["--pretty=format", "--unsorted", "POST", url("/echo?content_type=application/json")], stdin: body)
+        let run = try bonnet(
+            ["--pretty=format", "--unsorted", "POST", url("/echo?content_type=application/json")], stdin: body)
         XCTAssertEqual(run.status, 0, run.errors)
-        XCTAssertEqual(run.output, """
-        {
-          "z" : 1,
-          "a" : {
-            "y" : [
-              1,
-              {},
-              []
-            ],
-            "b" : "x:,{\\"}"
-          }
-        }
+        XCTAssertEqual(
+            run.output,
+            """
+            {
+              "z" : 1,
+              "a" : {
+                "y" : [
+                  1,
+                  {},
+                  []
+                ],
+                "b" : "x:,{\\"}"
+              }
+            }
 
-        """)
+            """)
         let sorted = try bonnet(["--pretty=format", "POST", url("/echo?content_type=application/json")], stdin: body)
-        XCTAssertLessThan(try XCTUnwrap(sorted.output.range(of: "\"a\"")).lowerBound, try XCTUnwrap(sorted.output.range(of: "\"z\"")).lowerBound)
+        XCTAssertLessThan(
+            try XCTUnwrap(sorted.output.range(of: "\"a\"")).lowerBound,
+            try XCTUnwrap(sorted.output.range(of: "\"z\"")).lowerBound)
         let both = try bonnet(["--sorted", "--unsorted", url("/get")])
         XCTAssertNotEqual(both.status, 0)
     }

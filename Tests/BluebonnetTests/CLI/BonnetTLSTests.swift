@@ -5,22 +5,28 @@ import XCTest
 /// `bonnet --verify`, `--cert`, `--cert-key` and `--cert-key-pass` against HTTPS test servers, as httpie spells them.
 extension BonnetProcessTests {
     /// An HTTPS server on a hierarchy made for the test, and a folder holding its root and a client identity as PEM.
-    private func tlsServer(requireClientCertificate: Bool = false) async throws -> (TestServer, TestCertificates, TemporaryDirectory) {
+    private func tlsServer(requireClientCertificate: Bool = false) async throws -> (
+        TestServer, TestCertificates, TemporaryDirectory
+    ) {
         let certificates = try TestCertificates()
-        let tls = try certificates.serverConfiguration(presenting: certificates.leaf, chain: [certificates.intermediate],
-                                                       requireClientCertificate: requireClientCertificate)
+        let tls = try certificates.serverConfiguration(
+            presenting: certificates.leaf, chain: [certificates.intermediate],
+            requireClientCertificate: requireClientCertificate)
         let server = try await TestServer.start(tls: tls)
         let directory = try TemporaryDirectory()
         try Data(certificates.root.pem.utf8).write(to: directory.url.appendingPathComponent("root.pem"))
-        try Data((certificates.client.pem + certificates.intermediate.pem).utf8).write(to: directory.url.appendingPathComponent("client.pem"))
+        try Data((certificates.client.pem + certificates.intermediate.pem).utf8).write(
+            to: directory.url.appendingPathComponent("client.pem"))
         try Data(certificates.client.privateKeyPEM.utf8).write(to: directory.url.appendingPathComponent("client.key"))
-        try Data((certificates.client.pem + certificates.intermediate.pem + certificates.client.privateKeyPEM).utf8).write(to: directory.url.appendingPathComponent("both.pem"))
+        try Data((certificates.client.pem + certificates.intermediate.pem + certificates.client.privateKeyPEM).utf8)
+            .write(to: directory.url.appendingPathComponent("both.pem"))
         return (server, certificates, directory)
     }
 
     func testHTTP2IsNegotiatedByDefaultAndHTTP1OnlyWhenAsked() async throws {
         let certificates = try TestCertificates()
-        let tls = try certificates.serverConfiguration(presenting: certificates.leaf, chain: [certificates.intermediate])
+        let tls = try certificates.serverConfiguration(
+            presenting: certificates.leaf, chain: [certificates.intermediate])
         let server = try await TestServer.start(tls: tls, http2: true)
         let directory = try TemporaryDirectory()
         let root = directory.url.appendingPathComponent("root.pem")
@@ -44,7 +50,9 @@ extension BonnetProcessTests {
         XCTAssertTrue(bundle.output.contains("\"url\""), bundle.output)
         let unchecked = try bonnet(["--no-color", "--verify=no", url])
         XCTAssertEqual(unchecked.status, 0, unchecked.errors)
-        let missing = try bonnet(["--no-color", "--verify", directory.url.appendingPathComponent("absent.pem").path, url])
+        let missing = try bonnet([
+            "--no-color", "--verify", directory.url.appendingPathComponent("absent.pem").path, url,
+        ])
         XCTAssertNotEqual(missing.status, 0)
         XCTAssertTrue(missing.errors.contains("cannot read"), missing.errors)
         await server.stop()
@@ -56,12 +64,18 @@ extension BonnetProcessTests {
         let root = directory.url.appendingPathComponent("root.pem").path
         let anonymous = try bonnet(["--no-color", "--verify", root, url])
         XCTAssertNotEqual(anonymous.status, 0, "the server asks for a certificate")
-        let twoFiles = try bonnet(["--no-color", "--verify", root, "--cert", directory.url.appendingPathComponent("client.pem").path,
-                                   "--cert-key", directory.url.appendingPathComponent("client.key").path, url])
+        let twoFiles = try bonnet([
+            "--no-color", "--verify", root, "--cert", directory.url.appendingPathComponent("client.pem").path,
+            "--cert-key", directory.url.appendingPathComponent("client.key").path, url,
+        ])
         XCTAssertEqual(twoFiles.status, 0, twoFiles.errors)
-        let oneFile = try bonnet(["--no-color", "--verify", root, "--cert", directory.url.appendingPathComponent("both.pem").path, url])
+        let oneFile = try bonnet([
+            "--no-color", "--verify", root, "--cert", directory.url.appendingPathComponent("both.pem").path, url,
+        ])
         XCTAssertEqual(oneFile.status, 0, oneFile.errors)
-        let keyWithoutCert = try bonnet(["--no-color", "--cert-key", directory.url.appendingPathComponent("client.key").path, url])
+        let keyWithoutCert = try bonnet([
+            "--no-color", "--cert-key", directory.url.appendingPathComponent("client.key").path, url,
+        ])
         XCTAssertNotEqual(keyWithoutCert.status, 0)
         XCTAssertTrue(keyWithoutCert.errors.contains("--cert-key needs --cert"), keyWithoutCert.errors)
         await server.stop()
@@ -72,7 +86,9 @@ extension BonnetProcessTests {
         let through = try bonnet(["--no-color", "--proxy", "http:http://127.0.0.1:\(proxy.port)", url("/get")])
         XCTAssertEqual(through.status, 0, through.errors)
         XCTAssertEqual(proxy.tunnels, ["127.0.0.1:\(server.port)"])
-        let direct = try bonnet(["--no-color", "--proxy", "http:http://127.0.0.1:\(proxy.port)", "--no-proxy", "127.0.0.1", url("/get")])
+        let direct = try bonnet([
+            "--no-color", "--proxy", "http:http://127.0.0.1:\(proxy.port)", "--no-proxy", "127.0.0.1", url("/get"),
+        ])
         XCTAssertEqual(direct.status, 0, direct.errors)
         XCTAssertEqual(proxy.tunnels.count, 1)
         let malformed = try bonnet(["--no-color", "--proxy", "127.0.0.1:3128", url("/get")])

@@ -15,7 +15,10 @@ final class CachedResponseHandlerTests: ServerTestCase {
     }
 
     func caches() -> [URLCache] {
-        [URLCache(memoryCapacity: 100_000_000, diskCapacity: 0, diskPath: nil), HTTPCache(memoryCapacity: 100_000_000, diskCapacity: 0)]
+        [
+            URLCache(memoryCapacity: 100_000_000, diskCapacity: 0, diskPath: nil),
+            HTTPCache(memoryCapacity: 100_000_000, diskCapacity: 0),
+        ]
     }
 
     /// Completes `request` and says whether the cache holds its response afterwards.
@@ -28,20 +31,29 @@ final class CachedResponseHandlerTests: ServerTestCase {
     func testARequestsHandlerCachesOrDoesNot() async throws {
         for cache in caches() {
             let session = session(using: nil, cache: cache)
-            let stored = try await cached(session.request(url("/cacheable/a?cache_control=max-age=60")).cacheResponse(using: ResponseCacher.cache), in: cache)
+            let stored = try await cached(
+                session.request(url("/cacheable/a?cache_control=max-age=60")).cacheResponse(
+                    using: ResponseCacher.cache), in: cache)
             XCTAssertNotNil(stored, "\(type(of: cache))")
-            let refused = try await cached(session.request(url("/cacheable/b?cache_control=max-age=60")).cacheResponse(using: ResponseCacher.doNotCache), in: cache)
+            let refused = try await cached(
+                session.request(url("/cacheable/b?cache_control=max-age=60")).cacheResponse(
+                    using: ResponseCacher.doNotCache), in: cache)
             XCTAssertNil(refused, "\(type(of: cache))")
         }
     }
 
     func testAModifyingHandlerKeepsItsUserInfo() async throws {
         for cache in caches() {
-            let cacher = ResponseCacher(behavior: .modify { _, response in
-                CachedURLResponse(response: response.response, data: response.data, userInfo: ["key": "value"], storagePolicy: .allowed)
-            })
+            let cacher = ResponseCacher(
+                behavior: .modify { _, response in
+                    CachedURLResponse(
+                        response: response.response, data: response.data, userInfo: ["key": "value"],
+                        storagePolicy: .allowed)
+                })
             let perRequest = session(using: nil, cache: cache)
-            let stored = try await cached(perRequest.request(url("/cacheable/c?cache_control=max-age=60")).cacheResponse(using: cacher), in: cache)
+            let stored = try await cached(
+                perRequest.request(url("/cacheable/c?cache_control=max-age=60")).cacheResponse(using: cacher), in: cache
+            )
             XCTAssertEqual(stored?.userInfo?["key"] as? String, "value", "\(type(of: cache))")
             let perSession = session(using: cacher, cache: cache)
             let again = try await cached(perSession.request(url("/cacheable/d?cache_control=max-age=60")), in: cache)
@@ -52,7 +64,9 @@ final class CachedResponseHandlerTests: ServerTestCase {
     func testARequestsHandlerPrevailsOverTheSessions() async throws {
         for cache in caches() {
             let session = session(using: ResponseCacher.cache, cache: cache)
-            let refused = try await cached(session.request(url("/cacheable/e?cache_control=max-age=60")).cacheResponse(using: ResponseCacher.doNotCache), in: cache)
+            let refused = try await cached(
+                session.request(url("/cacheable/e?cache_control=max-age=60")).cacheResponse(
+                    using: ResponseCacher.doNotCache), in: cache)
             XCTAssertNil(refused, "\(type(of: cache))")
             let stored = try await cached(session.request(url("/cacheable/f?cache_control=max-age=60")), in: cache)
             XCTAssertNotNil(stored, "\(type(of: cache))")
@@ -68,7 +82,9 @@ final class CachedResponseHandlerTests: ServerTestCase {
         let hit = await session.request(target, headers: ["Accept-Language": "en"]).serializingData().response
         XCTAssertEqual(hit.metrics?.transactionMetrics.last?.resourceFetchType, .localCache)
         let other = await session.request(target, headers: ["Accept-Language": "fr"]).serializingData().response
-        XCTAssertEqual(try json(other.data)["Accept-Language"] as? String, "fr", "FoundationNetworking keeps one variant; the other is a miss")
+        XCTAssertEqual(
+            try json(other.data)["Accept-Language"] as? String, "fr",
+            "FoundationNetworking keeps one variant; the other is a miss")
         XCTAssertEqual(other.metrics?.transactionMetrics.last?.resourceFetchType, .networkLoad)
     }
 

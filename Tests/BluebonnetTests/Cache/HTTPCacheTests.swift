@@ -14,7 +14,8 @@ final class HTTPCacheTests: ServerTestCase {
 
     override func setUp() async throws {
         try await super.setUp()
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("bluebonnet-cache-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bluebonnet-cache-\(UUID().uuidString)")
         cache = HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 8 << 20, directory: directory)
         session = session { $0.urlCache = cache }
         plain = session { $0.urlCache = nil }
@@ -33,14 +34,22 @@ final class HTTPCacheTests: ServerTestCase {
         return (id, url("/cacheable/\(id)?\(query)"))
     }
 
-    func get(_ url: String, headers: HTTPHeaders = [], policy: URLRequest.CachePolicy? = nil, on session: Session? = nil)
-        async -> AFDataResponse<Data> {
-        await (session ?? self.session).request(url, headers: headers, requestModifier: { request in
-            if let policy { request.cachePolicy = policy }
-        }).serializingData().response
+    func get(
+        _ url: String, headers: HTTPHeaders = [], policy: URLRequest.CachePolicy? = nil, on session: Session? = nil
+    )
+        async -> AFDataResponse<Data>
+    {
+        await (session ?? self.session).request(
+            url, headers: headers,
+            requestModifier: { request in
+                if let policy { request.cachePolicy = policy }
+            }
+        ).serializingData().response
     }
 
-    func counts(_ id: String, file: StaticString = #filePath, line: UInt = #line) async throws -> (full: Int, notModified: Int) {
+    func counts(_ id: String, file: StaticString = #filePath, line: UInt = #line) async throws -> (
+        full: Int, notModified: Int
+    ) {
         let response = await plain.request(url("/cacheable-hits/\(id)")).serializingData().response
         let object = try json(response.data, file: file, line: line)
         return (object["full"] as? Int ?? -1, object["notModified"] as? Int ?? -1)
@@ -87,7 +96,10 @@ final class HTTPCacheTests: ServerTestCase {
         let (zeroID, zero) = resource("expires=0&etag=z")
         _ = await get(zero)
         _ = await get(zero)
-        do { let counted = try await counts(zeroID).notModified; XCTAssertEqual(counted, 1, "Expires: 0 is stale at once, and revalidated") }
+        do {
+            let counted = try await counts(zeroID).notModified;
+            XCTAssertEqual(counted, 1, "Expires: 0 is stale at once, and revalidated")
+        }
     }
 
     // MARK: - Validation
@@ -148,7 +160,10 @@ final class HTTPCacheTests: ServerTestCase {
         let (createdID, created) = resource("cache_control=&last_modified=36000&status=201")
         _ = await get(created)
         _ = await get(created)
-        do { let counted = try await counts(createdID).full; XCTAssertEqual(counted, 2, "201 is not heuristically cacheable") }
+        do {
+            let counted = try await counts(createdID).full;
+            XCTAssertEqual(counted, 2, "201 is not heuristically cacheable")
+        }
         let (notFoundID, notFound) = resource("cache_control=max-age=60&status=404")
         _ = await get(notFound)
         let again = await get(notFound)
@@ -213,7 +228,9 @@ final class HTTPCacheTests: ServerTestCase {
 
     func testTheConfigurationsPolicyAppliesToRequestsThatKeepTheDefault() async throws {
         let (id, url) = resource("cache_control=max-age=60")
-        let reloading = session { $0.urlCache = cache; $0.requestCachePolicy = .reloadIgnoringLocalCacheData }
+        let reloading = session {
+            $0.urlCache = cache; $0.requestCachePolicy = .reloadIgnoringLocalCacheData
+        }
         _ = await get(url, on: reloading)
         _ = await get(url, on: reloading)
         do { let counted = try await counts(id).full; XCTAssertEqual(counted, 2) }
@@ -239,15 +256,19 @@ final class HTTPCacheTests: ServerTestCase {
 
     func testAModifyingCacherCanMakeAnUncacheableResponseCacheable() async throws {
         let (id, url) = resource("cache_control=max-age=0")
-        let cacher = ResponseCacher(behavior: .modify { _, response in
-            guard let http = response.response as? HTTPURLResponse, let target = http.url else { return response }
-            var fields = http.allHeaderFields as? [String: String] ?? [:]
-            fields["Cache-Control"] = "max-age=300"
-            guard let changed = HTTPURLResponse(url: target, statusCode: http.statusCode, httpVersion: "HTTP/1.1", headerFields: fields) else {
-                return response
-            }
-            return CachedURLResponse(response: changed, data: response.data)
-        })
+        let cacher = ResponseCacher(
+            behavior: .modify { _, response in
+                guard let http = response.response as? HTTPURLResponse, let target = http.url else { return response }
+                var fields = http.allHeaderFields as? [String: String] ?? [:]
+                fields["Cache-Control"] = "max-age=300"
+                guard
+                    let changed = HTTPURLResponse(
+                        url: target, statusCode: http.statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
+                else {
+                    return response
+                }
+                return CachedURLResponse(response: changed, data: response.data)
+            })
         _ = await session.request(url).cacheResponse(using: cacher).serializingData().response
         let second = await get(url)
         XCTAssertEqual(fetchType(second), .localCache)
@@ -262,7 +283,9 @@ final class HTTPCacheTests: ServerTestCase {
         let first = await get(url)
         // What a crash leaves: a temporary file never renamed, and an entry file cut short.
         try Data("partial".utf8).write(to: directory.appendingPathComponent(".tmp-crashed"))
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".entry") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".entry")
+        }
         XCTAssertEqual(files.count, 1)
         let whole = try Data(contentsOf: directory.appendingPathComponent(files[0]))
         try whole.prefix(whole.count - 3).write(to: directory.appendingPathComponent("torn.entry"))
@@ -294,10 +317,14 @@ final class HTTPCacheTests: ServerTestCase {
             let contents = try Data(contentsOf: file)
             XCTAssertNil(contents.range(of: Data("s3cret-pw".utf8)), "\(name) holds the password")
             XCTAssertNil(contents.range(of: Data("alice".utf8)), "\(name) holds the user")
-            let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber).intValue
+            let mode = try XCTUnwrap(
+                FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber
+            ).intValue
             XCTAssertEqual(mode & 0o077, 0, "\(name) is readable by others: \(String(mode, radix: 8))")
         }
-        let directoryMode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? NSNumber).intValue
+        let directoryMode = try XCTUnwrap(
+            FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? NSNumber
+        ).intValue
         XCTAssertEqual(directoryMode & 0o077, 0, String(directoryMode, radix: 8))
         // The same resource is found with or without the user info, and from a reopened store.
         let again = await get(withPassword)
@@ -311,9 +338,13 @@ final class HTTPCacheTests: ServerTestCase {
     func testAnEntryAnOlderVersionWroteWithAPasswordIsRemovedAtStart() throws {
         let store = HTTPCache(memoryCapacity: 0, diskCapacity: 8 << 20, directory: directory)
         let url = URL(string: "http://bob:hunter2@example.com/a")!
-        let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Cache-Control": "max-age=600"])!
-        store.storeCachedResponse(CachedURLResponse(response: response, data: Data("x".utf8)), for: URLRequest(url: url))
-        let stored = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".entry") }
+        let response = HTTPURLResponse(
+            url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Cache-Control": "max-age=600"])!
+        store.storeCachedResponse(
+            CachedURLResponse(response: response, data: Data("x".utf8)), for: URLRequest(url: url))
+        let stored = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".entry")
+        }
         XCTAssertEqual(stored.count, 1)
         // What an earlier version wrote: the same entry with the password in its key and URL, readable by others.
         let file = directory.appendingPathComponent(stored[0])
@@ -334,12 +365,15 @@ final class HTTPCacheTests: ServerTestCase {
         chmod(file.path, 0o644)
         _ = HTTPCache(memoryCapacity: 0, diskCapacity: 8 << 20, directory: directory)
         XCTAssertFalse(FileManager.default.fileExists(atPath: legacy.path))
-        let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber).intValue
+        let mode = try XCTUnwrap(
+            FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber
+        ).intValue
         XCTAssertEqual(mode & 0o077, 0)
     }
 
     func testTheStoreEvictsTheLeastRecentlyUsedWithinItsCapacity() async throws {
-        let small = HTTPCache(memoryCapacity: 0, diskCapacity: 64 * 1024, directory: directory.appendingPathComponent("small"))
+        let small = HTTPCache(
+            memoryCapacity: 0, diskCapacity: 64 * 1024, directory: directory.appendingPathComponent("small"))
         let smallSession = session { $0.urlCache = small }
         // 6 KiB bodies (the most stored is an eighth of 64 KiB): 10 of them overflow the disk.
         var urls: [(String, String)] = []
@@ -417,8 +451,10 @@ final class HTTPCacheTests: ServerTestCase {
 
     func testTheURLCacheAPIStoresAndReturnsVariants() throws {
         let url = URL(string: "http://example.com/x")!
-        let response = try XCTUnwrap(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1",
-                                                     headerFields: ["Vary": "Accept", "Cache-Control": "max-age=60"]))
+        let response = try XCTUnwrap(
+            HTTPURLResponse(
+                url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                headerFields: ["Vary": "Accept", "Cache-Control": "max-age=60"]))
         var json = URLRequest(url: url)
         json.setValue("application/json", forHTTPHeaderField: "Accept")
         var xml = URLRequest(url: url)
@@ -484,11 +520,13 @@ extension HTTPCacheTests {
         XCTAssertEqual(fetchType(cachedFirst), .localCache)
         let foreign = target.replacingOccurrences(of: "127.0.0.1", with: "localhost")
         let escapedForeign = foreign.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        _ = await session.request(url("/response-headers?Location=\(escapedForeign)"), method: .post).serializingData().response
+        _ = await session.request(url("/response-headers?Location=\(escapedForeign)"), method: .post).serializingData()
+            .response
         let stillCached = await get(target)
         XCTAssertEqual(fetchType(stillCached), .localCache, "another origin's Location invalidates nothing")
         let escaped = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        _ = await session.request(url("/response-headers?Content-Location=\(escaped)"), method: .put).serializingData().response
+        _ = await session.request(url("/response-headers?Content-Location=\(escaped)"), method: .put).serializingData()
+            .response
         let invalidated = await get(target)
         XCTAssertEqual(fetchType(invalidated), .networkLoad)
         do { let counted = try await counts(id).full; XCTAssertEqual(counted, 2) }

@@ -20,7 +20,8 @@ final class CookieFloodTests: ServerTestCase {
 
     private func floodURL(_ response: Int) -> String {
         let fields = (0..<CookieJar.maximumFieldsPerResponse).map { index in
-            "Set-Cookie=" + "flood-\(response)-\(index)=v; Max-Age=3600; Path=/".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            "Set-Cookie=" + "flood-\(response)-\(index)=v; Max-Age=3600; Path=/".addingPercentEncoding(
+                withAllowedCharacters: .alphanumerics)!
         }
         return url("/response-headers?" + fields.joined(separator: "&"))
     }
@@ -61,29 +62,39 @@ final class CookieFloodTests: ServerTestCase {
         let stored = (shared.cookies ?? []).filter { $0.name.hasPrefix("flood-") }
         XCTAssertEqual(Set(stored.map(\.name)), Set(seen.map(\.name)))
         let echoed = await session.request(url("/cookies")).serializingData().response
-        XCTAssertEqual((try json(echoed.data)["cookies"] as? [String: String])?.count, CookieJar.maximumCookiesPerDomain)
+        XCTAssertEqual(
+            (try json(echoed.data)["cookies"] as? [String: String])?.count, CookieJar.maximumCookiesPerDomain)
     }
 
     func testChangesArriveInTheStorageInTheOrderMadeAndTheLastOneWins() async throws {
         let session = self.session { $0.httpCookieStorage = self.shared }
         for value in ["1", "2", "3"] {
-            _ = await session.request(url("/response-headers?Set-Cookie=flood-order%3D\(value)")).serializingData().response
+            _ = await session.request(url("/response-headers?Set-Cookie=flood-order%3D\(value)")).serializingData()
+                .response
         }
         _ = await session.request(url("/response-headers?Set-Cookie=flood-gone%3D1")).serializingData().response
-        _ = await session.request(url("/response-headers?Set-Cookie=flood-gone%3D%3B%20Max-Age%3D0")).serializingData().response
-        XCTAssertEqual(shared.af.cookies(for: server.url("/")).filter { $0.name.hasPrefix("flood-") }.map(\.value), ["3"])
+        _ = await session.request(url("/response-headers?Set-Cookie=flood-gone%3D%3B%20Max-Age%3D0")).serializingData()
+            .response
+        XCTAssertEqual(
+            shared.af.cookies(for: server.url("/")).filter { $0.name.hasPrefix("flood-") }.map(\.value), ["3"])
         await shared.af.waitForPendingWrites()
-        XCTAssertEqual((shared.cookies ?? []).filter { $0.name.hasPrefix("flood-") }.map { "\($0.name)=\($0.value)" }, ["flood-order=3"])
+        XCTAssertEqual(
+            (shared.cookies ?? []).filter { $0.name.hasPrefix("flood-") }.map { "\($0.name)=\($0.value)" },
+            ["flood-order=3"])
     }
 
     func testImportingCookiesIsOneBatch() async throws {
         let storage = URLSessionConfiguration.ephemeral.httpCookieStorage!
-        let cookies = (0..<5).map { CookieJar.makeCookie(name: "flood-\($0)", value: "v", domain: "example.com", path: "/",
-                                                         expires: Date(timeIntervalSinceNow: 600), secure: false, httpOnly: false)! }
+        let cookies = (0..<5).map {
+            CookieJar.makeCookie(
+                name: "flood-\($0)", value: "v", domain: "example.com", path: "/",
+                expires: Date(timeIntervalSinceNow: 600), secure: false, httpOnly: false)!
+        }
         for cookie in cookies { storage.setCookie(cookie) }
         let data = try storage.af.exportedCookies()
         XCTAssertEqual(try shared.af.importCookies(from: data), 5)
-        XCTAssertEqual(shared.af.cookies(for: URL(string: "http://example.com/")!).filter { $0.name.hasPrefix("flood-") }.count, 5)
+        XCTAssertEqual(
+            shared.af.cookies(for: URL(string: "http://example.com/")!).filter { $0.name.hasPrefix("flood-") }.count, 5)
         await shared.af.waitForPendingWrites()
         XCTAssertEqual((shared.cookies ?? []).filter { $0.name.hasPrefix("flood-") }.count, 5)
     }

@@ -175,7 +175,8 @@ final class CookieJarTests: XCTestCase {
         XCTAssertTrue(cookie.isHTTPOnly)
         XCTAssertEqual(storage.af.sameSitePolicy(of: cookie), .strict)
         set("a=2", from: "http://example.com/")
-        XCTAssertNil(storage.af.sameSitePolicy(of: try XCTUnwrap(storage.cookies?.first)), "the replacement said nothing")
+        XCTAssertNil(
+            storage.af.sameSitePolicy(of: try XCTUnwrap(storage.cookies?.first)), "the replacement said nothing")
     }
 
     func testTheAcceptPolicyDecidesWhatIsStored() {
@@ -183,8 +184,12 @@ final class CookieJarTests: XCTestCase {
             .store(["a=1"], from: URL(string: "http://example.com/")!, mainDocumentURL: nil)
         XCTAssertEqual(storage.cookies?.count, 0)
         let mainOnly = CookieJar(storage: storage, sendsCookies: true, acceptPolicy: .onlyFromMainDocumentDomain)
-        mainOnly.store(["third=1"], from: URL(string: "http://tracker.net/")!, mainDocumentURL: URL(string: "http://www.example.com/")!)
-        mainOnly.store(["first=1"], from: URL(string: "http://api.example.com/")!, mainDocumentURL: URL(string: "http://www.example.com/")!)
+        mainOnly.store(
+            ["third=1"], from: URL(string: "http://tracker.net/")!,
+            mainDocumentURL: URL(string: "http://www.example.com/")!)
+        mainOnly.store(
+            ["first=1"], from: URL(string: "http://api.example.com/")!,
+            mainDocumentURL: URL(string: "http://www.example.com/")!)
         XCTAssertEqual(storage.cookies?.map(\.name), ["first"])
         let silent = CookieJar(storage: storage, sendsCookies: false, acceptPolicy: .always)
         XCTAssertNil(silent.cookieHeader(for: URL(string: "http://api.example.com/")!))
@@ -206,7 +211,9 @@ final class CookieJarTests: XCTestCase {
     /// An IP address host's cookies were measured against the "site" `0.1` and never reached the per-site bound.
     func testAnIPAddressHostsCookiesAreBoundedAsOneSite() {
         for batch in 0..<5 {
-            jar.store((0..<50).map { "ip\(batch)_\($0)=1" }, from: URL(string: "http://127.0.0.1:8080/")!, mainDocumentURL: nil)
+            jar.store(
+                (0..<50).map { "ip\(batch)_\($0)=1" }, from: URL(string: "http://127.0.0.1:8080/")!,
+                mainDocumentURL: nil)
         }
         XCTAssertEqual(storage.cookies?.count, CookieJar.maximumCookiesPerDomain)
         XCTAssertEqual(CookieTarget.site(ofDomain: "127.0.0.1"), "127.0.0.1")
@@ -227,18 +234,23 @@ final class CookieJarTests: XCTestCase {
         set("a=1; Path=/docs", "b=1", from: "http://example.com/docs/x")
         XCTAssertEqual(storage.af.cookies(for: URL(string: "http://example.com/docs/y")!).map(\.name), ["a", "b"])
         XCTAssertEqual(storage.af.cookies(for: URL(string: "http://example.com/")!).map(\.name), [])
-        XCTAssertEqual(storage.cookies(for: URL(string: "http://example.com/")!)?.count, 2, "Foundation's, by domain only")
+        XCTAssertEqual(
+            storage.cookies(for: URL(string: "http://example.com/")!)?.count, 2, "Foundation's, by domain only")
     }
 
     /// A cookie file read back (a session file, `af.read(from:)`) is untrusted: it is bounded like a server's answer.
     func testImportedCookiesKeepTheJarsLimitsAndAnOversizedArchiveIsRefused() throws {
         let source = URLSessionConfiguration.ephemeral.httpCookieStorage!
         for index in 0..<(CookieJar.maximumCookiesPerDomain + 20) {
-            source.setCookie(CookieJar.makeCookie(name: "c\(index)", value: "v", domain: "example.com", path: "/",
-                                                  expires: Date(timeIntervalSinceNow: 600), secure: false, httpOnly: false)!)
+            source.setCookie(
+                CookieJar.makeCookie(
+                    name: "c\(index)", value: "v", domain: "example.com", path: "/",
+                    expires: Date(timeIntervalSinceNow: 600), secure: false, httpOnly: false)!)
         }
-        source.setCookie(CookieJar.makeCookie(name: "other", value: "v", domain: "example.org", path: "/",
-                                              expires: Date(timeIntervalSinceNow: 600), secure: false, httpOnly: false)!)
+        source.setCookie(
+            CookieJar.makeCookie(
+                name: "other", value: "v", domain: "example.org", path: "/",
+                expires: Date(timeIntervalSinceNow: 600), secure: false, httpOnly: false)!)
         let archive = try source.af.exportedCookies()
         XCTAssertEqual(try storage.af.importCookies(from: archive), CookieJar.maximumCookiesPerDomain + 21)
         let sites = Dictionary(grouping: storage.cookies ?? [], by: { CookieJar.bareDomain($0) }).mapValues(\.count)
@@ -256,7 +268,9 @@ final class CookieJarTests: XCTestCase {
     }
 
     func testCookiesExportAndImportWholeAndTheFileIsReplacedAtomically() throws {
-        set("kept=1; Max-Age=3600; SameSite=Lax; HttpOnly", "session=1; Domain=example.com; Path=/p", from: "https://example.com/")
+        set(
+            "kept=1; Max-Age=3600; SameSite=Lax; HttpOnly", "session=1; Domain=example.com; Path=/p",
+            from: "https://example.com/")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("cookies-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try storage.af.write(to: file)
@@ -284,12 +298,15 @@ final class CookieRFCExampleTests: XCTestCase {
         XCTAssertEqual(jar.cookieHeader(for: site), "SID=31d4d96e407aad42")
         // Two cookies, one Secure and HttpOnly at "/", one for the domain: both come back, and "lang" goes to
         // subdomains too.
-        jar.store(["SID=31d4d96e407aad42; Path=/; Secure; HttpOnly", "lang=en-US; Path=/; Domain=example.com"], from: site,
-                  mainDocumentURL: nil)
+        jar.store(
+            ["SID=31d4d96e407aad42; Path=/; Secure; HttpOnly", "lang=en-US; Path=/; Domain=example.com"], from: site,
+            mainDocumentURL: nil)
         XCTAssertEqual(jar.cookieHeader(for: site), "SID=31d4d96e407aad42; lang=en-US")
         XCTAssertEqual(jar.cookieHeader(for: URL(string: "https://www.example.com/")!), "lang=en-US")
         // "Set-Cookie: lang=; Expires=Sun, 06 Nov 1994 08:49:37 GMT" removes it.
-        jar.store(["lang=; Expires=Sun, 06 Nov 1994 08:49:37 GMT; Domain=example.com; Path=/"], from: site, mainDocumentURL: nil)
+        jar.store(
+            ["lang=; Expires=Sun, 06 Nov 1994 08:49:37 GMT; Domain=example.com; Path=/"], from: site,
+            mainDocumentURL: nil)
         XCTAssertEqual(jar.cookieHeader(for: site), "SID=31d4d96e407aad42")
         // A persistent cookie lives on: "lang=en-US; Expires=..." in the future.
         let future = Date().addingTimeInterval(86400)

@@ -7,9 +7,11 @@ final class CookieParsingTests: XCTestCase {
     func date(_ text: String) -> Date? { HTTPDate.parse(Substring(text)) }
 
     func testEveryHTTPDateFormAndTheLooseFormsServersWriteParse() {
-        let expected = Date(timeIntervalSince1970: 784_111_777) // 1994-11-06 08:49:37 UTC
-        for text in ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
-                     "06 nov 1994 08:49:37", "Sun, 06-Nov-1994 08:49:37 UTC", "8:49:37 6 November 1994"] {
+        let expected = Date(timeIntervalSince1970: 784_111_777)  // 1994-11-06 08:49:37 UTC
+        for text in [
+            "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+            "06 nov 1994 08:49:37", "Sun, 06-Nov-1994 08:49:37 UTC", "8:49:37 6 November 1994",
+        ] {
             XCTAssertEqual(date(text), expected, text)
         }
         XCTAssertEqual(date("Thu, 01 Jan 1970 00:00:00 GMT"), Date(timeIntervalSince1970: 0))
@@ -17,15 +19,18 @@ final class CookieParsingTests: XCTestCase {
     }
 
     func testImpossibleOrIncompleteDatesAreRefused() {
-        for text in ["Sun, 30 Feb 2025 08:49:37 GMT", "Sun, 06 Nov 1600 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
-                     "Sun, 06 Nov 1994", "06 Foo 1994 08:49:37", "", "0", "Sun, 00 Nov 1994 08:49:37 GMT",
-                     "Sun, 06 Nov 99999 08:49:37 GMT", "Fri, 29 Feb 2030 10:00:00 GMT"] {
+        for text in [
+            "Sun, 30 Feb 2025 08:49:37 GMT", "Sun, 06 Nov 1600 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
+            "Sun, 06 Nov 1994", "06 Foo 1994 08:49:37", "", "0", "Sun, 00 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 99999 08:49:37 GMT", "Fri, 29 Feb 2030 10:00:00 GMT",
+        ] {
             XCTAssertNil(date(text), text)
         }
     }
 
     func testEveryAttributeIsReadCaseInsensitivelyAndTheLastOneWins() throws {
-        let cookie = try XCTUnwrap(SetCookie(" sid = a b ; PATH=/x; domain=.Example.COM; Secure; httponly; SameSite=lax; Path=/y"))
+        let cookie = try XCTUnwrap(
+            SetCookie(" sid = a b ; PATH=/x; domain=.Example.COM; Secure; httponly; SameSite=lax; Path=/y"))
         XCTAssertEqual(cookie.name, "sid")
         XCTAssertEqual(cookie.value, "a b")
         XCTAssertEqual(cookie.path, "/y")

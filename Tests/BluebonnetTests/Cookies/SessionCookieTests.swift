@@ -32,9 +32,11 @@ final class SessionCookieTests: ServerTestCase {
     }
 
     func testEverySetCookieFieldIsReadApartEvenWithCommasInDates() async throws {
-        let query = ["Set-Cookie=one%3D1%3B%20Expires%3DWed%2C%2009%20Jun%202100%2010%3A18%3A14%20GMT",
-                     "Set-Cookie=two%3D2%3B%20Path%3D%2F",
-                     "Set-Cookie=three%3D3%3B%20Max-Age%3D60%3B%20HttpOnly"].joined(separator: "&")
+        let query = [
+            "Set-Cookie=one%3D1%3B%20Expires%3DWed%2C%2009%20Jun%202100%2010%3A18%3A14%20GMT",
+            "Set-Cookie=two%3D2%3B%20Path%3D%2F",
+            "Set-Cookie=three%3D3%3B%20Max-Age%3D60%3B%20HttpOnly",
+        ].joined(separator: "&")
         let response = await session.request(url("/response-headers?\(query)")).serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200)
         XCTAssertEqual(Set(storage.cookies!.map(\.name)), ["one", "two", "three"])
@@ -74,7 +76,9 @@ final class SessionCookieTests: ServerTestCase {
 
     func testHTTPShouldSetCookiesFalseSendsNoneButStillStores() async throws {
         storage.setCookie(HTTPCookie(properties: [.name: "pre", .value: "1", .domain: "127.0.0.1", .path: "/"])!)
-        let quiet = session { $0.httpCookieStorage = storage; $0.httpShouldSetCookies = false }
+        let quiet = session {
+            $0.httpCookieStorage = storage; $0.httpShouldSetCookies = false
+        }
         let response = await quiet.request(url("/cookies/set?new=1")).serializingData().response
         XCTAssertEqual(try cookiesEchoed(response), [:])
         XCTAssertEqual(Set(storage.cookies!.map(\.name)), ["pre", "new"])
@@ -82,7 +86,9 @@ final class SessionCookieTests: ServerTestCase {
 
     func testTheNeverAcceptPolicyStoresNothingButSendsWhatIsThere() async throws {
         storage.setCookie(HTTPCookie(properties: [.name: "pre", .value: "1", .domain: "127.0.0.1", .path: "/"])!)
-        let closed = session { $0.httpCookieStorage = storage; $0.httpCookieAcceptPolicy = .never }
+        let closed = session {
+            $0.httpCookieStorage = storage; $0.httpCookieAcceptPolicy = .never
+        }
         let response = await closed.request(url("/cookies/set?new=1")).serializingData().response
         XCTAssertEqual(try cookiesEchoed(response), ["pre": "1"])
         XCTAssertEqual(storage.cookies?.map(\.name), ["pre"])
@@ -105,9 +111,13 @@ final class SessionCookieTests: ServerTestCase {
 
     func testCookiesSetWhileAResponseStreamsToAFileAreStoredToo() async throws {
         let destination: DownloadRequest.Destination = { _, _ in
-            (FileManager.default.temporaryDirectory.appendingPathComponent("cookie-\(UUID().uuidString)"), [.removePreviousFile])
+            (
+                FileManager.default.temporaryDirectory.appendingPathComponent("cookie-\(UUID().uuidString)"),
+                [.removePreviousFile]
+            )
         }
-        let response = await session.download(url("/response-headers?Set-Cookie=dl%3D1"), to: destination).serializingData().response
+        let response = await session.download(url("/response-headers?Set-Cookie=dl%3D1"), to: destination)
+            .serializingData().response
         XCTAssertNil(response.error)
         if let file = response.fileURL { try? FileManager.default.removeItem(at: file) }
         XCTAssertEqual(storage.cookies?.map(\.name), ["dl"])

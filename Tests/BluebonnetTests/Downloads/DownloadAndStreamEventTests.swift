@@ -26,7 +26,9 @@ final class DownloadAndStreamEventTests: ServerTestCase {
         let parsed = Recorder<Int?>()
         let closures = ClosureEventMonitor()
         closures.requestDidCreateDestinationURL = { _, url in destinations.append(url) }
-        closures.requestDidValidateRequestResponseFileURLWithResult = { _, _, _, fileURL, _ in validations.append(fileURL) }
+        closures.requestDidValidateRequestResponseFileURLWithResult = { _, _, _, fileURL, _ in
+            validations.append(fileURL)
+        }
         closures.requestDidParseDownloadResponse = { _, response in parsed.append(response.response?.statusCode) }
         let session = Session(eventMonitors: [closures])
         let directory = try TemporaryDirectory()
@@ -34,7 +36,8 @@ final class DownloadAndStreamEventTests: ServerTestCase {
         let response = await session.download(url("/bytes/10?seed=1"), to: { _, _ in (target, []) }).validate()
             .serializingDownloadedFileURL().response
         XCTAssertEqual(response.value, target)
-        _ = await session.download(url("/bytes/10?seed=1"), to: { _, _ in (target, [.removePreviousFile]) }).serializingDownload(using: .url).response
+        _ = await session.download(url("/bytes/10?seed=1"), to: { _, _ in (target, [.removePreviousFile]) })
+            .serializingDownload(using: .url).response
         let request = session.download(url("/bytes/10?seed=1"), to: { _, _ in (target, [.removePreviousFile]) })
         let unserialized = expectation(description: "response")
         request.response { _ in unserialized.fulfill() }
@@ -49,11 +52,15 @@ final class DownloadAndStreamEventTests: ServerTestCase {
         let monitor = Monitor()
         let validations = Recorder<Int>()
         let closures = ClosureEventMonitor()
-        closures.requestDidValidateRequestResponseWithResult = { _, _, response, _ in validations.append(response.statusCode) }
+        closures.requestDidValidateRequestResponseWithResult = { _, _, response, _ in
+            validations.append(response.statusCode)
+        }
         let session = Session(eventMonitors: [monitor, closures])
         struct Line: Decodable, Sendable { let id: Int }
         var ids: [Int] = []
-        for await event in session.streamRequest(url("/stream/2")).validate().streamTask().streamingDecodables(Line.self) {
+        for await event in session.streamRequest(url("/stream/2")).validate().streamTask().streamingDecodables(
+            Line.self)
+        {
             if case let .stream(result) = event.event { ids.append(try result.get().id) }
         }
         XCTAssertEqual(ids, [0, 1])
@@ -61,7 +68,8 @@ final class DownloadAndStreamEventTests: ServerTestCase {
             try await Task.sleep(nanoseconds: 10_000_000)
         }
         XCTAssertEqual(monitor.events.values.count, 2)
-        XCTAssertTrue(monitor.events.values.allSatisfy { $0.hasPrefix("parseStream Line(id: ") }, "\(monitor.events.values)")
+        XCTAssertTrue(
+            monitor.events.values.allSatisfy { $0.hasPrefix("parseStream Line(id: ") }, "\(monitor.events.values)")
         XCTAssertEqual(validations.values, [200])
     }
 }

@@ -43,15 +43,17 @@ final class DownloadRequestTests: ServerTestCase {
         let response = await session.download(url("/bytes/1000?seed=3")).serializingDownloadedFileURL().response
         let fileURL = try XCTUnwrap(response.value)
         defer { try? FileManager.default.removeItem(at: fileURL) }
-        XCTAssertEqual(fileURL.deletingLastPathComponent().standardizedFileURL.path,
-                       FileManager.default.temporaryDirectory.standardizedFileURL.path)
+        XCTAssertEqual(
+            fileURL.deletingLastPathComponent().standardizedFileURL.path,
+            FileManager.default.temporaryDirectory.standardizedFileURL.path)
         XCTAssertTrue(fileURL.lastPathComponent.hasPrefix("Bluebonnet_"))
         XCTAssertEqual(try Data(contentsOf: fileURL), SeededBytes.bytes(seed: 3, offset: 0, count: 1000))
     }
 
     func testAnExistingFileFailsTheMoveUnlessRemovePreviousFileIsSet() async throws {
         _ = try directory.file("taken.bin", contents: Data("old".utf8))
-        let refused = await session.download(url("/bytes/10?seed=1"), to: destination("taken.bin")).serializingDownloadedFileURL().response
+        let refused = await session.download(url("/bytes/10?seed=1"), to: destination("taken.bin"))
+            .serializingDownloadedFileURL().response
         guard case let .downloadedFileMoveFailed(_, source, target)? = refused.error else {
             return XCTFail("expected downloadedFileMoveFailed, got \(String(describing: refused.error))")
         }
@@ -59,25 +61,34 @@ final class DownloadRequestTests: ServerTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: source.path), "the temporary file is not left behind")
         XCTAssertEqual(try Data(contentsOf: target), Data("old".utf8), "nothing the user had is lost")
 
-        let replaced = await session.download(url("/bytes/10?seed=1"), to: destination("taken.bin", options: .removePreviousFile))
-            .serializingDownloadedFileURL().response
-        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(replaced.value)), SeededBytes.bytes(seed: 1, offset: 0, count: 10))
+        let replaced = await session.download(
+            url("/bytes/10?seed=1"), to: destination("taken.bin", options: .removePreviousFile)
+        )
+        .serializingDownloadedFileURL().response
+        XCTAssertEqual(
+            try Data(contentsOf: try XCTUnwrap(replaced.value)), SeededBytes.bytes(seed: 1, offset: 0, count: 10))
     }
 
     func testCreateIntermediateDirectoriesMakesTheDestinationsDirectories() async throws {
         let nested = "a/b/c/file.bin"
-        let missing = await session.download(url("/bytes/10?seed=1"), to: destination(nested)).serializingDownloadedFileURL().response
-        XCTAssertNotNil(missing.error?.isDownloadedFileMoveFailed ?? nil)
-        let made = await session.download(url("/bytes/10?seed=1"), to: destination(nested, options: .createIntermediateDirectories))
+        let missing = await session.download(url("/bytes/10?seed=1"), to: destination(nested))
             .serializingDownloadedFileURL().response
+        XCTAssertNotNil(missing.error?.isDownloadedFileMoveFailed ?? nil)
+        let made = await session.download(
+            url("/bytes/10?seed=1"), to: destination(nested, options: .createIntermediateDirectories)
+        )
+        .serializingDownloadedFileURL().response
         XCTAssertEqual(made.value, directory.url.appendingPathComponent(nested))
     }
 
     func testResponseHandlersReadTheDownloadedFile() async throws {
         struct Echo: Decodable, Sendable { let url: String }
-        let decoded = try await session.download(url("/get?x=1"), to: destination("get.json")).serializingDecodable(Echo.self).value
+        let decoded = try await session.download(url("/get?x=1"), to: destination("get.json")).serializingDecodable(
+            Echo.self
+        ).value
         XCTAssertTrue(decoded.url.hasSuffix("/get?x=1"))
-        let string = try await session.download(url("/encoding/utf8"), to: destination("utf8.html")).serializingString().value
+        let string = try await session.download(url("/encoding/utf8"), to: destination("utf8.html")).serializingString()
+            .value
         XCTAssertTrue(string.contains("∑"))
 
         let json = expectation(description: "json")
@@ -108,7 +119,8 @@ final class DownloadRequestTests: ServerTestCase {
         XCTAssertNotNil(typed.error?.isResponseValidationError == true ? typed.error : nil)
         let custom = await session.download(url("/bytes/4?seed=1"), to: destination("custom"))
             .validate { _, _, fileURL in
-                fileURL.flatMap { try? Data(contentsOf: $0) }?.count == 4 ? .success(()) : .failure(URLError(.badServerResponse))
+                fileURL.flatMap { try? Data(contentsOf: $0) }?.count == 4
+                    ? .success(()) : .failure(URLError(.badServerResponse))
             }
             .serializingDownloadedFileURL().response
         XCTAssertNotNil(custom.value)
@@ -123,7 +135,8 @@ final class DownloadRequestTests: ServerTestCase {
     }
 
     func testAnUnfollowedRedirectsBodyIsWhatIsDownloaded() async throws {
-        let request = session.download(url("/redirect/1"), to: destination("redirect.html")).redirect(using: Redirector.doNotFollow)
+        let request = session.download(url("/redirect/1"), to: destination("redirect.html")).redirect(
+            using: Redirector.doNotFollow)
         let response = await request.serializingDownloadedFileURL().response
         XCTAssertEqual(response.response?.statusCode, 302)
         XCTAssertNotNil(response.value)
@@ -134,14 +147,17 @@ final class DownloadRequestTests: ServerTestCase {
         func name(_ disposition: String?, url: String = "http://h/path/fallback.bin") -> String {
             var headers: [String: String] = [:]
             headers["Content-Disposition"] = disposition
-            let response = HTTPURLResponse(url: URL(string: url)!, statusCode: 200, httpVersion: nil, headerFields: headers)!
+            let response = HTTPURLResponse(
+                url: URL(string: url)!, statusCode: 200, httpVersion: nil, headerFields: headers)!
             return destination(URL(fileURLWithPath: "/tmp/Bluebonnet_x.tmp"), response).destinationURL.lastPathComponent
         }
         XCTAssertEqual(name("attachment; filename=\"report.pdf\""), "report.pdf")
         XCTAssertEqual(name("attachment; filename=\"../../etc/passwd\""), "passwd")
         XCTAssertEqual(name("attachment; filename=\"..\\\\..\\\\boot.ini\""), "boot.ini")
         XCTAssertEqual(name("attachment; filename=\"a\u{1B}]0;x\u{07}b.txt\""), "a]0;xb.txt")
-        XCTAssertEqual(name("attachment; filename=\"plain.txt\"; filename*=UTF-8''na%C3%AFve%20r%C3%A9sum%C3%A9.txt"), "naïve résumé.txt")
+        XCTAssertEqual(
+            name("attachment; filename=\"plain.txt\"; filename*=UTF-8''na%C3%AFve%20r%C3%A9sum%C3%A9.txt"),
+            "naïve résumé.txt")
         XCTAssertEqual(name("attachment; filename*=iso-8859-1'en'%A3%20rates.txt"), "£ rates.txt")
         XCTAssertEqual(name("attachment; filename=\"..\""), "fallback.bin")
         XCTAssertEqual(name("attachment; filename=\".hidden\""), "hidden")
@@ -155,9 +171,11 @@ final class DownloadRequestTests: ServerTestCase {
         let destination = DownloadRequest.suggestedDownloadDestination(for: .cachesDirectory)
         let ascii = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.")
         func name(_ filename: String) -> String {
-            let disposition = "attachment; filename*=UTF-8''" + filename.addingPercentEncoding(withAllowedCharacters: ascii)!
-            let response = HTTPURLResponse(url: URL(string: "http://h/x")!, statusCode: 200, httpVersion: nil,
-                                           headerFields: ["Content-Disposition": disposition])!
+            let disposition =
+                "attachment; filename*=UTF-8''" + filename.addingPercentEncoding(withAllowedCharacters: ascii)!
+            let response = HTTPURLResponse(
+                url: URL(string: "http://h/x")!, statusCode: 200, httpVersion: nil,
+                headerFields: ["Content-Disposition": disposition])!
             return destination(URL(fileURLWithPath: "/tmp/Bluebonnet_x.tmp"), response).destinationURL.lastPathComponent
         }
         XCTAssertEqual(name("invoice\u{202E}fdp.exe"), "invoicefdp.exe")
@@ -165,7 +183,9 @@ final class DownloadRequestTests: ServerTestCase {
             let character = String(Character(Unicode.Scalar(scalar)!))
             XCTAssertEqual(name("a\(character)b.txt"), "ab.txt", String(format: "U+%04X", scalar))
         }
-        XCTAssertEqual(name("\u{05E9}\u{05DC}\u{05D5}\u{05DD}.txt"), "\u{05E9}\u{05DC}\u{05D5}\u{05DD}.txt", "right-to-left letters stay")
+        XCTAssertEqual(
+            name("\u{05E9}\u{05DC}\u{05D5}\u{05DD}.txt"), "\u{05E9}\u{05DC}\u{05D5}\u{05DD}.txt",
+            "right-to-left letters stay")
     }
 
     func testServerSuggestedNameIsUsedEndToEnd() async throws {
@@ -181,7 +201,8 @@ final class DownloadRequestTests: ServerTestCase {
     }
 
     func testAFailedRequestMovesNothingAndReportsTheTransportError() async throws {
-        let response = await session.download("http://127.0.0.1:1/nothing", to: destination("never")).serializingDownloadedFileURL().response
+        let response = await session.download("http://127.0.0.1:1/nothing", to: destination("never"))
+            .serializingDownloadedFileURL().response
         XCTAssertEqual(response.error?.urlErrorCode, .cannotConnectToHost)
         XCTAssertNil(response.resumeData)
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("never").path))
@@ -195,7 +216,9 @@ final class DownloadRequestTests: ServerTestCase {
         let growth = sampler.stop()
         let attributes = try FileManager.default.attributesOfItem(atPath: fileURL.path)
         XCTAssertEqual((attributes[.size] as? NSNumber)?.intValue, count)
-        XCTAssertLessThan(growth, 32 * 1024 * 1024, "resident memory grew \(growth / 1024 / 1024) MiB for a \(count / 1024 / 1024) MiB download")
+        XCTAssertLessThan(
+            growth, 32 * 1024 * 1024,
+            "resident memory grew \(growth / 1024 / 1024) MiB for a \(count / 1024 / 1024) MiB download")
         let handle = try FileHandle(forReadingFrom: fileURL)
         defer { try? handle.close() }
         try handle.seek(toOffset: UInt64(count - 4096))

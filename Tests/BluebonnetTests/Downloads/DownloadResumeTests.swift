@@ -42,12 +42,14 @@ final class DownloadResumeTests: ServerTestCase {
         let count = 1_000_000
         let chunk = 300_000
         let path = "/download/\(count)?seed=4&drop_after=\(chunk)"
-        var response = await session.download(url(path), to: destination("resumed.bin")).serializingDownloadedFileURL().response
+        var response = await session.download(url(path), to: destination("resumed.bin")).serializingDownloadedFileURL()
+            .response
         XCTAssertEqual(response.error?.urlErrorCode, .networkConnectionLost)
         var attempts = 1
         var ranges: [String] = []
         while response.error != nil, attempts < 10 {
-            let data = try XCTUnwrap(response.resumeData, "attempt \(attempts) left no resume data: \(String(describing: response.error))")
+            let data = try XCTUnwrap(
+                response.resumeData, "attempt \(attempts) left no resume data: \(String(describing: response.error))")
             let resumed = session.download(resumingWith: data, to: destination("resumed.bin"))
             response = await resumed.serializingDownloadedFileURL().response
             ranges.append(resumed.request?.value(forHTTPHeaderField: "Range") ?? "none")
@@ -64,7 +66,8 @@ final class DownloadResumeTests: ServerTestCase {
     func testAResumedDownloadWithTheDefaultDestinationNeverLandsOnAFileNamedAfterItsPartial() async throws {
         // The default destination once took the temporary file's name, and a resumed download's temporary file is
         // its partial: a file left under that name (by an earlier run) made the move fail.
-        let first = await session.download(url("/download/3000?seed=18&drop_after=1000")).serializingDownloadedFileURL().response
+        let first = await session.download(url("/download/3000?seed=18&drop_after=1000")).serializingDownloadedFileURL()
+            .response
         let partial = try XCTUnwrap(try document(first.resumeData)["file"] as? String)
         let bystander = FileManager.default.temporaryDirectory
             .appendingPathComponent("Bluebonnet_\(URL(fileURLWithPath: partial).lastPathComponent)")
@@ -91,7 +94,8 @@ final class DownloadResumeTests: ServerTestCase {
         XCTAssertTrue((object["url"] as? String)?.hasSuffix("/download/1000?seed=2&drop_after=400") == true)
         XCTAssertTrue((object["headers"] as? [[String]])?.contains(["X-Trace", "t1"]) == true)
         let file = try XCTUnwrap(object["file"] as? String)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)), SeededBytes.bytes(seed: 2, offset: 0, count: 400))
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: file)), SeededBytes.bytes(seed: 2, offset: 0, count: 400))
         try? FileManager.default.removeItem(atPath: file)
     }
 
@@ -107,62 +111,89 @@ final class DownloadResumeTests: ServerTestCase {
     }
 
     func testAChangedValidatorRestartsFromZero() async throws {
-        let first = await session.download(url("/download/3000?seed=8&drop_after=1000")).serializingDownloadedFileURL().response
+        let first = await session.download(url("/download/3000?seed=8&drop_after=1000")).serializingDownloadedFileURL()
+            .response
         // The resource changed: the server's tag is now "v2", so `If-Range: "v1"` gets the whole body.
         let data = try resumeData(first.resumeData, url: url("/download/3000?seed=8&etag=v2"))
-        let resumed = await session.download(resumingWith: data, to: destination("changed.bin")).serializingDownloadedFileURL().response
+        let resumed = await session.download(resumingWith: data, to: destination("changed.bin"))
+            .serializingDownloadedFileURL().response
         XCTAssertEqual(resumed.response?.statusCode, 200)
-        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(resumed.value)), SeededBytes.bytes(seed: 8, offset: 0, count: 3000))
+        XCTAssertEqual(
+            try Data(contentsOf: try XCTUnwrap(resumed.value)), SeededBytes.bytes(seed: 8, offset: 0, count: 3000))
     }
 
     func testAServerThatIgnoresRangeRestartsFromZero() async throws {
-        let first = await session.download(url("/download/3000?seed=10&drop_after=2000")).serializingDownloadedFileURL().response
+        let first = await session.download(url("/download/3000?seed=10&drop_after=2000")).serializingDownloadedFileURL()
+            .response
         let data = try resumeData(first.resumeData, url: url("/download/3000?seed=10&ignore_range=1"))
-        let resumed = await session.download(resumingWith: data, to: destination("ignored.bin")).serializingDownloadedFileURL().response
+        let resumed = await session.download(resumingWith: data, to: destination("ignored.bin"))
+            .serializingDownloadedFileURL().response
         XCTAssertEqual(resumed.response?.statusCode, 200)
-        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(resumed.value)), SeededBytes.bytes(seed: 10, offset: 0, count: 3000))
+        XCTAssertEqual(
+            try Data(contentsOf: try XCTUnwrap(resumed.value)), SeededBytes.bytes(seed: 10, offset: 0, count: 3000))
     }
 
     func testAPartialResponseThatDoesNotFitTheFileFailsClearlyAndKeepsThePartialFile() async throws {
-        let first = await session.download(url("/download/3000?seed=12&drop_after=1000")).serializingDownloadedFileURL().response
+        let first = await session.download(url("/download/3000?seed=12&drop_after=1000")).serializingDownloadedFileURL()
+            .response
         let data = try resumeData(first.resumeData, url: url("/download/3000?seed=12&wrong_range=1"))
-        let resumed = await session.download(resumingWith: data, to: destination("wrong.bin")).serializingDownloadedFileURL().response
+        let resumed = await session.download(resumingWith: data, to: destination("wrong.bin"))
+            .serializingDownloadedFileURL().response
         guard case let .sessionTaskFailed(error)? = resumed.error,
-              case let .contentRangeMismatch(offset, contentRange)? = error as? DownloadResumeError else {
+            case let .contentRangeMismatch(offset, contentRange)? = error as? DownloadResumeError
+        else {
             return XCTFail("expected contentRangeMismatch, got \(String(describing: resumed.error))")
         }
         XCTAssertEqual(offset, 1000)
         XCTAssertEqual(contentRange, "bytes 1001-2999/3000")
         let file = try XCTUnwrap(try document(resumed.resumeData)["file"] as? String)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)), SeededBytes.bytes(seed: 12, offset: 0, count: 1000))
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: file)), SeededBytes.bytes(seed: 12, offset: 0, count: 1000))
         try? FileManager.default.removeItem(atPath: file)
     }
 
     func testAWeakETagAloneAllowsNoResumeData() async throws {
-        let response = await session.download(url("/download/3000?weak=1&drop_after=1000")).serializingDownloadedFileURL().response
+        let response = await session.download(url("/download/3000?weak=1&drop_after=1000"))
+            .serializingDownloadedFileURL().response
         XCTAssertNotNil(response.error)
         XCTAssertNil(response.resumeData)
     }
 
     func testMalformedResumeDataFailsClearly() async throws {
-        let junk = await session.download(resumingWith: Data("not resume data".utf8)).serializingDownloadedFileURL().response
-        guard case let .createURLRequestFailed(error)? = junk.error else { return XCTFail("\(String(describing: junk.error))") }
+        let junk = await session.download(resumingWith: Data("not resume data".utf8)).serializingDownloadedFileURL()
+            .response
+        guard case let .createURLRequestFailed(error)? = junk.error else {
+            return XCTFail("\(String(describing: junk.error))")
+        }
         XCTAssertEqual(error as? DownloadResumeError, .malformed)
 
-        let future = Data(#"{"version":9,"url":"http://x/","etag":"\"a\"","bytes":1,"file":"/nope","method":"GET","headers":[]}"#.utf8)
+        let future = Data(
+            #"{"version":9,"url":"http://x/","etag":"\"a\"","bytes":1,"file":"/nope","method":"GET","headers":[]}"#.utf8
+        )
         let newer = await session.download(resumingWith: future).serializingDownloadedFileURL().response
-        guard case let .createURLRequestFailed(newerError)? = newer.error else { return XCTFail("\(String(describing: newer.error))") }
+        guard case let .createURLRequestFailed(newerError)? = newer.error else {
+            return XCTFail("\(String(describing: newer.error))")
+        }
         XCTAssertEqual(newerError as? DownloadResumeError, .unsupportedVersion(9))
 
-        let outside = Data(#"{"version":1,"url":"http://x/","etag":"\"a\"","bytes":1,"file":"/nope/gone","method":"GET","headers":[]}"#.utf8)
+        let outside = Data(
+            #"{"version":1,"url":"http://x/","etag":"\"a\"","bytes":1,"file":"/nope/gone","method":"GET","headers":[]}"#
+                .utf8)
         let refused = await session.download(resumingWith: outside).serializingDownloadedFileURL().response
-        guard case let .createURLRequestFailed(refusedError)? = refused.error else { return XCTFail("\(String(describing: refused.error))") }
+        guard case let .createURLRequestFailed(refusedError)? = refused.error else {
+            return XCTFail("\(String(describing: refused.error))")
+        }
         XCTAssertEqual(refusedError as? DownloadResumeError, .untrustedPartialFile(URL(fileURLWithPath: "/nope/gone")))
 
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp").path
-        let gone = Data(#"{"version":1,"url":"http://x/","etag":"\"a\"","bytes":1,"file":"\#(path)","method":"GET","headers":[]}"#.utf8)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp")
+            .path
+        let gone = Data(
+            #"{"version":1,"url":"http://x/","etag":"\"a\"","bytes":1,"file":"\#(path)","method":"GET","headers":[]}"#
+                .utf8)
         let missing = await session.download(resumingWith: gone).serializingDownloadedFileURL().response
-        guard case let .createURLRequestFailed(missingError)? = missing.error else { return XCTFail("\(String(describing: missing.error))") }
+        guard case let .createURLRequestFailed(missingError)? = missing.error else {
+            return XCTFail("\(String(describing: missing.error))")
+        }
         XCTAssertEqual(missingError as? DownloadResumeError, .partialFileMissing(URL(fileURLWithPath: path)))
     }
 
@@ -185,9 +216,11 @@ final class DownloadResumeTests: ServerTestCase {
         let data = try XCTUnwrap(handed.values.first ?? nil)
         XCTAssertEqual(request.resumeData, data)
         XCTAssertTrue(request.isCancelled)
-        let resumed = await session.download(resumingWith: data, to: destination("cancelled.bin")).serializingDownloadedFileURL().response
+        let resumed = await session.download(resumingWith: data, to: destination("cancelled.bin"))
+            .serializingDownloadedFileURL().response
         XCTAssertEqual(resumed.response?.statusCode, 206)
-        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(resumed.value)), SeededBytes.bytes(seed: 14, offset: 0, count: count))
+        XCTAssertEqual(
+            try Data(contentsOf: try XCTUnwrap(resumed.value)), SeededBytes.bytes(seed: 14, offset: 0, count: count))
     }
 
     func testAPlainCancelMakesNoResumeDataAndLeavesNoFile() async throws {
@@ -202,35 +235,42 @@ final class DownloadResumeTests: ServerTestCase {
     }
 
     func testARetriedResumeStartsAgainFromTheResumeDataNotFromWhatTheFailedAttemptAppended() async throws {
-        let first = await session.download(url("/download/3000?seed=16&drop_after=1000")).serializingDownloadedFileURL().response
+        let first = await session.download(url("/download/3000?seed=16&drop_after=1000")).serializingDownloadedFileURL()
+            .response
         let data = try XCTUnwrap(first.resumeData)
         // The first resumed attempt is cut after appending 1,500 more bytes; the retry sent with the same resume data
         // asks again from byte 1,000, so what the failed attempt appended must go, or bytes are doubled.
         let attempts = Recorder<Int>()
-        let interceptor = Interceptor(adaptHandler: { request, _, completion in
-            attempts.append(1)
-            var adapted = request
-            if attempts.values.count > 1, let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
-                components.queryItems = components.queryItems?.filter { $0.name != "drop_after" }
-                adapted.url = components.url
-            }
-            completion(.success(adapted))
-        }, retryHandler: { request, _, _, completion in
-            completion(request.retryCount == 0 ? .retry : .doNotRetry)
-        })
+        let interceptor = Interceptor(
+            adaptHandler: { request, _, completion in
+                attempts.append(1)
+                var adapted = request
+                if attempts.values.count > 1, let url = request.url,
+                    var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+                {
+                    components.queryItems = components.queryItems?.filter { $0.name != "drop_after" }
+                    adapted.url = components.url
+                }
+                completion(.success(adapted))
+            },
+            retryHandler: { request, _, _, completion in
+                completion(request.retryCount == 0 ? .retry : .doNotRetry)
+            })
         let edited = try resumeData(data, url: url("/download/3000?seed=16&drop_after=1500"))
         let resumed = session.download(resumingWith: edited, interceptor: interceptor, to: destination("retried.bin"))
         let response = await resumed.serializingDownloadedFileURL().response
         XCTAssertEqual(resumed.retryCount, 1)
         XCTAssertEqual(response.response?.statusCode, 206)
-        XCTAssertEqual(try Data(contentsOf: try XCTUnwrap(response.value)), SeededBytes.bytes(seed: 16, offset: 0, count: 3000))
+        XCTAssertEqual(
+            try Data(contentsOf: try XCTUnwrap(response.value)), SeededBytes.bytes(seed: 16, offset: 0, count: 3000))
     }
 
     // MARK: - The file's size (issue 24: a download to a file had no limit at all)
 
     private func temporaryPartials() -> Set<String> {
-        Set(((try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? [])
-            .filter { $0.hasPrefix("Bluebonnet_") && $0.hasSuffix(".tmp") })
+        Set(
+            ((try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? [])
+                .filter { $0.hasPrefix("Bluebonnet_") && $0.hasSuffix(".tmp") })
     }
 
     func testADeclaredLengthPastTheFileLimitIsRefusedBeforeAnythingIsWritten() async throws {
@@ -261,7 +301,8 @@ final class DownloadResumeTests: ServerTestCase {
     }
 
     func testAResumedDownloadCountsTheBytesItHasAgainstTheLimit() async throws {
-        let first = await session.download(url("/download/3000?seed=31&drop_after=2000")).serializingDownloadedFileURL().response
+        let first = await session.download(url("/download/3000?seed=31&drop_after=2000")).serializingDownloadedFileURL()
+            .response
         let data = try resumeData(first.resumeData, url: url("/download/3000?seed=31"))
         // 2,000 kept + 1,000 declared = 3,000 > 2,500.
         let refused = await session.download(resumingWith: data, to: destination("r.bin")).maximumFileSize(2500)

@@ -69,7 +69,8 @@ final class ResumeDataTrustTests: ServerTestCase {
         let cut = try await cutDownload(path, on: credentialed)
         XCTAssertEqual(received(cut), "none", "the redirect strips them")
         XCTAssertEqual(try document(cut.resumeData)["origin"] as? String, "http://127.0.0.1:\(server.port)")
-        let resumed = await credentialed.download(resumingWith: try resumable(cut.resumeData)).serializingDownloadedFileURL().response
+        let resumed = await credentialed.download(resumingWith: try resumable(cut.resumeData))
+            .serializingDownloadedFileURL().response
         XCTAssertEqual(resumed.response?.statusCode, 206)
         XCTAssertEqual(resumed.request?.url?.host, "localhost")
         XCTAssertEqual(received(resumed), "none", "the resume must not undo the redirect's stripping")
@@ -81,7 +82,8 @@ final class ResumeDataTrustTests: ServerTestCase {
     func testAResumeOnTheOriginItStartedOnStillCarriesTheSessionsCredentials() async throws {
         let cut = try await cutDownload("/download/3000?seed=22&drop_after=1000", on: credentialed)
         XCTAssertEqual(received(cut), "Authorization, Cookie, Proxy-Authorization")
-        let resumed = await credentialed.download(resumingWith: try resumable(cut.resumeData)).serializingDownloadedFileURL().response
+        let resumed = await credentialed.download(resumingWith: try resumable(cut.resumeData))
+            .serializingDownloadedFileURL().response
         XCTAssertEqual(resumed.response?.statusCode, 206)
         XCTAssertEqual(received(resumed), "Authorization, Cookie, Proxy-Authorization")
         try? FileManager.default.removeItem(at: try XCTUnwrap(resumed.value))
@@ -99,7 +101,9 @@ final class ResumeDataTrustTests: ServerTestCase {
         XCTAssertEqual(received(resumed), "none")
         // An origin that is not `scheme://host:port` (a path, a user) names nobody either.
         let cut2 = try await cutDownload("/download/3000?seed=23&drop_after=1000", on: credentialed)
-        let odd = try rewritten(try resumable(cut2.resumeData)) { $0["origin"] = "http://127.0.0.1:\(self.server.port)/download" }
+        let odd = try rewritten(try resumable(cut2.resumeData)) {
+            $0["origin"] = "http://127.0.0.1:\(self.server.port)/download"
+        }
         let oddResumed = await credentialed.download(resumingWith: odd).serializingDownloadedFileURL().response
         XCTAssertEqual(received(oddResumed), "none")
         try? FileManager.default.removeItem(at: try XCTUnwrap(oddResumed.value))
@@ -150,28 +154,34 @@ final class ResumeDataTrustTests: ServerTestCase {
         let link = FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
         defer { try? FileManager.default.removeItem(at: link) }
-        await assertRefused(try rewritten(cut.resumeData) { object in
-            object["file"] = link.path
-            object["device"] = nil
-            object["inode"] = nil
-        }, file: link)
+        await assertRefused(
+            try rewritten(cut.resumeData) { object in
+                object["file"] = link.path
+                object["device"] = nil
+                object["inode"] = nil
+            }, file: link)
         // A second name (hard link) of the user's file, likewise.
         let hard = FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp")
         XCTAssertEqual(Glibc.link(file.path, hard.path), 0)
         defer { try? FileManager.default.removeItem(at: hard) }
-        await assertRefused(try rewritten(cut.resumeData) { object in
-            object["file"] = hard.path
-            object["device"] = nil
-            object["inode"] = nil
-        }, file: hard)
+        await assertRefused(
+            try rewritten(cut.resumeData) { object in
+                object["file"] = hard.path
+                object["device"] = nil
+                object["inode"] = nil
+            }, file: hard)
         // A path that climbs out of the folder.
-        let climbing = FileManager.default.temporaryDirectory.path + "/../" + FileManager.default.temporaryDirectory.lastPathComponent
+        let climbing =
+            FileManager.default.temporaryDirectory.path + "/../"
+            + FileManager.default.temporaryDirectory.lastPathComponent
             + "/x/../Bluebonnet_\(UUID().uuidString).tmp/../../" + file.path
-        await assertRefused(try rewritten(cut.resumeData) { $0["file"] = climbing }, file: URL(fileURLWithPath: climbing))
+        await assertRefused(
+            try rewritten(cut.resumeData) { $0["file"] = climbing }, file: URL(fileURLWithPath: climbing))
         XCTAssertEqual(try Data(contentsOf: file), contents)
         XCTAssertEqual(try Data(contentsOf: elsewhere), contents)
         // The real partial still resumes.
-        let resumed = try await session.download(resumingWith: resumable(cut.resumeData)).serializingDownloadedFileURL().value
+        let resumed = try await session.download(resumingWith: resumable(cut.resumeData)).serializingDownloadedFileURL()
+            .value
         XCTAssertEqual(try Data(contentsOf: resumed), SeededBytes.bytes(seed: 25, offset: 0, count: 3000))
         try? FileManager.default.removeItem(at: resumed)
     }
@@ -194,7 +204,8 @@ final class ResumeDataTrustTests: ServerTestCase {
         // The writer checks the file it opened too: a partial swapped for a second name of the user's file between
         // the check and the open is refused, and not removed.
         let (file, contents) = try precious()
-        let partial = FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp")
+        let partial = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "Bluebonnet_\(UUID().uuidString).tmp")
         XCTAssertEqual(Glibc.link(file.path, partial.path), 0)
         defer { try? FileManager.default.removeItem(at: partial) }
         let writer = DownloadFileWriter()
@@ -208,7 +219,8 @@ final class ResumeDataTrustTests: ServerTestCase {
         }
         wait(for: [ended], timeout: 10)
         guard case let .failure(error)? = outcome.values.first, case let .sessionTaskFailed(underlying) = error,
-              let urlError = underlying as? URLError else { return XCTFail("\(outcome.values)") }
+            let urlError = underlying as? URLError
+        else { return XCTFail("\(outcome.values)") }
         XCTAssertEqual(urlError.code, .cannotWriteToFile)
         XCTAssertEqual(try Data(contentsOf: file), contents, "not truncated")
         XCTAssertTrue(FileManager.default.fileExists(atPath: partial.path), "not removed either")
@@ -217,13 +229,17 @@ final class ResumeDataTrustTests: ServerTestCase {
     func testResumeDataIsBoundedAndItsIdentityWellFormed() async throws {
         let huge = Data(repeating: 0x20, count: DownloadResumeData.maximumLength + 1)
         let response = await session.download(resumingWith: huge).serializingDownloadedFileURL().response
-        guard case let .createURLRequestFailed(error)? = response.error else { return XCTFail("\(String(describing: response.error))") }
+        guard case let .createURLRequestFailed(error)? = response.error else {
+            return XCTFail("\(String(describing: response.error))")
+        }
         XCTAssertEqual(error as? DownloadResumeError, .malformed)
         let cut = try await cutDownload("/download/3000?seed=27&drop_after=1000", on: session)
         defer { try? FileManager.default.removeItem(atPath: (try? document(cut.resumeData)["file"] as? String) ?? "") }
         let halfIdentity = try rewritten(cut.resumeData) { $0["inode"] = nil }
         let half = await session.download(resumingWith: halfIdentity).serializingDownloadedFileURL().response
-        guard case let .createURLRequestFailed(halfError)? = half.error else { return XCTFail("\(String(describing: half.error))") }
+        guard case let .createURLRequestFailed(halfError)? = half.error else {
+            return XCTFail("\(String(describing: half.error))")
+        }
         XCTAssertEqual(halfError as? DownloadResumeError, .malformed)
     }
 }

@@ -10,19 +10,21 @@ final class MultipartFormDataTests: XCTestCase {
         form.append(Data("bar".utf8), withName: "foo")
         form.append(Data("PNG".utf8), withName: "image", fileName: "a.png", mimeType: "image/png")
         let encoded = try form.encode()
-        XCTAssertEqual(text(encoded), """
-        --B\r
-        Content-Disposition: form-data; name="foo"\r
-        \r
-        bar\r
-        --B\r
-        Content-Disposition: form-data; name="image"; filename="a.png"\r
-        Content-Type: image/png\r
-        \r
-        PNG\r
-        --B--\r
+        XCTAssertEqual(
+            text(encoded),
+            """
+            --B\r
+            Content-Disposition: form-data; name="foo"\r
+            \r
+            bar\r
+            --B\r
+            Content-Disposition: form-data; name="image"; filename="a.png"\r
+            Content-Type: image/png\r
+            \r
+            PNG\r
+            --B--\r
 
-        """)
+            """)
         XCTAssertEqual(form.contentLength, UInt64(encoded.count))
         XCTAssertEqual(form.contentType, "multipart/form-data; boundary=B")
     }
@@ -43,7 +45,9 @@ final class MultipartFormDataTests: XCTestCase {
 
     func testQuotesCarriageReturnsAndLineFeedsInNamesCannotBreakTheForm() throws {
         let form = MultipartFormData(boundary: "B")
-        form.append(Data("x".utf8), withName: "evil\"\r\nX-Injected: 1", fileName: "a\".txt\r\n", mimeType: "text/plain\r\nX-Other: 2")
+        form.append(
+            Data("x".utf8), withName: "evil\"\r\nX-Injected: 1", fileName: "a\".txt\r\n",
+            mimeType: "text/plain\r\nX-Other: 2")
         let encoded = text(try form.encode())
         XCTAssertTrue(encoded.contains(#"name="evil%22%0D%0AX-Injected: 1"; filename="a%22.txt%0D%0A""#), encoded)
         XCTAssertTrue(encoded.contains("Content-Type: text/plain%0D%0AX-Other: 2\r\n"), encoded)
@@ -63,7 +67,10 @@ final class MultipartFormDataTests: XCTestCase {
         let form = MultipartFormData(boundary: "B")
         form.append(fileURL, withName: "upload")
         let encoded = try form.encode()
-        XCTAssertTrue(text(encoded).contains(#"Content-Disposition: form-data; name="upload"; filename="photo.JPG""# + "\r\nContent-Type: image/jpeg\r\n\r\n"))
+        XCTAssertTrue(
+            text(encoded).contains(
+                #"Content-Disposition: form-data; name="upload"; filename="photo.JPG""#
+                    + "\r\nContent-Type: image/jpeg\r\n\r\n"))
         XCTAssertEqual(form.contentLength, UInt64(encoded.count))
         XCTAssertNotNil(encoded.range(of: Data([0xFF, 0xD8, 0xFF])))
     }
@@ -81,8 +88,9 @@ final class MultipartFormDataTests: XCTestCase {
     func testStreamPartsAreReadInChunksWithCustomHeaders() throws {
         let payload = patternedData(count: 300_000)
         let form = MultipartFormData(boundary: "B")
-        form.append(InputStream(data: payload), withLength: UInt64(payload.count),
-                    headers: ["Content-Disposition": #"form-data; name="blob""#, "X-Part": "1"])
+        form.append(
+            InputStream(data: payload), withLength: UInt64(payload.count),
+            headers: ["Content-Disposition": #"form-data; name="blob""#, "X-Part": "1"])
         let encoded = try form.encode()
         let head = Data("--B\r\nContent-Disposition: form-data; name=\"blob\"\r\nX-Part: 1\r\n\r\n".utf8)
         XCTAssertEqual(encoded.prefix(head.count), head)
@@ -112,7 +120,9 @@ final class MultipartFormDataTests: XCTestCase {
 
     // MARK: - Errors
 
-    private func reason(_ body: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) -> AFError.MultipartEncodingFailureReason? {
+    private func reason(_ body: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) -> AFError
+        .MultipartEncodingFailureReason?
+    {
         do {
             try body()
             XCTFail("expected an error", file: file, line: line)
@@ -165,7 +175,9 @@ final class MultipartFormDataTests: XCTestCase {
 
     func testStreamShorterThanItsLengthFailsWithInputStreamReadFailed() {
         let form = MultipartFormData()
-        form.append(InputStream(data: Data("short".utf8)), withLength: 100, name: "s", fileName: "s.bin", mimeType: "application/octet-stream")
+        form.append(
+            InputStream(data: Data("short".utf8)), withLength: 100, name: "s", fileName: "s.bin",
+            mimeType: "application/octet-stream")
         guard case let .inputStreamReadFailed(error)? = reason({ _ = try form.encode() }) else { return XCTFail() }
         let mismatch = error as? BodyLengthMismatchError
         XCTAssertEqual(mismatch?.expected, 100)
@@ -174,7 +186,9 @@ final class MultipartFormDataTests: XCTestCase {
 
     func testStreamLongerThanItsLengthSendsTheDeclaredLengthAsAlamofireDoes() throws {
         let form = MultipartFormData(boundary: "b")
-        form.append(InputStream(data: Data("longer than four".utf8)), withLength: 4, name: "s", fileName: "s.bin", mimeType: "text/plain")
+        form.append(
+            InputStream(data: Data("longer than four".utf8)), withLength: 4, name: "s", fileName: "s.bin",
+            mimeType: "text/plain")
         let encoded = try form.encode()
         XCTAssertEqual(UInt64(encoded.count), form.contentLength, "the length announced is the length sent")
         let text = String(decoding: encoded, as: UTF8.self)
@@ -195,7 +209,9 @@ final class MultipartFormDataTests: XCTestCase {
         let existing = try directory.file("exists.bin", contents: Data("keep me".utf8))
         let form = MultipartFormData()
         form.append(Data("x".utf8), withName: "a")
-        guard case let .outputStreamFileAlreadyExists(url)? = reason({ try form.writeEncodedData(to: existing) }) else { return XCTFail() }
+        guard case let .outputStreamFileAlreadyExists(url)? = reason({ try form.writeEncodedData(to: existing) }) else {
+            return XCTFail()
+        }
         XCTAssertEqual(url, existing)
         XCTAssertEqual(try Data(contentsOf: existing), Data("keep me".utf8))
     }
@@ -203,21 +219,28 @@ final class MultipartFormDataTests: XCTestCase {
     func testWritingToANonFileURLFailsWithOutputStreamURLInvalid() {
         let form = MultipartFormData()
         form.append(Data("x".utf8), withName: "a")
-        guard case .outputStreamURLInvalid? = reason({ try form.writeEncodedData(to: URL(string: "https://example.com/out")!) }) else { return XCTFail() }
+        guard
+            case .outputStreamURLInvalid? = reason({
+                try form.writeEncodedData(to: URL(string: "https://example.com/out")!)
+            })
+        else { return XCTFail() }
     }
 
     func testWritingIntoAMissingDirectoryFailsWithOutputStreamCreationFailed() {
         let form = MultipartFormData()
         form.append(Data("x".utf8), withName: "a")
         let target = URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString)/out.bin")
-        guard case .outputStreamCreationFailed? = reason({ try form.writeEncodedData(to: target) }) else { return XCTFail() }
+        guard case .outputStreamCreationFailed? = reason({ try form.writeEncodedData(to: target) }) else {
+            return XCTFail()
+        }
     }
 
     func testFailedWriteRemovesThePartialFile() throws {
         let directory = try TemporaryDirectory()
         let form = MultipartFormData()
         form.append(Data("first".utf8), withName: "a")
-        form.append(InputStream(data: Data("short".utf8)), withLength: 50, name: "b", fileName: "b.bin", mimeType: "text/plain")
+        form.append(
+            InputStream(data: Data("short".utf8)), withLength: 50, name: "b", fileName: "b.bin", mimeType: "text/plain")
         let output = directory.url.appendingPathComponent("partial.out")
         guard case .inputStreamReadFailed? = reason({ try form.writeEncodedData(to: output) }) else { return XCTFail() }
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
@@ -252,7 +275,9 @@ final class MultipartFormDataTests: XCTestCase {
         fileManager.attributes = .failing
         let form = MultipartFormData(fileManager: fileManager)
         form.append(fileURL, withName: "f")
-        guard case let .bodyPartFileSizeQueryFailedWithError(url, error)? = reason({ _ = try form.encode() }) else { return XCTFail() }
+        guard case let .bodyPartFileSizeQueryFailedWithError(url, error)? = reason({ _ = try form.encode() }) else {
+            return XCTFail()
+        }
         XCTAssertEqual(url, fileURL)
         XCTAssertEqual((error as? CocoaError)?.code, .fileReadNoPermission)
     }
@@ -284,7 +309,10 @@ final class MultipartFormDataTests: XCTestCase {
         fileManager.pretendMissing = "/dev/full"
         let form = MultipartFormData(fileManager: fileManager)
         form.append(Data(count: 200_000), withName: "zeros")
-        guard case .outputStreamWriteFailed? = reason({ try form.writeEncodedData(to: URL(fileURLWithPath: "/dev/full")) }) else { return XCTFail() }
+        guard
+            case .outputStreamWriteFailed? = reason({ try form.writeEncodedData(to: URL(fileURLWithPath: "/dev/full")) }
+            )
+        else { return XCTFail() }
         XCTAssertEqual(fileManager.removed, ["/dev/full"])
     }
 }
@@ -315,7 +343,9 @@ private final class ScriptedFileManager: FileManager, @unchecked Sendable {
         path == pretendMissing ? false : super.fileExists(atPath: path)
     }
 
-    override func createFile(atPath path: String, contents data: Data?, attributes attr: [FileAttributeKey: Any]? = nil) -> Bool {
+    override func createFile(atPath path: String, contents data: Data?, attributes attr: [FileAttributeKey: Any]? = nil)
+        -> Bool
+    {
         path == pretendMissing ? true : super.createFile(atPath: path, contents: data, attributes: attr)
     }
 

@@ -23,22 +23,27 @@ final class ParameterEncodingTests: XCTestCase {
             (NSNumber(value: 3.0), "3"), (7, "7"), (Int64.max, "9223372036854775807"),
         ]
         for (value, expected) in cases {
-            let request = try URLEncoding.queryString.encode(URLRequest(url: URL(string: "https://e.com/")!), with: ["n": value])
+            let request = try URLEncoding.queryString.encode(
+                URLRequest(url: URL(string: "https://e.com/")!), with: ["n": value])
             XCTAssertEqual(request.url?.query, "n=\(expected)", "\(value)")
         }
     }
 
     func testURLEncodingOptions() throws {
         let parameters: Parameters = ["a": [1, 2], "t": false]
-        let request = try URLEncoding(destination: .queryString, arrayEncoding: .indexInBrackets, boolEncoding: .literal)
-            .encode(URLRequest(url: URL(string: "https://e.com/")!), with: parameters)
+        let request = try URLEncoding(
+            destination: .queryString, arrayEncoding: .indexInBrackets, boolEncoding: .literal
+        )
+        .encode(URLRequest(url: URL(string: "https://e.com/")!), with: parameters)
         XCTAssertEqual(request.url?.query, "a%5B0%5D=1&a%5B1%5D=2&t=false")
-        let noBrackets = try URLEncoding(arrayEncoding: .noBrackets).encode(URLRequest(url: URL(string: "https://e.com/")!), with: ["a": [1, 2]])
+        let noBrackets = try URLEncoding(arrayEncoding: .noBrackets).encode(
+            URLRequest(url: URL(string: "https://e.com/")!), with: ["a": [1, 2]])
         XCTAssertEqual(noBrackets.url?.query, "a=1&a=2")
     }
 
     func testURLEncodingKeepsQuestionMarkAndSlashInValues() throws {
-        let request = try URLEncoding.queryString.encode(URLRequest(url: URL(string: "https://e.com/")!), with: ["p": "a/b?c"])
+        let request = try URLEncoding.queryString.encode(
+            URLRequest(url: URL(string: "https://e.com/")!), with: ["p": "a/b?c"])
         XCTAssertEqual(request.url?.query, "p=a/b?c")
     }
 
@@ -47,7 +52,8 @@ final class ParameterEncodingTests: XCTestCase {
         request.httpMethod = "POST"
         let encoded = try URLEncoding.default.encode(request, with: ["k": "v"])
         XCTAssertEqual(encoded.httpBody, Data("k=v".utf8))
-        XCTAssertEqual(encoded.value(forHTTPHeaderField: "Content-Type"), "application/x-www-form-urlencoded; charset=utf-8")
+        XCTAssertEqual(
+            encoded.value(forHTTPHeaderField: "Content-Type"), "application/x-www-form-urlencoded; charset=utf-8")
         XCTAssertEqual(encoded.url, base.url)
     }
 
@@ -55,8 +61,12 @@ final class ParameterEncodingTests: XCTestCase {
         var request = base
         request.httpMethod = "POST"
         request.setValue("application/vnd.custom", forHTTPHeaderField: "Content-Type")
-        XCTAssertEqual(try URLEncoding.default.encode(request, with: ["k": "v"]).value(forHTTPHeaderField: "Content-Type"), "application/vnd.custom")
-        XCTAssertEqual(try JSONEncoding.default.encode(request, with: ["k": "v"]).value(forHTTPHeaderField: "Content-Type"), "application/vnd.custom")
+        XCTAssertEqual(
+            try URLEncoding.default.encode(request, with: ["k": "v"]).value(forHTTPHeaderField: "Content-Type"),
+            "application/vnd.custom")
+        XCTAssertEqual(
+            try JSONEncoding.default.encode(request, with: ["k": "v"]).value(forHTTPHeaderField: "Content-Type"),
+            "application/vnd.custom")
     }
 
     func testJSONEncodingWritesObjectsAndTopLevelArrays() throws {
@@ -69,7 +79,9 @@ final class ParameterEncodingTests: XCTestCase {
 
     func testJSONEncodingRefusesValuesThatAreNotJSON() {
         XCTAssertThrowsError(try JSONEncoding.default.encode(base, with: ["date": Date()])) { error in
-            guard case .parameterEncodingFailed(.jsonEncodingFailed) = error.asAFError else { return XCTFail("\(error)") }
+            guard case .parameterEncodingFailed(.jsonEncodingFailed) = error.asAFError else {
+                return XCTFail("\(error)")
+            }
         }
     }
 
@@ -116,7 +128,8 @@ final class PropertyListEncodingTests: XCTestCase {
             let body = try XCTUnwrap(encoded.httpBody)
             XCTAssertTrue(body.starts(with: Data(prefix.utf8)), prefix)
             XCTAssertEqual(encoded.value(forHTTPHeaderField: "Content-Type"), "application/x-plist")
-            let decoded = try XCTUnwrap(try PropertyListSerialization.propertyList(from: body, format: nil) as? [String: Any])
+            let decoded = try XCTUnwrap(
+                try PropertyListSerialization.propertyList(from: body, format: nil) as? [String: Any])
             XCTAssertEqual(decoded["name"] as? String, "Texas")
             XCTAssertEqual(decoded["flowers"] as? [String], ["bluebonnet"])
         }
@@ -124,8 +137,11 @@ final class PropertyListEncodingTests: XCTestCase {
 
     func testValuesAPropertyListCannotHoldAreRefused() {
         struct NotAPlistValue: Sendable {}
-        XCTAssertThrowsError(try PropertyListEncoding.default.encode(request, with: ["bad": NotAPlistValue()])) { error in
-            guard case .parameterEncodingFailed(.propertyListEncodingFailed) = error.asAFError else { return XCTFail("\(error)") }
+        XCTAssertThrowsError(try PropertyListEncoding.default.encode(request, with: ["bad": NotAPlistValue()])) {
+            error in
+            guard case .parameterEncodingFailed(.propertyListEncodingFailed) = error.asAFError else {
+                return XCTFail("\(error)")
+            }
         }
     }
 }
@@ -141,13 +157,18 @@ final class EncodingErrorPathTests: XCTestCase {
 
     func testURLEncodingWithoutAURLFailsWithMissingURL() {
         XCTAssertThrowsError(try URLEncoding.default.encode(requestWithoutURL, with: ["a": 1])) { error in
-            guard case .parameterEncodingFailed(reason: .missingURL)? = error.asAFError else { return XCTFail("\(error)") }
+            guard case .parameterEncodingFailed(reason: .missingURL)? = error.asAFError else {
+                return XCTFail("\(error)")
+            }
         }
     }
 
     func testFormParameterEncoderWithoutAURLFailsWithMissingRequiredComponent() {
-        XCTAssertThrowsError(try URLEncodedFormParameterEncoder.default.encode(["a": "1"], into: requestWithoutURL)) { error in
-            guard case .parameterEncoderFailed(reason: .missingRequiredComponent(.url))? = error.asAFError else { return XCTFail("\(error)") }
+        XCTAssertThrowsError(try URLEncodedFormParameterEncoder.default.encode(["a": "1"], into: requestWithoutURL)) {
+            error in
+            guard case .parameterEncoderFailed(reason: .missingRequiredComponent(.url))? = error.asAFError else {
+                return XCTFail("\(error)")
+            }
         }
     }
 
@@ -167,14 +188,20 @@ final class EncodingErrorPathTests: XCTestCase {
 
     func testCustomEncodingErrorsReachTheResponseAndNothingIsSent() async throws {
         let session = Session()
-        let unwrapped = await session.request("http://127.0.0.1:1/never", parameters: ["a": 1],
-                                              encoding: FailingEncoding(wrapped: false)).serializingData().response
-        guard case let .createURLRequestFailed(error)? = unwrapped.error else { return XCTFail("\(String(describing: unwrapped.error))") }
+        let unwrapped = await session.request(
+            "http://127.0.0.1:1/never", parameters: ["a": 1],
+            encoding: FailingEncoding(wrapped: false)
+        ).serializingData().response
+        guard case let .createURLRequestFailed(error)? = unwrapped.error else {
+            return XCTFail("\(String(describing: unwrapped.error))")
+        }
         XCTAssertTrue(error is FailingEncoding.Failure)
         XCTAssertNil(unwrapped.response)
 
-        let wrapped = await session.request("http://127.0.0.1:1/never", parameters: ["a": 1],
-                                            encoding: FailingEncoding(wrapped: true)).serializingData().response
+        let wrapped = await session.request(
+            "http://127.0.0.1:1/never", parameters: ["a": 1],
+            encoding: FailingEncoding(wrapped: true)
+        ).serializingData().response
         guard case .parameterEncodingFailed(reason: .customEncodingFailed)? = wrapped.error else {
             return XCTFail("\(String(describing: wrapped.error))")
         }

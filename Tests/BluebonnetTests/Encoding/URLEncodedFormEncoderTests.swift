@@ -51,13 +51,16 @@ final class URLEncodedFormEncoderTests: XCTestCase {
     }
 
     func testHandWrittenNestedContainers() throws {
-        XCTAssertEqual(try encode(HandWritten(), URLEncodedFormEncoder(alphabetizeKeyValuePairs: false)),
-                       "root%5B%5D%5B%5D=1&root%5B%5D%5B%5D=2&root%5B%5D%5Ba%5D%5Bs%5D=text")
+        XCTAssertEqual(
+            try encode(HandWritten(), URLEncodedFormEncoder(alphabetizeKeyValuePairs: false)),
+            "root%5B%5D%5B%5D=1&root%5B%5D%5B%5D=2&root%5B%5D%5Ba%5D%5Bs%5D=text")
     }
 
     func testSuperclassesEncodeIntoTheSameContainerAndThroughSuperEncoders() throws {
-        XCTAssertEqual(try encode(Derived()),
-                       "base%5Bone%5D=one&base%5Btwo%5D=2&one=one&super%5Bone%5D=one&super%5Btwo%5D=2&three%5B%5D=3&three%5B%5D=4&two=2")
+        XCTAssertEqual(
+            try encode(Derived()),
+            "base%5Bone%5D=one&base%5Btwo%5D=2&one=one&super%5Bone%5D=one&super%5Btwo%5D=2&three%5B%5D=3&three%5B%5D=4&two=2"
+        )
     }
 
     func encode(_ value: some Encodable, _ encoder: URLEncodedFormEncoder = URLEncodedFormEncoder()) throws -> String {
@@ -66,66 +69,94 @@ final class URLEncodedFormEncoderTests: XCTestCase {
 
     func testDefaultsSortEscapeAndUseNumericBools() throws {
         XCTAssertEqual(try encode(Flat()), "a=1&b=two%20words&c=1")
-        XCTAssertEqual(try encode(Flat(), URLEncodedFormEncoder(alphabetizeKeyValuePairs: false)), "b=two%20words&a=1&c=1")
+        XCTAssertEqual(
+            try encode(Flat(), URLEncodedFormEncoder(alphabetizeKeyValuePairs: false)), "b=two%20words&a=1&c=1")
         XCTAssertEqual(try encode(["k": "a&b=c+d/e?f"]), "k=a%26b%3Dc%2Bd/e?f")
     }
 
     func testNestedObjectsAndArrays() throws {
-        XCTAssertEqual(try encode(Nested()), "inner%5Bx%5D=1&inner%5By%5D%5B%5D=2&inner%5By%5D%5B%5D=3&list%5B%5D=p&list%5B%5D=q")
-        XCTAssertEqual(try encode(Nested(), URLEncodedFormEncoder(keyPathEncoding: .dots)),
-                       "inner.x=1&inner.y%5B%5D=2&inner.y%5B%5D=3&list%5B%5D=p&list%5B%5D=q")
+        XCTAssertEqual(
+            try encode(Nested()), "inner%5Bx%5D=1&inner%5By%5D%5B%5D=2&inner%5By%5D%5B%5D=3&list%5B%5D=p&list%5B%5D=q")
+        XCTAssertEqual(
+            try encode(Nested(), URLEncodedFormEncoder(keyPathEncoding: .dots)),
+            "inner.x=1&inner.y%5B%5D=2&inner.y%5B%5D=3&list%5B%5D=p&list%5B%5D=q")
     }
 
     func testAlphabetizingKeepsArrayElementsInTheirOrder() throws {
         // Found by the httpbin interop suite: sorting `a[]=9&a[]=10` as strings reversed the array.
-        XCTAssertEqual(try encode(["a": [9, 10, 1]], URLEncodedFormEncoder(arrayEncoding: .noBrackets)), "a=9&a=10&a=1")
+        XCTAssertEqual(
+            try encode(["a": [9, 10, 1]], URLEncodedFormEncoder(arrayEncoding: .noBrackets)), "a=9&a=10&a=1")
         XCTAssertEqual(try encode(["z": ["b"], "a": ["10", "9"]]), "a%5B%5D=10&a%5B%5D=9&z%5B%5D=b")
     }
 
     func testArrayEncodings() throws {
         let value = ["a": [1, 2]]
         XCTAssertEqual(try encode(value, URLEncodedFormEncoder(arrayEncoding: .noBrackets)), "a=1&a=2")
-        XCTAssertEqual(try encode(value, URLEncodedFormEncoder(arrayEncoding: .indexInBrackets)), "a%5B0%5D=1&a%5B1%5D=2")
-        XCTAssertEqual(try encode(value, URLEncodedFormEncoder(arrayEncoding: .custom { key, index in "\(key)(\(index))" })), "a%280%29=1&a%281%29=2")
+        XCTAssertEqual(
+            try encode(value, URLEncodedFormEncoder(arrayEncoding: .indexInBrackets)), "a%5B0%5D=1&a%5B1%5D=2")
+        XCTAssertEqual(
+            try encode(value, URLEncodedFormEncoder(arrayEncoding: .custom { key, index in "\(key)(\(index))" })),
+            "a%280%29=1&a%281%29=2")
     }
 
     func testBoolEncodings() throws {
-        XCTAssertEqual(try encode(["t": true, "f": false], URLEncodedFormEncoder(boolEncoding: .literal)), "f=false&t=true")
+        XCTAssertEqual(
+            try encode(["t": true, "f": false], URLEncodedFormEncoder(boolEncoding: .literal)), "f=false&t=true")
     }
 
     func testNilEncodings() throws {
         XCTAssertEqual(try encode(Optionals()), "present=here")
-        XCTAssertEqual(try encode(Optionals(), URLEncodedFormEncoder(nilEncoding: .dropValue)), "missing=&number=&present=here")
-        XCTAssertEqual(try encode(Optionals(), URLEncodedFormEncoder(nilEncoding: .null)), "missing=null&number=null&present=here")
+        XCTAssertEqual(
+            try encode(Optionals(), URLEncodedFormEncoder(nilEncoding: .dropValue)), "missing=&number=&present=here")
+        XCTAssertEqual(
+            try encode(Optionals(), URLEncodedFormEncoder(nilEncoding: .null)), "missing=null&number=null&present=here")
     }
 
     func testKeyEncodings() throws {
-        XCTAssertEqual(try encode(Keys(), URLEncodedFormEncoder(keyEncoding: .convertToSnakeCase)), "home_url_value=b&id2_name=c&user_name=a")
-        XCTAssertEqual(try encode(Keys(), URLEncodedFormEncoder(keyEncoding: .convertToKebabCase)), "home-url-value=b&id2-name=c&user-name=a")
-        XCTAssertEqual(try encode(Keys(), URLEncodedFormEncoder(keyEncoding: .capitalized)), "HomeURLValue=b&Id2Name=c&UserName=a")
-        XCTAssertEqual(try encode(Keys(), URLEncodedFormEncoder(keyEncoding: .uppercased)), "HOMEURLVALUE=b&ID2NAME=c&USERNAME=a")
-        XCTAssertEqual(try encode(Keys(), URLEncodedFormEncoder(keyEncoding: .lowercased)), "homeurlvalue=b&id2name=c&username=a")
-        XCTAssertEqual(try encode(Keys(), URLEncodedFormEncoder(keyEncoding: .custom { "x_" + $0 })), "x_homeURLValue=b&x_id2Name=c&x_userName=a")
+        XCTAssertEqual(
+            try encode(Keys(), URLEncodedFormEncoder(keyEncoding: .convertToSnakeCase)),
+            "home_url_value=b&id2_name=c&user_name=a")
+        XCTAssertEqual(
+            try encode(Keys(), URLEncodedFormEncoder(keyEncoding: .convertToKebabCase)),
+            "home-url-value=b&id2-name=c&user-name=a")
+        XCTAssertEqual(
+            try encode(Keys(), URLEncodedFormEncoder(keyEncoding: .capitalized)), "HomeURLValue=b&Id2Name=c&UserName=a")
+        XCTAssertEqual(
+            try encode(Keys(), URLEncodedFormEncoder(keyEncoding: .uppercased)), "HOMEURLVALUE=b&ID2NAME=c&USERNAME=a")
+        XCTAssertEqual(
+            try encode(Keys(), URLEncodedFormEncoder(keyEncoding: .lowercased)), "homeurlvalue=b&id2name=c&username=a")
+        XCTAssertEqual(
+            try encode(Keys(), URLEncodedFormEncoder(keyEncoding: .custom { "x_" + $0 })),
+            "x_homeURLValue=b&x_id2Name=c&x_userName=a")
     }
 
     func testDateEncodings() throws {
         let stamp = Stamp(date: Date(timeIntervalSince1970: 1_000), data: Data([1, 2, 255]))
         XCTAssertEqual(try encode(stamp), "data=AQL/&date=-978306200.0")
-        XCTAssertEqual(try encode(stamp, URLEncodedFormEncoder(dateEncoding: .secondsSince1970)), "data=AQL/&date=1000.0")
-        XCTAssertEqual(try encode(stamp, URLEncodedFormEncoder(dateEncoding: .millisecondsSince1970)), "data=AQL/&date=1000000.0")
-        XCTAssertEqual(try encode(stamp, URLEncodedFormEncoder(dateEncoding: .iso8601)), "data=AQL/&date=1970-01-01T00%3A16%3A40Z")
+        XCTAssertEqual(
+            try encode(stamp, URLEncodedFormEncoder(dateEncoding: .secondsSince1970)), "data=AQL/&date=1000.0")
+        XCTAssertEqual(
+            try encode(stamp, URLEncodedFormEncoder(dateEncoding: .millisecondsSince1970)), "data=AQL/&date=1000000.0")
+        XCTAssertEqual(
+            try encode(stamp, URLEncodedFormEncoder(dateEncoding: .iso8601)), "data=AQL/&date=1970-01-01T00%3A16%3A40Z")
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy/MM/dd"
-        XCTAssertEqual(try encode(stamp, URLEncodedFormEncoder(dateEncoding: .formatted(formatter))), "data=AQL/&date=1970/01/01")
-        XCTAssertEqual(try encode(stamp, URLEncodedFormEncoder(dateEncoding: .custom { _ in "then" })), "data=AQL/&date=then")
+        XCTAssertEqual(
+            try encode(stamp, URLEncodedFormEncoder(dateEncoding: .formatted(formatter))), "data=AQL/&date=1970/01/01")
+        XCTAssertEqual(
+            try encode(stamp, URLEncodedFormEncoder(dateEncoding: .custom { _ in "then" })), "data=AQL/&date=then")
     }
 
     func testDataEncodings() throws {
         let stamp = Stamp(date: Date(timeIntervalSince1970: 0), data: Data([1, 2]))
-        XCTAssertTrue(try encode(stamp, URLEncodedFormEncoder(dataEncoding: .deferredToData)).hasPrefix("data%5B%5D=1&data%5B%5D=2&"))
-        XCTAssertTrue(try encode(stamp, URLEncodedFormEncoder(dataEncoding: .custom { "\($0.count) bytes" })).hasPrefix("data=2%20bytes&"))
+        XCTAssertTrue(
+            try encode(stamp, URLEncodedFormEncoder(dataEncoding: .deferredToData)).hasPrefix(
+                "data%5B%5D=1&data%5B%5D=2&"))
+        XCTAssertTrue(
+            try encode(stamp, URLEncodedFormEncoder(dataEncoding: .custom { "\($0.count) bytes" })).hasPrefix(
+                "data=2%20bytes&"))
     }
 
     func testSpaceEncodingsAndAllowedCharacters() throws {
@@ -142,9 +173,14 @@ final class URLEncodedFormEncoderTests: XCTestCase {
 
     func testCustomEncodingErrorsSurfaceAsParameterEncoderFailed() {
         struct Boom: Error {}
-        let encoder = URLEncodedFormParameterEncoder(encoder: URLEncodedFormEncoder(dateEncoding: .custom { _ in throw Boom() }))
-        XCTAssertThrowsError(try encoder.encode(Stamp(date: Date(), data: Data()), into: URLRequest(url: URL(string: "https://e.com/")!))) { error in
-            guard case .parameterEncoderFailed(.encoderFailed(let underlying)) = error.asAFError else { return XCTFail("\(error)") }
+        let encoder = URLEncodedFormParameterEncoder(
+            encoder: URLEncodedFormEncoder(dateEncoding: .custom { _ in throw Boom() }))
+        XCTAssertThrowsError(
+            try encoder.encode(Stamp(date: Date(), data: Data()), into: URLRequest(url: URL(string: "https://e.com/")!))
+        ) { error in
+            guard case .parameterEncoderFailed(.encoderFailed(let underlying)) = error.asAFError else {
+                return XCTFail("\(error)")
+            }
             XCTAssertTrue(underlying is Boom)
         }
     }

@@ -10,7 +10,10 @@ final class AFErrorTests: XCTestCase {
         let cases: [(AFError, (AFError) -> Bool)] = [
             (.createUploadableFailed(error: Underlying()), \.isCreateUploadableError),
             (.createURLRequestFailed(error: Underlying()), \.isCreateURLRequestError),
-            (.downloadedFileMoveFailed(error: Underlying(), source: url, destination: url), \.isDownloadedFileMoveError),
+            (
+                .downloadedFileMoveFailed(error: Underlying(), source: url, destination: url),
+                \.isDownloadedFileMoveError
+            ),
             (.explicitlyCancelled, \.isExplicitlyCancelledError),
             (.invalidURL(url: "bad"), \.isInvalidURLError),
             (.multipartEncodingFailed(reason: .bodyPartURLInvalid(url: url)), \.isMultipartEncodingError),
@@ -36,15 +39,22 @@ final class AFErrorTests: XCTestCase {
 
     func testUnderlyingErrorsAreKept() {
         XCTAssertTrue(AFError.sessionTaskFailed(error: Underlying()).underlyingError is Underlying)
-        XCTAssertTrue(AFError.responseSerializationFailed(reason: .decodingFailed(error: Underlying())).underlyingError is Underlying)
-        XCTAssertTrue(AFError.parameterEncodingFailed(reason: .jsonEncodingFailed(error: Underlying())).underlyingError is Underlying)
-        XCTAssertTrue(AFError.responseValidationFailed(reason: .customValidationFailed(error: Underlying())).underlyingError is Underlying)
+        XCTAssertTrue(
+            AFError.responseSerializationFailed(reason: .decodingFailed(error: Underlying())).underlyingError
+                is Underlying)
+        XCTAssertTrue(
+            AFError.parameterEncodingFailed(reason: .jsonEncodingFailed(error: Underlying())).underlyingError
+                is Underlying)
+        XCTAssertTrue(
+            AFError.responseValidationFailed(reason: .customValidationFailed(error: Underlying())).underlyingError
+                is Underlying)
         XCTAssertNil(AFError.explicitlyCancelled.underlyingError)
     }
 
     func testConvenienceValues() {
         XCTAssertEqual(AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: 418)).responseCode, 418)
-        let contentType = AFError.responseValidationFailed(reason: .unacceptableContentType(acceptableContentTypes: ["a/b"], responseContentType: "c/d"))
+        let contentType = AFError.responseValidationFailed(
+            reason: .unacceptableContentType(acceptableContentTypes: ["a/b"], responseContentType: "c/d"))
         XCTAssertEqual(contentType.acceptableContentTypes, ["a/b"])
         XCTAssertEqual(contentType.responseContentType, "c/d")
         XCTAssertEqual(AFError.invalidURL(url: "x").urlConvertible as? String, "x")

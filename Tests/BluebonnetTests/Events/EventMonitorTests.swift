@@ -10,10 +10,12 @@ final class EventMonitorTests: ServerTestCase {
         let queue = DispatchQueue(label: "monitor")
         let events = Recorder<String>()
         let monitor = ClosureEventMonitor(queue: queue)
-        monitor.requestDidCreateInitialURLRequest = { _, request in events.append("created \(request.url?.path ?? "")") }
+        monitor.requestDidCreateInitialURLRequest = { _, request in events.append("created \(request.url?.path ?? "")")
+        }
         monitor.requestDidResume = { _ in events.append("resumed") }
         monitor.requestDidFinish = { _ in events.append("finished") }
-        monitor.requestDidParseResponse = { _, response in events.append("parsed \(response.response?.statusCode ?? 0)") }
+        monitor.requestDidParseResponse = { _, response in events.append("parsed \(response.response?.statusCode ?? 0)")
+        }
         let session = Session(eventMonitors: [monitor])
         _ = await session.request(url("/get")).response(queue: queue) { _ in }.serializingResponse().response
         try await Task.sleep(nanoseconds: 200_000_000)
@@ -30,7 +32,9 @@ final class EventMonitorTests: ServerTestCase {
         let events = Recorder<String>()
         let monitor = ClosureEventMonitor(queue: queue)
         monitor.requestDidCancel = { _ in events.append("cancelled") }
-        monitor.requestDidFailToCreateURLRequestWithError = { _, error in events.append(error.isInvalidURLError ? "invalid" : "other") }
+        monitor.requestDidFailToCreateURLRequestWithError = { _, error in
+            events.append(error.isInvalidURLError ? "invalid" : "other")
+        }
         let session = Session(eventMonitors: [monitor])
         _ = await session.request("").serializingData().response
         let cancelled = session.request(url("/delay/3"))
@@ -54,7 +58,8 @@ final class EventMonitorTests: ServerTestCase {
         monitor.requestDidFailToCreateURLRequestWithError = { _, _ in events.append("url request failed") }
         let session = Session(eventMonitors: [monitor])
         _ = await session.upload(Data("12345".utf8), to: url("/post")).serializingData().response
-        _ = await session.upload(URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString)"), to: url("/post")).serializingData().response
+        _ = await session.upload(URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString)"), to: url("/post"))
+            .serializingData().response
         try await waitUntil { events.values.count == 2 }
         XCTAssertEqual(Set(events.values), ["data 5", "uploadable failed"])
     }

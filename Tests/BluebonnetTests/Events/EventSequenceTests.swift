@@ -23,11 +23,18 @@ final class EventSequenceTests: FaultServerTestCase {
         func requestIsRetrying(_ request: Request) { add("retrying") }
         func request(_ request: Request, didCreateInitialURLRequest urlRequest: URLRequest) { add("initial") }
         func request(_ request: Request, didFailToCreateURLRequestWithError error: AFError) { add("createFailed") }
-        func request(_ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest) { add("adapted") }
-        func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError) { add("adaptFailed") }
-        func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) { add("send \(urlRequest.url?.path ?? "")") }
-        func request(_ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?,
-                     withResult result: Request.ValidationResult) {
+        func request(
+            _ request: Request, didAdaptInitialRequest initialRequest: URLRequest, to adaptedRequest: URLRequest
+        ) { add("adapted") }
+        func request(_ request: Request, didFailToAdaptURLRequest initialRequest: URLRequest, withError error: AFError)
+        { add("adaptFailed") }
+        func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) {
+            add("send \(urlRequest.url?.path ?? "")")
+        }
+        func request(
+            _ request: DataRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse, data: Data?,
+            withResult result: Request.ValidationResult
+        ) {
             add((try? result.get()) != nil ? "valid" : "invalid")
         }
         func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) { add("parsed") }
@@ -57,15 +64,23 @@ final class EventSequenceTests: FaultServerTestCase {
     func testSuccess() async {
         let session = Session(eventMonitors: [monitor])
         let events = await events(after: session.request(faults.url("/flaky?key=ok&failures=0")).validate())
-        XCTAssertEqual(events, ["resume", "initial", "send /flaky", "task", "taskResume", "metrics 1", "taskDone",
-                                "valid", "finish", "parsed"])
+        XCTAssertEqual(
+            events,
+            [
+                "resume", "initial", "send /flaky", "task", "taskResume", "metrics 1", "taskDone",
+                "valid", "finish", "parsed",
+            ])
     }
 
     func testTransportFailure() async {
         let session = Session(eventMonitors: [monitor])
         let events = await events(after: session.request(faults.url("/flaky?key=fail&failures=1")))
-        XCTAssertEqual(events, ["resume", "initial", "send /flaky", "task", "taskResume", "metrics 1", "taskFailed",
-                                "finish", "parsed"])
+        XCTAssertEqual(
+            events,
+            [
+                "resume", "initial", "send /flaky", "task", "taskResume", "metrics 1", "taskFailed",
+                "finish", "parsed",
+            ])
     }
 
     func testCreationFailure() async {
@@ -78,23 +93,33 @@ final class EventSequenceTests: FaultServerTestCase {
         let session = Session(eventMonitors: [monitor])
         let target = "/flaky?key=redirected%26failures=0".replacingOccurrences(of: "?", with: "%3F")
         let events = await events(after: session.request(faults.url("/redirect?location=\(target)")))
-        XCTAssertEqual(events, ["resume", "initial", "send /redirect", "task", "taskResume", "send /flaky",
-                                "metrics 2", "taskDone", "finish", "parsed"])
+        XCTAssertEqual(
+            events,
+            [
+                "resume", "initial", "send /redirect", "task", "taskResume", "send /flaky",
+                "metrics 2", "taskDone", "finish", "parsed",
+            ])
     }
 
     func testRetryWithAnAdapter() async {
-        let interceptor = Interceptor(adaptHandler: { request, _, completion in completion(.success(request)) },
-                                      retryHandler: { request, _, _, completion in completion(request.retryCount < 1 ? .retry : .doNotRetry) })
+        let interceptor = Interceptor(
+            adaptHandler: { request, _, completion in completion(.success(request)) },
+            retryHandler: { request, _, _, completion in completion(request.retryCount < 1 ? .retry : .doNotRetry) })
         let session = Session(interceptor: interceptor, eventMonitors: [monitor])
         let events = await events(after: session.request(faults.url("/flaky?key=retry&failures=1")).validate())
-        XCTAssertEqual(events, ["resume", "initial", "adapted", "send /flaky", "task", "taskResume", "metrics 1",
-                                "taskFailed", "retrying", "initial", "adapted", "send /flaky", "task", "taskResume",
-                                "metrics 1", "taskDone", "valid", "finish", "parsed"])
+        XCTAssertEqual(
+            events,
+            [
+                "resume", "initial", "adapted", "send /flaky", "task", "taskResume", "metrics 1",
+                "taskFailed", "retrying", "initial", "adapted", "send /flaky", "task", "taskResume",
+                "metrics 1", "taskDone", "valid", "finish", "parsed",
+            ])
     }
 
     func testAdapterFailure() async {
         struct Refused: Error {}
-        let session = Session(interceptor: Adapter { _, _, completion in completion(.failure(Refused())) }, eventMonitors: [monitor])
+        let session = Session(
+            interceptor: Adapter { _, _, completion in completion(.failure(Refused())) }, eventMonitors: [monitor])
         let events = await events(after: session.request(faults.url("/flaky?key=adapt&failures=0")))
         XCTAssertEqual(events, ["resume", "initial", "adaptFailed", "finish", "parsed"])
     }
@@ -107,14 +132,18 @@ final class EventSequenceTests: FaultServerTestCase {
         request.cancel()
         _ = await response.response
         try? await Task.sleep(nanoseconds: 100_000_000)
-        XCTAssertEqual(monitor.recorded, ["resume", "initial", "send /silent", "task", "taskResume", "cancel", "taskCancel",
-                                               "metrics 1", "taskFailed", "finish", "parsed"])
+        XCTAssertEqual(
+            monitor.recorded,
+            [
+                "resume", "initial", "send /silent", "task", "taskResume", "cancel", "taskCancel",
+                "metrics 1", "taskFailed", "finish", "parsed",
+            ])
     }
 
     func testTheAsyncAPIParsesInTheHandlersTurnWhenAMonitorListensEvenIfNobodyAwaits() async {
         let session = Session(eventMonitors: [monitor])
         let request = session.request(faults.url("/flaky?key=parse&failures=0"))
-        _ = request.serializingString()   // never awaited
+        _ = request.serializingString()  // never awaited
         _ = await request.serializingResponse().response
         try? await Task.sleep(nanoseconds: 100_000_000)
         XCTAssertEqual(Array(monitor.recorded.suffix(3)), ["finish", "parsed String", "parsed"])

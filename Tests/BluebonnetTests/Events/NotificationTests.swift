@@ -26,13 +26,14 @@ final class NotificationTests: ServerTestCase {
 
         init(of request: @escaping @Sendable () -> Request?) {
             for name in Self.all {
-                tokens.append(NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] note in
-                    guard let self, let posted = note.request, posted == request() else { return }
-                    let loop = MultiThreadedEventLoopGroup.currentEventLoop != nil
-                    lock.lock(); defer { lock.unlock() }
-                    names.append(note.name.rawValue.components(separatedBy: ".").last ?? "")
-                    onEventLoop = onEventLoop || loop
-                })
+                tokens.append(
+                    NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] note in
+                        guard let self, let posted = note.request, posted == request() else { return }
+                        let loop = MultiThreadedEventLoopGroup.currentEventLoop != nil
+                        lock.lock(); defer { lock.unlock() }
+                        names.append(note.name.rawValue.components(separatedBy: ".").last ?? "")
+                        onEventLoop = onEventLoop || loop
+                    })
             }
         }
 
@@ -71,8 +72,12 @@ final class NotificationTests: ServerTestCase {
         request.cancel()
         _ = await response.response
         try await Task.sleep(nanoseconds: 200_000_000)
-        XCTAssertEqual(observer.recorded, ["didResume", "didResumeTask", "didSuspend", "didSuspendTask", "didCancel",
-                                           "didCancelTask", "didCompleteTask", "didFinish"])
+        XCTAssertEqual(
+            observer.recorded,
+            [
+                "didResume", "didResumeTask", "didSuspend", "didSuspendTask", "didCancel",
+                "didCancelTask", "didCompleteTask", "didFinish",
+            ])
         XCTAssertFalse(observer.sawEventLoop)
         withExtendedLifetime(session) {}
     }
@@ -89,8 +94,9 @@ final class NotificationTests: ServerTestCase {
 
     func testTheNotificationCarriesTheRequestUnderAlamofiresKey() {
         let request = session.request(url("/get"))
-        let note = Notification(name: Request.didResumeNotification, object: nil,
-                                userInfo: ["org.alamofire.notification.key.request": request])
+        let note = Notification(
+            name: Request.didResumeNotification, object: nil,
+            userInfo: ["org.alamofire.notification.key.request": request])
         XCTAssertEqual(note.request, request)
         XCTAssertNil(Notification(name: Request.didResumeNotification).request)
     }

@@ -73,7 +73,9 @@ enum FuzzTarget: String, CaseIterable {
         if let date = HTTPDate.parse(Substring(text)) { precondition(date.timeIntervalSince1970 >= -11_644_473_600) }
         for line in lines.dropFirst() {
             if let parsed = SetCookie(String(line)) {
-                precondition(!parsed.name.isEmpty && parsed.name.utf8.count + parsed.value.utf8.count <= SetCookie.maximumNameAndValueLength)
+                precondition(
+                    !parsed.name.isEmpty
+                        && parsed.name.utf8.count + parsed.value.utf8.count <= SetCookie.maximumNameAndValueLength)
             }
         }
         guard let storage = URLSessionConfiguration.ephemeral.httpCookieStorage else { return }
@@ -85,7 +87,8 @@ enum FuzzTarget: String, CaseIterable {
         let canonical = CookieTarget(url)?.host ?? host
         for cookie in stored {
             let bare = CookieJar.bareDomain(cookie)
-            precondition(bare == canonical || !PublicSuffixList.isPublicSuffix(bare), "a cookie for the public suffix \(bare)")
+            precondition(
+                bare == canonical || !PublicSuffixList.isPublicSuffix(bare), "a cookie for the public suffix \(bare)")
             precondition((cookie.expiresDate ?? .distantFuture) > now || cookie.expiresDate == nil)
         }
         if let header = jar.cookieHeader(for: url, now: now) {
@@ -102,9 +105,10 @@ enum FuzzTarget: String, CaseIterable {
             headers.append([String(line[..<colon]), String(line[line.index(after: colon)...].trimmingWhitespace())])
         }
         let now = Date()
-        let entry = CacheEntry(key: "GET http://example.com/", url: URL(string: "http://example.com/")!, statusCode: 200,
-                               headers: headers, protocolName: "http/1.1", varyValues: [:],
-                               requestTime: now.timeIntervalSince1970 - 1, responseTime: now.timeIntervalSince1970, bodyLength: 0)
+        let entry = CacheEntry(
+            key: "GET http://example.com/", url: URL(string: "http://example.com/")!, statusCode: 200,
+            headers: headers, protocolName: "http/1.1", varyValues: [:],
+            requestTime: now.timeIntervalSince1970 - 1, responseTime: now.timeIntervalSince1970, bodyLength: 0)
         let lifetime = CacheFreshness.lifetime(of: entry)
         let age = CacheFreshness.currentAge(of: entry, now: now)
         precondition(lifetime.isFinite && lifetime >= 0 && age.isFinite && age >= 0)
@@ -136,7 +140,9 @@ enum FuzzTarget: String, CaseIterable {
             let file = URL(fileURLWithPath: resume.file)
             precondition(DownloadFileWriter.isPartialFileName(file, in: DownloadFileWriter.defaultDirectory))
             precondition(FileStatus(of: file)?.isOwnPartialFile == true)
-            if let origin = resume.originURL { precondition(origin.user == nil && (origin.path.isEmpty || origin.path == "/")) }
+            if let origin = resume.originURL {
+                precondition(origin.user == nil && (origin.path.isEmpty || origin.path == "/"))
+            }
             let request = resume.resumingRequest()
             precondition(request.value(forHTTPHeaderField: "Range") == "bytes=\(resume.bytes)-")
         } catch {
@@ -171,7 +177,9 @@ enum FuzzTarget: String, CaseIterable {
         let pieces = frames(chunks)
         precondition((whole == nil) == (pieces == nil) || body.count > JSONValueFramer.maximumLength)
         if let whole, let pieces { precondition(whole == pieces, "chunking changed the values") }
-        for value in pieces ?? [] { precondition(!value.contains(UInt8(ascii: "\n")) && value.count <= JSONValueFramer.maximumLength) }
+        for value in pieces ?? [] {
+            precondition(!value.contains(UInt8(ascii: "\n")) && value.count <= JSONValueFramer.maximumLength)
+        }
     }
 
     /// The first line is the host; responses' fields follow, separated by blank lines. After every batch the jar
@@ -180,7 +188,8 @@ enum FuzzTarget: String, CaseIterable {
         let text = String(decoding: data, as: UTF8.self)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard let host = lines.first?.lowercased(), let url = URL(string: "http://\(host)/p/q"), url.host != nil,
-              let storage = URLSessionConfiguration.ephemeral.httpCookieStorage else { return }
+            let storage = URLSessionConfiguration.ephemeral.httpCookieStorage
+        else { return }
         let jar = CookieJar(storage: storage, sendsCookies: true, acceptPolicy: .always)
         var response: [String] = []
         for line in lines.dropFirst() + [""] {
@@ -194,14 +203,18 @@ enum FuzzTarget: String, CaseIterable {
             precondition(Set(stored.map(CookieJar.key)).count == stored.count, "two cookies of one identity")
             precondition(stored.count <= CookieJar.maximumCookies)
             let site = CookieTarget(url)?.site ?? host
-            precondition(stored.filter { CookieTarget.site(ofDomain: CookieJar.bareDomain($0)) == site }.count <= CookieJar.maximumCookiesPerDomain)
+            precondition(
+                stored.filter { CookieTarget.site(ofDomain: CookieJar.bareDomain($0)) == site }.count
+                    <= CookieJar.maximumCookiesPerDomain)
         }
     }
 
     /// A suggested name never leaves its directory, hides itself, carries control characters or outgrows a name.
     private static func downloadFilename(_ data: Data) {
         let header = String(decoding: data, as: UTF8.self)
-        guard let name = SuggestedFilename.fromContentDisposition(header).flatMap(SuggestedFilename.sanitised) else { return }
+        guard let name = SuggestedFilename.fromContentDisposition(header).flatMap(SuggestedFilename.sanitised) else {
+            return
+        }
         precondition(!name.contains("/") && !name.contains("\\") && !name.hasPrefix(".") && !name.isEmpty)
         precondition(name.utf8.count <= SuggestedFilename.maximumLength)
         precondition(!name.unicodeScalars.contains(where: SuggestedFilename.isControlOrBidiFormatting))
@@ -230,7 +243,8 @@ enum FuzzTarget: String, CaseIterable {
 
     private static func formRoundTrip(_ data: Data) {
         // NUL-separated key, value, key, value...
-        let fields = String(decoding: data, as: UTF8.self).split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+        let fields = String(decoding: data, as: UTF8.self).split(separator: "\u{0}", omittingEmptySubsequences: false)
+            .map(String.init)
         var parameters: [String: String] = [:]
         for index in stride(from: 0, to: fields.count - 1, by: 2) { parameters[fields[index]] = fields[index + 1] }
         guard let query: String = try? URLEncodedFormEncoder().encode(parameters) else {
@@ -239,10 +253,12 @@ enum FuzzTarget: String, CaseIterable {
         precondition(decodeQuery(query) == parameters, "form encoder round trip: \(parameters) -> \(query)")
         var request = URLRequest(url: URL(string: "http://example.com/")!)
         request.httpMethod = "POST"
-        guard let encoded = try? URLEncoding.httpBody.encode(request, with: parameters), let body = encoded.httpBody else {
+        guard let encoded = try? URLEncoding.httpBody.encode(request, with: parameters), let body = encoded.httpBody
+        else {
             preconditionFailure("URLEncoding always encodes a [String: String]")
         }
-        precondition(decodeQuery(String(decoding: body, as: UTF8.self)) == parameters, "URLEncoding round trip: \(parameters)")
+        precondition(
+            decodeQuery(String(decoding: body, as: UTF8.self)) == parameters, "URLEncoding round trip: \(parameters)")
     }
 
     private static func decodeQuery(_ query: String) -> [String: String] {
@@ -274,9 +290,14 @@ enum FuzzTarget: String, CaseIterable {
         var request = URLRequest(url: URL(string: "http://example.com:8080/a/b?c=d")!)
         request.httpMethod = data.count % 2 == 0 ? "POST" : "GET"
         request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
-        guard let response = HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1",
-                                             headerFields: ["Location": text]) else { return }
-        guard case let .success(next)? = RedirectRules.redirectedRequest(from: request, response: response) else { return }
+        guard
+            let response = HTTPURLResponse(
+                url: request.url!, statusCode: status, httpVersion: "HTTP/1.1",
+                headerFields: ["Location": text])
+        else { return }
+        guard case let .success(next)? = RedirectRules.redirectedRequest(from: request, response: response) else {
+            return
+        }
         // Whatever the server wrote, the next hop is one the engine may connect to, and credentials stay home.
         guard let url = next.url else { preconditionFailure("a followed redirect has a URL") }
         precondition(RequestTarget.problem(with: url) == nil, "followed an invalid target: \(url)")
@@ -291,17 +312,25 @@ enum FuzzTarget: String, CaseIterable {
         guard let challenges = try? parser.parse(field) else { return }
         precondition(challenges.count <= parser.maximumChallenges)
         for challenge in challenges {
-            precondition(!challenge.scheme.isEmpty && HeaderValidator.isValidName(challenge.scheme), "scheme \(challenge.scheme)")
+            precondition(
+                !challenge.scheme.isEmpty && HeaderValidator.isValidName(challenge.scheme), "scheme \(challenge.scheme)"
+            )
             precondition(challenge.parameters.count <= parser.maximumParameters)
             precondition(challenge.parameters.allSatisfy { !$0.name.isEmpty && $0.name == $0.name.lowercased() })
         }
         // Whatever the server wrote, the answer is one header value: no byte of it can start another header.
         let request = URLRequest(url: URL(string: "http://example.com/p?q=1")!)
-        guard let response = HTTPURLResponse(url: request.url!, statusCode: 401, httpVersion: "HTTP/1.1",
-                                             headerFields: ["WWW-Authenticate": field]) else { return }
-        let responder = ChallengeResponder(requestCredential: URLCredential(user: "u", password: "p", persistence: .none), storage: nil)
+        guard
+            let response = HTTPURLResponse(
+                url: request.url!, statusCode: 401, httpVersion: "HTTP/1.1",
+                headerFields: ["WWW-Authenticate": field])
+        else { return }
+        let responder = ChallengeResponder(
+            requestCredential: URLCredential(user: "u", password: "p", persistence: .none), storage: nil)
         var hop = ChallengeResponder.HopState()
-        if let answered = responder.answer(response, to: request, firstURL: request.url, bodyIsHashable: true, hop: &hop, logger: nil) {
+        if let answered = responder.answer(
+            response, to: request, firstURL: request.url, bodyIsHashable: true, hop: &hop, logger: nil)
+        {
             let value = answered.value(forHTTPHeaderField: "Authorization") ?? ""
             precondition(HeaderValidator.isValidValue(value), "an answer with a line break: \(value)")
         }

@@ -26,10 +26,12 @@ final class HTTPHeadersTests: XCTestCase {
     }
 
     func testAcceptLanguageFallsBackToPOSIXVariables() {
-        XCTAssertEqual(ProcessLocale.preferredLanguages(foundation: [], environment: ["LANG": "de_DE.UTF-8"]), ["de-DE"])
+        XCTAssertEqual(
+            ProcessLocale.preferredLanguages(foundation: [], environment: ["LANG": "de_DE.UTF-8"]), ["de-DE"])
         XCTAssertEqual(ProcessLocale.preferredLanguages(foundation: [], environment: ["LC_ALL": "C"]), ["en"])
         XCTAssertEqual(ProcessLocale.preferredLanguages(foundation: [], environment: [:]), ["en"])
-        XCTAssertEqual(ProcessLocale.preferredLanguages(foundation: ["fr-FR", "en"], environment: [:]), ["fr-FR", "en"])
+        XCTAssertEqual(
+            ProcessLocale.preferredLanguages(foundation: ["fr-FR", "en"], environment: [:]), ["fr-FR", "en"])
         XCTAssertEqual(["fr", "en"].qualityEncoded(), "fr;q=1.0, en;q=0.9")
     }
 

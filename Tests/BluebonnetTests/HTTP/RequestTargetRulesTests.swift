@@ -35,11 +35,14 @@ final class RequestTargetRulesTests: XCTestCase {
         XCTAssertEqual(problem("file:///etc/passwd"), .unsupportedScheme)
     }
 
-    func redirect(_ location: String, from start: String = "http://example.com:8080/a/b") -> Result<URLRequest, AFError>? {
+    func redirect(_ location: String, from start: String = "http://example.com:8080/a/b") -> Result<
+        URLRequest, AFError
+    >? {
         var request = URLRequest(url: URL(string: start)!)
         request.setValue("Bearer t", forHTTPHeaderField: "Authorization")
-        let response = HTTPURLResponse(url: request.url!, statusCode: 302, httpVersion: "HTTP/1.1",
-                                       headerFields: ["Location": location])!
+        let response = HTTPURLResponse(
+            url: request.url!, statusCode: 302, httpVersion: "HTTP/1.1",
+            headerFields: ["Location": location])!
         return RedirectRules.redirectedRequest(from: request, response: response)
     }
 
@@ -57,9 +60,13 @@ final class RequestTargetRulesTests: XCTestCase {
     }
 
     func testBadLocations() {
-        guard case .failure(.redirectFailed(.invalidPort))? = redirect("http://example.com:70000/") else { return XCTFail() }
+        guard case .failure(.redirectFailed(.invalidPort))? = redirect("http://example.com:70000/") else {
+            return XCTFail()
+        }
         guard case .failure(.redirectFailed(.invalidHost))? = redirect("http://%00/") else { return XCTFail() }
-        guard case .failure(.redirectFailed(.unsupportedScheme))? = redirect("gopher://example.com/") else { return XCTFail() }
+        guard case .failure(.redirectFailed(.unsupportedScheme))? = redirect("gopher://example.com/") else {
+            return XCTFail()
+        }
         XCTAssertNil(redirect(""), "an empty Location is no redirect: the 3xx is the response")
     }
 }

@@ -68,10 +68,11 @@ final class InterceptorTests: FaultServerTestCase {
     func testAChainedRetrierRetriesARequestMadeWithoutOne() async throws {
         let asked = Recorder<Int>()
         let request = session.request(flaky("chained-retry", failures: 1))
-            .retry(using: Retrier { request, _, _, completion in
-                asked.append(request.retryCount)
-                completion(request.retryCount < 2 ? .retry : .doNotRetry)
-            })
+            .retry(
+                using: Retrier { request, _, _, completion in
+                    asked.append(request.retryCount)
+                    completion(request.retryCount < 2 ? .retry : .doNotRetry)
+                })
         let response = await request.serializingData().response
         XCTAssertNil(response.error)
         XCTAssertEqual(request.retryCount, 1)
@@ -82,7 +83,9 @@ final class InterceptorTests: FaultServerTestCase {
     func testAnAdapterErrorFailsTheRequestWithRequestAdaptationFailedAndSendsNothing() async {
         let session = Session(interceptor: Adapter { _, _, completion in completion(.failure(Refused())) })
         let response = await session.request(flaky("refused", failures: 0)).serializingData().response
-        guard case let .requestAdaptationFailed(error)? = response.error else { return XCTFail("\(String(describing: response.error))") }
+        guard case let .requestAdaptationFailed(error)? = response.error else {
+            return XCTFail("\(String(describing: response.error))")
+        }
         XCTAssertTrue(error is Refused)
         XCTAssertEqual(faults.connectionCount, 0)
     }
@@ -107,9 +110,10 @@ final class InterceptorTests: FaultServerTestCase {
     // MARK: - Retriers
 
     func testARetrierRetriesATransportFailureUntilTheServerSucceeds() async throws {
-        let session = Session(interceptor: Retrier { request, _, _, completion in
-            completion(request.retryCount < 3 ? .retry : .doNotRetry)
-        })
+        let session = Session(
+            interceptor: Retrier { request, _, _, completion in
+                completion(request.retryCount < 3 ? .retry : .doNotRetry)
+            })
         let request = session.request(flaky("lost", failures: 2))
         let value = try await request.serializingDecodable([String: Int].self).value
         XCTAssertEqual(value, ["attempt": 3])
@@ -118,9 +122,10 @@ final class InterceptorTests: FaultServerTestCase {
     }
 
     func testRetriesStopWhenTheRetrierSaysSoAndTheLastErrorIsDelivered() async {
-        let session = Session(interceptor: Retrier { request, _, _, completion in
-            completion(request.retryCount < 1 ? .retry : .doNotRetry)
-        })
+        let session = Session(
+            interceptor: Retrier { request, _, _, completion in
+                completion(request.retryCount < 1 ? .retry : .doNotRetry)
+            })
         let request = session.request(flaky("gives-up", failures: 5, fail: "reset"))
         let response = await request.serializingData().response
         XCTAssertEqual(response.error?.urlErrorCode, .networkConnectionLost)
@@ -128,18 +133,22 @@ final class InterceptorTests: FaultServerTestCase {
     }
 
     func testARetrierErrorGivesRequestRetryFailedWithBothErrors() async {
-        let session = Session(interceptor: Retrier { _, _, _, completion in completion(.doNotRetryWithError(Refused())) })
+        let session = Session(
+            interceptor: Retrier { _, _, _, completion in completion(.doNotRetryWithError(Refused())) })
         let response = await session.request(flaky("retry-error", failures: 1)).serializingData().response
-        guard case let .requestRetryFailed(retryError, originalError)? = response.error else { return XCTFail("\(String(describing: response.error))") }
+        guard case let .requestRetryFailed(retryError, originalError)? = response.error else {
+            return XCTFail("\(String(describing: response.error))")
+        }
         XCTAssertTrue(retryError is Refused)
         XCTAssertEqual((originalError as? AFError)?.urlErrorCode, .networkConnectionLost)
     }
 
     func testAValidationFailureIsRetriedAndTheValidatorsRunOnEveryAttempt() async throws {
         let validations = Recorder<Int>()
-        let session = Session(interceptor: Retrier { request, _, _, completion in
-            completion(request.retryCount < 2 ? .retry : .doNotRetry)
-        })
+        let session = Session(
+            interceptor: Retrier { request, _, _, completion in
+                completion(request.retryCount < 2 ? .retry : .doNotRetry)
+            })
         let request = session.request(flaky("validate", failures: 2, fail: "500"))
             .validate { _, response, _ in
                 validations.append(response.statusCode)
@@ -153,17 +162,22 @@ final class InterceptorTests: FaultServerTestCase {
 
     func testRequestAndSessionRetriersAreAskedRequestFirst() async {
         let order = Recorder<String>()
-        let sessionRetrier = Retrier { _, _, _, completion in order.append("session"); completion(.doNotRetry) }
-        let requestRetrier = Retrier { _, _, _, completion in order.append("request"); completion(.doNotRetry) }
+        let sessionRetrier = Retrier { _, _, _, completion in
+            order.append("session"); completion(.doNotRetry)
+        }
+        let requestRetrier = Retrier { _, _, _, completion in
+            order.append("request"); completion(.doNotRetry)
+        }
         let session = Session(interceptor: sessionRetrier)
         _ = await session.request(flaky("order", failures: 1), interceptor: requestRetrier).serializingData().response
         XCTAssertEqual(order.values, ["request", "session"])
     }
 
     func testUploadsReplayTheirBodyOnRetry() async throws {
-        let session = Session(interceptor: Retrier { request, _, _, completion in
-            completion(request.retryCount < 1 ? .retry : .doNotRetry)
-        })
+        let session = Session(
+            interceptor: Retrier { request, _, _, completion in
+                completion(request.retryCount < 1 ? .retry : .doNotRetry)
+            })
         let body = Data(repeating: 7, count: 100_000)
         let request = session.upload(body, to: flaky("upload", failures: 1))
         _ = try await request.serializingData().value
@@ -199,10 +213,12 @@ final class InterceptorTests: FaultServerTestCase {
 
     func testRetryPolicyRetriesA503OnlyOnceValidated() async {
         let session = Session(interceptor: RetryPolicy(exponentialBackoffScale: 0.01))
-        let unvalidated = await session.request(flaky("unvalidated", failures: 1, fail: "503")).serializingData().response
+        let unvalidated = await session.request(flaky("unvalidated", failures: 1, fail: "503")).serializingData()
+            .response
         XCTAssertEqual(unvalidated.response?.statusCode, 503)
         XCTAssertEqual(faults.attempts(forKey: "unvalidated"), 1)
-        let validated = await session.request(flaky("validated", failures: 1, fail: "503")).validate().serializingData().response
+        let validated = await session.request(flaky("validated", failures: 1, fail: "503")).validate().serializingData()
+            .response
         XCTAssertEqual(validated.response?.statusCode, 200)
         XCTAssertEqual(faults.attempts(forKey: "validated"), 2)
     }
@@ -211,7 +227,8 @@ final class InterceptorTests: FaultServerTestCase {
         let policy = RetryPolicy(exponentialBackoffScale: 0.01, retryableHTTPStatusCodes: [429])
         let session = Session(interceptor: policy)
         let start = Date()
-        let response = await session.request(flaky("429", failures: 1, fail: "429", retryAfter: "1")).validate().serializingData().response
+        let response = await session.request(flaky("429", failures: 1, fail: "429", retryAfter: "1")).validate()
+            .serializingData().response
         XCTAssertNil(response.error)
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.95)
     }
@@ -222,7 +239,8 @@ final class InterceptorTests: FaultServerTestCase {
         let start = Date()
         let key = "date"
         let encoded = when.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? when
-        let response = await session.request(flaky(key, failures: 1, fail: "503", retryAfter: encoded)).validate().serializingData().response
+        let response = await session.request(flaky(key, failures: 1, fail: "503", retryAfter: encoded)).validate()
+            .serializingData().response
         XCTAssertNil(response.error)
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.9, "a whole-second date lands 1-2 s away")
     }
@@ -230,7 +248,8 @@ final class InterceptorTests: FaultServerTestCase {
     func testRetryAfterBeyondTheMaximumIsNotRetried() async {
         let session = Session(interceptor: RetryPolicy(exponentialBackoffScale: 0.01, maximumRetryAfter: 5))
         let start = Date()
-        let response = await session.request(flaky("too-long", failures: 1, fail: "503", retryAfter: "99999999999999")).validate().serializingData().response
+        let response = await session.request(flaky("too-long", failures: 1, fail: "503", retryAfter: "99999999999999"))
+            .validate().serializingData().response
         XCTAssertEqual(response.response?.statusCode, 503)
         XCTAssertLessThan(Date().timeIntervalSince(start), 2)
         XCTAssertEqual(faults.attempts(forKey: "too-long"), 1)
@@ -250,15 +269,17 @@ final class InterceptorTests: FaultServerTestCase {
 
     func testRetryAfterParsing() {
         func response(_ value: String?) -> HTTPURLResponse {
-            HTTPURLResponse(url: URL(string: "http://x.invalid")!, statusCode: 503, httpVersion: nil,
-                            headerFields: value.map { ["Retry-After": $0] } ?? [:])!
+            HTTPURLResponse(
+                url: URL(string: "http://x.invalid")!, statusCode: 503, httpVersion: nil,
+                headerFields: value.map { ["Retry-After": $0] } ?? [:])!
         }
-        let now = Date(timeIntervalSince1970: 784_111_777) // Sun, 06 Nov 1994 08:49:37 GMT
+        let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
         XCTAssertEqual(RetryPolicy.retryAfter(in: response("120"), now: now), 120)
         XCTAssertEqual(RetryPolicy.retryAfter(in: response("Sun, 06 Nov 1994 08:51:37 GMT"), now: now), 120)
         XCTAssertEqual(RetryPolicy.retryAfter(in: response("Sunday, 06-Nov-94 08:51:37 GMT"), now: now), 120)
         XCTAssertEqual(RetryPolicy.retryAfter(in: response("Sun Nov  6 08:51:37 1994"), now: now), 120)
-        XCTAssertEqual(RetryPolicy.retryAfter(in: response("Sun, 06 Nov 1994 08:00:00 GMT"), now: now), 0, "a past date is now")
+        XCTAssertEqual(
+            RetryPolicy.retryAfter(in: response("Sun, 06 Nov 1994 08:00:00 GMT"), now: now), 0, "a past date is now")
         XCTAssertEqual(RetryPolicy.retryAfter(in: response("9999999999999999999999"), now: now), .infinity)
         XCTAssertNil(RetryPolicy.retryAfter(in: response("soon"), now: now))
         XCTAssertNil(RetryPolicy.retryAfter(in: response("-5"), now: now))
@@ -267,9 +288,11 @@ final class InterceptorTests: FaultServerTestCase {
 
     func testConnectionLostRetryPolicyRetriesOnlyConnectionLoss() async throws {
         let session = Session(interceptor: ConnectionLostRetryPolicy(exponentialBackoffScale: 0.01))
-        let recovered = try await session.request(flaky("lost-policy", failures: 1, fail: "reset")).serializingDecodable([String: Int].self).value
+        let recovered = try await session.request(flaky("lost-policy", failures: 1, fail: "reset"))
+            .serializingDecodable([String: Int].self).value
         XCTAssertEqual(recovered, ["attempt": 2])
-        let status = await session.request(flaky("status-policy", failures: 1, fail: "503")).validate().serializingData().response
+        let status = await session.request(flaky("status-policy", failures: 1, fail: "503")).validate()
+            .serializingData().response
         XCTAssertEqual(status.response?.statusCode, 503)
         XCTAssertEqual(faults.attempts(forKey: "status-policy"), 1)
     }
@@ -299,8 +322,10 @@ final class InterceptorTests: FaultServerTestCase {
         }
         struct Redirect: RedirectHandler {
             let check: @Sendable (String) -> Void
-            func request(_ request: Request, willBeRedirectedTo newRequest: URLRequest, for response: HTTPURLResponse,
-                         completion: @escaping @Sendable (URLRequest?) -> Void) {
+            func request(
+                _ request: Request, willBeRedirectedTo newRequest: URLRequest, for response: HTTPURLResponse,
+                completion: @escaping @Sendable (URLRequest?) -> Void
+            ) {
                 check("redirect handler")
                 completion(newRequest)
             }
@@ -309,23 +334,33 @@ final class InterceptorTests: FaultServerTestCase {
         monitor.requestDidFinish = { _ in check("event monitor") }
         monitor.requestDidCompleteTaskWithError = { _, _, _ in check("task monitor") }
         monitor.requestDidGatherMetrics = { _, _ in check("metrics monitor") }
-        let interceptor = Interceptor(adaptHandler: { request, _, completion in
-            check("adapter")
-            completion(.success(request))
-        }, retryHandler: { request, _, _, completion in
-            check("retrier")
-            completion(request.retryCount < 1 ? .retry : .doNotRetry)
-        })
-        let session = Session(interceptor: interceptor, redirectHandler: Redirect(check: check), eventMonitors: [monitor])
+        let interceptor = Interceptor(
+            adaptHandler: { request, _, completion in
+                check("adapter")
+                completion(.success(request))
+            },
+            retryHandler: { request, _, _, completion in
+                check("retrier")
+                completion(request.retryCount < 1 ? .retry : .doNotRetry)
+            })
+        let session = Session(
+            interceptor: interceptor, redirectHandler: Redirect(check: check), eventMonitors: [monitor])
         let progressed = Recorder<Int>()
-        let redirect = faults.url("/redirect?location=" + (flaky("loops", failures: 1).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+        let redirect = faults.url(
+            "/redirect?location="
+                + (flaky("loops", failures: 1).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
         let request = session.request(redirect)
-            .validate { _, _, _ in check("validator"); return .success(()) }
-            .downloadProgress(queue: .global()) { _ in check("progress"); progressed.append(1) }
+            .validate { _, _, _ in
+                check("validator"); return .success(())
+            }
+            .downloadProgress(queue: .global()) { _ in
+                check("progress"); progressed.append(1)
+            }
         _ = try await request.serializingData().value
         try await Task.sleep(nanoseconds: 200_000_000)
         XCTAssertEqual(request.retryCount, 1)
-        XCTAssertEqual(request.redirectCount, 1, "counted again from zero by the retry, which followed the redirect again")
+        XCTAssertEqual(
+            request.redirectCount, 1, "counted again from zero by the retry, which followed the redirect again")
         XCTAssertFalse(progressed.values.isEmpty)
         // The probe shows the check would see an event loop.
         try await MultiThreadedEventLoopGroup.singleton.any().submit { check("probe") }.get()

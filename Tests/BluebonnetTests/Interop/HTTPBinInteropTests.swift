@@ -34,7 +34,9 @@ final class HTTPBinInteropTests: XCTestCase {
 
     private func url(_ path: String) -> String { base + path }
 
-    private func echo(_ request: DataRequest, file: StaticString = #filePath, line: UInt = #line) async throws -> [String: Any] {
+    private func echo(_ request: DataRequest, file: StaticString = #filePath, line: UInt = #line) async throws
+        -> [String: Any]
+    {
         let response = await request.validate().serializingData().response
         let data = try response.result.get()
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any], file: file, line: line)
@@ -50,7 +52,8 @@ final class HTTPBinInteropTests: XCTestCase {
         let set = try await echo(cookieSession.request(url("/cookies/set?flower=bluebonnet&state=texas")))
         XCTAssertEqual(set["cookies"] as? [String: String], ["flower": "bluebonnet", "state": "texas"])
         let named = try await echo(cookieSession.request(url("/cookies/set/color/blue")))
-        XCTAssertEqual(named["cookies"] as? [String: String], ["flower": "bluebonnet", "state": "texas", "color": "blue"])
+        XCTAssertEqual(
+            named["cookies"] as? [String: String], ["flower": "bluebonnet", "state": "texas", "color": "blue"])
         let deleted = try await echo(cookieSession.request(url("/cookies/delete?state&color")))
         XCTAssertEqual(deleted["cookies"] as? [String: String], ["flower": "bluebonnet"])
         XCTAssertEqual(storage.cookies?.map(\.name), ["flower"])
@@ -63,8 +66,11 @@ final class HTTPBinInteropTests: XCTestCase {
         configuration.urlCache = HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0)
         let cached = Session(configuration: configuration)
         // Each request says which it is; a body that still says "1" is the first response, kept.
-        func attempt(_ path: String, _ number: Int) async throws -> (String?, RequestTaskTransactionMetrics.ResourceFetchType?) {
-            let response = await cached.request(url(path), headers: ["X-Attempt": "\(number)"]).validate().serializingData().response
+        func attempt(_ path: String, _ number: Int) async throws -> (
+            String?, RequestTaskTransactionMetrics.ResourceFetchType?
+        ) {
+            let response = await cached.request(url(path), headers: ["X-Attempt": "\(number)"]).validate()
+                .serializingData().response
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: response.result.get()) as? [String: Any])
             let headers = object["headers"] as? [String: String] ?? [:]
             return (headers["X-Attempt"], response.metrics?.transactionMetrics.last?.resourceFetchType)
@@ -94,10 +100,14 @@ final class HTTPBinInteropTests: XCTestCase {
     // MARK: - Parameters
 
     func testURLEncodedFormFieldsAreReadByHTTPBin() async throws {
-        let echo = try await echo(session.request(url("/post"), method: .post,
-                                                  parameters: ["name": "blue bonnet", "symbols": "a&b=c?d/e", "count": 3]))
-        XCTAssertEqual(echo["form"] as? [String: String], ["name": "blue bonnet", "symbols": "a&b=c?d/e", "count": "3"])
-        XCTAssertEqual((echo["headers"] as? [String: String])?["Content-Type"], "application/x-www-form-urlencoded; charset=utf-8")
+        let echo = try await echo(
+            session.request(
+                url("/post"), method: .post,
+                parameters: ["name": "blue bonnet", "symbols": "a&b=c?d/e", "count": 3]))
+        XCTAssertEqual(
+            echo["form"] as? [String: String], ["name": "blue bonnet", "symbols": "a&b=c?d/e", "count": "3"])
+        XCTAssertEqual(
+            (echo["headers"] as? [String: String])?["Content-Type"], "application/x-www-form-urlencoded; charset=utf-8")
     }
 
     func testNestedAndArrayParametersUseBracketKeys() async throws {
@@ -112,8 +122,10 @@ final class HTTPBinInteropTests: XCTestCase {
     }
 
     func testQueryParametersMergeWithAnExistingQuery() async throws {
-        let echo = try await echo(session.request(url("/get?existing=1"), parameters: ["added": "two words", "list": ["x", "y"]],
-                                                  encoding: URLEncoding(arrayEncoding: .noBrackets)))
+        let echo = try await echo(
+            session.request(
+                url("/get?existing=1"), parameters: ["added": "two words", "list": ["x", "y"]],
+                encoding: URLEncoding(arrayEncoding: .noBrackets)))
         let args = try XCTUnwrap(echo["args"] as? [String: Any])
         XCTAssertEqual(args["existing"] as? String, "1")
         XCTAssertEqual(args["added"] as? String, "two words")
@@ -121,8 +133,10 @@ final class HTTPBinInteropTests: XCTestCase {
     }
 
     func testJSONEncodingBodyIsParsedAsJSON() async throws {
-        let echo = try await echo(session.request(url("/post"), method: .post,
-                                                  parameters: ["a": 1, "b": ["c": [true, false]], "s": "é"], encoding: JSONEncoding.default))
+        let echo = try await echo(
+            session.request(
+                url("/post"), method: .post,
+                parameters: ["a": 1, "b": ["c": [true, false]], "s": "é"], encoding: JSONEncoding.default))
         let json = try XCTUnwrap(echo["json"] as? [String: Any])
         XCTAssertEqual(json["a"] as? Int, 1)
         XCTAssertEqual((json["b"] as? [String: [Bool]])?["c"], [true, false])
@@ -131,7 +145,8 @@ final class HTTPBinInteropTests: XCTestCase {
     }
 
     func testTopLevelJSONArrayFromAnEncodableValue() async throws {
-        let echo = try await echo(session.request(url("/put"), method: .put, parameters: [3, 1, 2], encoder: JSONParameterEncoder.default))
+        let echo = try await echo(
+            session.request(url("/put"), method: .put, parameters: [3, 1, 2], encoder: JSONParameterEncoder.default))
         XCTAssertEqual(echo["json"] as? [Int], [3, 1, 2])
     }
 
@@ -142,7 +157,8 @@ final class HTTPBinInteropTests: XCTestCase {
             let address: Address
             let scores: [Int]
         }
-        let encoder = URLEncodedFormParameterEncoder(encoder: URLEncodedFormEncoder(keyEncoding: .convertToSnakeCase), destination: .httpBody)
+        let encoder = URLEncodedFormParameterEncoder(
+            encoder: URLEncodedFormEncoder(keyEncoding: .convertToSnakeCase), destination: .httpBody)
         let profile = Profile(firstName: "Ann", address: .init(postCode: "78701"), scores: [9, 10])
         let echo = try await echo(session.request(url("/post"), method: .post, parameters: profile, encoder: encoder))
         let form = try XCTUnwrap(echo["form"] as? [String: Any])
@@ -152,8 +168,10 @@ final class HTTPBinInteropTests: XCTestCase {
     }
 
     func testPropertyListBodyArrivesWithItsContentType() async throws {
-        let echo = try await echo(session.request(url("/post"), method: .post, parameters: ["key": "value", "n": 2],
-                                                  encoding: PropertyListEncoding.xml))
+        let echo = try await echo(
+            session.request(
+                url("/post"), method: .post, parameters: ["key": "value", "n": 2],
+                encoding: PropertyListEncoding.xml))
         XCTAssertEqual((echo["headers"] as? [String: String])?["Content-Type"], "application/x-plist")
         let body = try XCTUnwrap((echo["data"] as? String)?.data(using: .utf8))
         let plist = try XCTUnwrap(try PropertyListSerialization.propertyList(from: body, format: nil) as? [String: Any])
@@ -165,13 +183,15 @@ final class HTTPBinInteropTests: XCTestCase {
 
     func testMultipartFieldsAndSeveralFilesBinaryAndText() async throws {
         let binary = Data([0x00, 0xFF, 0xFE, 0x10, 0x80])
-        let request = session.upload(multipartFormData: { form in
-            form.append(Data("plain value".utf8), withName: "field")
-            form.append(Data("second".utf8), withName: "repeated")
-            form.append(Data("third".utf8), withName: "repeated")
-            form.append(Data("hello, text file\n".utf8), withName: "text", fileName: "hello.txt", mimeType: "text/plain")
-            form.append(binary, withName: "binary", fileName: "blob.bin", mimeType: "application/octet-stream")
-        }, to: url("/post"))
+        let request = session.upload(
+            multipartFormData: { form in
+                form.append(Data("plain value".utf8), withName: "field")
+                form.append(Data("second".utf8), withName: "repeated")
+                form.append(Data("third".utf8), withName: "repeated")
+                form.append(
+                    Data("hello, text file\n".utf8), withName: "text", fileName: "hello.txt", mimeType: "text/plain")
+                form.append(binary, withName: "binary", fileName: "blob.bin", mimeType: "application/octet-stream")
+            }, to: url("/post"))
         let echo = try await echo(request)
         let form = try XCTUnwrap(echo["form"] as? [String: Any])
         XCTAssertEqual(form["field"] as? String, "plain value")
@@ -182,19 +202,25 @@ final class HTTPBinInteropTests: XCTestCase {
     }
 
     func testMultipartUnicodeNamesAndFileNames() async throws {
-        let echo = try await echo(session.upload(multipartFormData: { form in
-            form.append(Data("valeur".utf8), withName: "champ_é")
-            form.append(Data("内容".utf8), withName: "ファイル", fileName: "résumé 名前.txt", mimeType: "text/plain; charset=utf-8")
-        }, to: url("/post")))
+        let echo = try await echo(
+            session.upload(
+                multipartFormData: { form in
+                    form.append(Data("valeur".utf8), withName: "champ_é")
+                    form.append(
+                        Data("内容".utf8), withName: "ファイル", fileName: "résumé 名前.txt",
+                        mimeType: "text/plain; charset=utf-8")
+                }, to: url("/post")))
         XCTAssertEqual((echo["form"] as? [String: String])?["champ_é"], "valeur")
         XCTAssertEqual((echo["files"] as? [String: String])?["ファイル"], "内容")
     }
 
     func testMultipartNamesThatTryToInjectHeadersStayOneField() async throws {
-        let echo = try await echo(session.upload(multipartFormData: { form in
-            form.append(Data("x".utf8), withName: "a\"\r\nContent-Disposition: form-data; name=\"injected")
-            form.append(Data("y".utf8), withName: "safe")
-        }, to: url("/post")))
+        let echo = try await echo(
+            session.upload(
+                multipartFormData: { form in
+                    form.append(Data("x".utf8), withName: "a\"\r\nContent-Disposition: form-data; name=\"injected")
+                    form.append(Data("y".utf8), withName: "safe")
+                }, to: url("/post")))
         let form = try XCTUnwrap(echo["form"] as? [String: String])
         XCTAssertEqual(form.count, 2, "\(form)")
         XCTAssertNil(form["injected"])
@@ -202,7 +228,8 @@ final class HTTPBinInteropTests: XCTestCase {
     }
 
     func testMultipartFilesFromDiskThroughATemporaryFile() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("interop-\(UUID().uuidString)", isDirectory: true)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "interop-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("data.json")
@@ -210,10 +237,11 @@ final class HTTPBinInteropTests: XCTestCase {
         let png = directory.appendingPathComponent("pixel.png")
         let pngBytes = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00])
         try pngBytes.write(to: png)
-        let request = session.upload(multipartFormData: { form in
-            form.append(json, withName: "document")
-            form.append(png, withName: "image")
-        }, to: url("/post"), usingThreshold: 0)
+        let request = session.upload(
+            multipartFormData: { form in
+                form.append(json, withName: "document")
+                form.append(png, withName: "image")
+            }, to: url("/post"), usingThreshold: 0)
         let echo = try await echo(request)
         let files = try XCTUnwrap(echo["files"] as? [String: String])
         XCTAssertEqual(files["document"], #"{"k": [1, 2]}"#)
@@ -232,17 +260,23 @@ final class HTTPBinInteropTests: XCTestCase {
         let binary = Data((0..<300).map { UInt8(truncatingIfNeeded: $0 * 7) })
         try binary.write(to: fileURL)
         defer { try? FileManager.default.removeItem(at: fileURL) }
-        let fromFile = try await echo(session.upload(fileURL, to: url("/put"), method: .put,
-                                                     headers: ["Content-Type": "application/octet-stream"]))
-        XCTAssertEqual(fromFile["data"] as? String, "data:application/octet-stream;base64,\(binary.base64EncodedString())")
+        let fromFile = try await echo(
+            session.upload(
+                fileURL, to: url("/put"), method: .put,
+                headers: ["Content-Type": "application/octet-stream"]))
+        XCTAssertEqual(
+            fromFile["data"] as? String, "data:application/octet-stream;base64,\(binary.base64EncodedString())")
 
-        let fromStream = try await echo(session.upload(InputStream(data: text), to: url("/post"), headers: ["Content-Type": "text/plain"]))
+        let fromStream = try await echo(
+            session.upload(InputStream(data: text), to: url("/post"), headers: ["Content-Type": "text/plain"]))
         XCTAssertEqual(fromStream["data"] as? String, "raw text body")
     }
 
     func testTemporaryRedirectResendsTheUploadBody() async throws {
-        let echo = try await echo(session.upload(Data("again".utf8), to: url("/redirect-to?url=/post&status_code=307"),
-                                                 headers: ["Content-Type": "text/plain"]))
+        let echo = try await echo(
+            session.upload(
+                Data("again".utf8), to: url("/redirect-to?url=/post&status_code=307"),
+                headers: ["Content-Type": "text/plain"]))
         XCTAssertEqual(echo["data"] as? String, "again")
     }
 
@@ -251,14 +285,18 @@ final class HTTPBinInteropTests: XCTestCase {
     func testValidationAgainstHTTPBinsStatusAndContentTypes() async throws {
         let teapot = await session.request(url("/status/418")).validate().serializingData().response
         XCTAssertEqual(teapot.error?.responseCode, 418)
-        let json = await session.request(url("/json")).validate(contentType: ["application/json"]).serializingData().response
+        let json = await session.request(url("/json")).validate(contentType: ["application/json"]).serializingData()
+            .response
         XCTAssertNil(json.error)
-        let xml = await session.request(url("/xml")).validate(contentType: ["application/json", "text/*"]).serializingData().response
-        guard case let .responseValidationFailed(reason: .unacceptableContentType(_, responseContentType))? = xml.error else {
+        let xml = await session.request(url("/xml")).validate(contentType: ["application/json", "text/*"])
+            .serializingData().response
+        guard case let .responseValidationFailed(reason: .unacceptableContentType(_, responseContentType))? = xml.error
+        else {
             return XCTFail("\(String(describing: xml.error))")
         }
         XCTAssertEqual(responseContentType, "application/xml")
-        let html = await session.request(url("/html"), headers: ["Accept": "text/*"]).validate().serializingData().response
+        let html = await session.request(url("/html"), headers: ["Accept": "text/*"]).validate().serializingData()
+            .response
         XCTAssertNil(html.error)
     }
 
@@ -283,7 +321,9 @@ final class HTTPBinInteropTests: XCTestCase {
                 let request = session.request(url(route.path)).authenticate(username: "user", password: password)
                 let response = await request.serializingData(emptyResponseCodes: [401]).response
                 let hops = request.metrics?.transactionMetrics.count ?? 0
-                print("AUTH-ROUTE \(route.path) password=\(password) -> \(response.response?.statusCode ?? 0) in \(hops) hops")
+                print(
+                    "AUTH-ROUTE \(route.path) password=\(password) -> \(response.response?.statusCode ?? 0) in \(hops) hops"
+                )
                 XCTAssertEqual(response.response?.statusCode, expected, "\(route.path) \(password)")
                 XCTAssertEqual(hops, route.hops, "\(route.path) \(password): one answer, no loop")
             }
@@ -295,8 +335,10 @@ final class HTTPBinInteropTests: XCTestCase {
             .authenticate(username: "user", password: "passwd").serializingData().response
         print("AUTH-ROUTE /hidden-basic-auth/user/passwd authenticate() -> \(hidden.response?.statusCode ?? 0)")
         XCTAssertEqual(hidden.response?.statusCode, 404, "no challenge to answer")
-        let preemptive = try await echo(session.request(url("/hidden-basic-auth/user/passwd"),
-                                                        headers: [.authorization(username: "user", password: "passwd")]))
+        let preemptive = try await echo(
+            session.request(
+                url("/hidden-basic-auth/user/passwd"),
+                headers: [.authorization(username: "user", password: "passwd")]))
         XCTAssertEqual(preemptive["authenticated"] as? Bool, true)
         let bearer = try await echo(session.request(url("/bearer"), headers: [.authorization(bearerToken: "abc")]))
         XCTAssertEqual(bearer["token"] as? String, "abc")
@@ -306,9 +348,12 @@ final class HTTPBinInteropTests: XCTestCase {
     }
 
     func testHTTPBinDigestWithSHA512IsNotAnsweredAndEndsWithThe401() async throws {
-        let request = session.request(url("/digest-auth/auth/user/passwd/SHA-512")).authenticate(username: "user", password: "passwd")
+        let request = session.request(url("/digest-auth/auth/user/passwd/SHA-512")).authenticate(
+            username: "user", password: "passwd")
         let response = await request.serializingData(emptyResponseCodes: [401]).response
-        print("AUTH-ROUTE /digest-auth/auth/user/passwd/SHA-512 -> \(response.response?.statusCode ?? 0) (not an RFC 7616 algorithm; not answered)")
+        print(
+            "AUTH-ROUTE /digest-auth/auth/user/passwd/SHA-512 -> \(response.response?.statusCode ?? 0) (not an RFC 7616 algorithm; not answered)"
+        )
         XCTAssertEqual(response.response?.statusCode, 401)
         XCTAssertEqual(request.metrics?.transactionMetrics.count, 1)
     }
@@ -343,13 +388,17 @@ final class HTTPBinInteropTests: XCTestCase {
         let head = await session.request(url("/range/5000"), method: .head).serializingResponse().response
         let etag = try XCTUnwrap(head.response?.value(forHTTPHeaderField: "ETag"))
         let directory = try TemporaryDirectory()
-        let partial = FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).tmp")
+        let partial = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "Bluebonnet_\(UUID().uuidString).tmp")
         try whole.prefix(1000).write(to: partial)
-        let resumeData = try JSONSerialization.data(withJSONObject: [
-            "version": 1, "url": url("/range/5000"), "etag": etag, "bytes": 1000, "file": partial.path, "method": "GET", "headers": [[String]](),
-        ] as [String: Any])
+        let resumeData = try JSONSerialization.data(
+            withJSONObject: [
+                "version": 1, "url": url("/range/5000"), "etag": etag, "bytes": 1000, "file": partial.path,
+                "method": "GET", "headers": [[String]](),
+            ] as [String: Any])
         let target = directory.url.appendingPathComponent("whole")
-        let response = await session.download(resumingWith: resumeData, to: { _, _ in (target, []) }).serializingData().response
+        let response = await session.download(resumingWith: resumeData, to: { _, _ in (target, []) }).serializingData()
+            .response
         XCTAssertEqual(response.response?.statusCode, 206)
         XCTAssertEqual(try response.result.get(), whole)
     }
@@ -357,7 +406,9 @@ final class HTTPBinInteropTests: XCTestCase {
     func testHTTPBinsStreamDecodesLineByLine() async throws {
         struct Line: Decodable, Sendable { let id: Int }
         var ids: [Int] = []
-        for await event in session.streamRequest(url("/stream/7")).validate().streamTask().streamingDecodables(Line.self) {
+        for await event in session.streamRequest(url("/stream/7")).validate().streamTask().streamingDecodables(
+            Line.self)
+        {
             if case let .stream(result) = event.event { ids.append(try result.get().id) }
         }
         XCTAssertEqual(ids, Array(0..<7))
@@ -366,7 +417,9 @@ final class HTTPBinInteropTests: XCTestCase {
     func testHTTPBinsDripArrivesInPieces() async throws {
         var pieces = 0
         var bytes = 0
-        for await event in session.streamRequest(url("/drip?numbytes=5&duration=1&delay=0")).streamTask().streamingData() {
+        for await event in session.streamRequest(url("/drip?numbytes=5&duration=1&delay=0")).streamTask()
+            .streamingData()
+        {
             if case let .stream(.success(data)) = event.event { pieces += 1; bytes += data.count }
         }
         XCTAssertEqual(bytes, 5)

@@ -23,17 +23,21 @@ final class ProxyInteropTests: ServerTestCase {
     /// An HTTPS test server, and a trust manager pinning its leaf.
     private func pinnedTLSServer() async throws -> (TestServer, ServerTrustManager) {
         let certificates = try TestCertificates()
-        let tlsServer = try await TestServer.start(tls: try certificates.serverConfiguration(presenting: certificates.leaf,
-                                                                                              chain: [certificates.intermediate]))
+        let tlsServer = try await TestServer.start(
+            tls: try certificates.serverConfiguration(
+                presenting: certificates.leaf,
+                chain: [certificates.intermediate]))
         let pinned = ServerTrustManager(evaluators: [
-            "127.0.0.1": PinnedCertificatesTrustEvaluator(certificates: [certificates.leaf.certificate], performDefaultValidation: false),
+            "127.0.0.1": PinnedCertificatesTrustEvaluator(
+                certificates: [certificates.leaf.certificate], performDefaultValidation: false)
         ])
         return (tlsServer, pinned)
     }
 
     func testPlainHTTPGoesThroughTheProxy() async throws {
         let proxy = try Tinyproxy()
-        let response = await session(proxy: proxy.dictionary()).request(url("/get?via=proxy")).serializingData().response
+        let response = await session(proxy: proxy.dictionary()).request(url("/get?via=proxy")).serializingData()
+            .response
         XCTAssertNil(response.error)
         XCTAssertEqual(try json(response.data)["args"] as? [String: String], ["via": "proxy"])
         XCTAssertEqual(proxy.tunnels, ["127.0.0.1:\(server.port)"])
@@ -42,13 +46,16 @@ final class ProxyInteropTests: ServerTestCase {
     func testATLSTargetIsTunnelledAndItsTrustStillEnforced() async throws {
         let proxy = try Tinyproxy()
         let (tlsServer, pinned) = try await pinnedTLSServer()
-        let response = await session(proxy: proxy.dictionary(), trust: pinned).request(tlsServer.url("/get")).serializingData().response
+        let response = await session(proxy: proxy.dictionary(), trust: pinned).request(tlsServer.url("/get"))
+            .serializingData().response
         XCTAssertNil(response.error)
         let other = try TestCertificates()
         let wrongPin = ServerTrustManager(evaluators: [
-            "127.0.0.1": PinnedCertificatesTrustEvaluator(certificates: [other.leaf.certificate], performDefaultValidation: false),
+            "127.0.0.1": PinnedCertificatesTrustEvaluator(
+                certificates: [other.leaf.certificate], performDefaultValidation: false)
         ])
-        let refused = await session(proxy: proxy.dictionary(), trust: wrongPin).request(tlsServer.url("/get")).serializingData().response
+        let refused = await session(proxy: proxy.dictionary(), trust: wrongPin).request(tlsServer.url("/get"))
+            .serializingData().response
         guard case .serverTrustEvaluationFailed(reason: .certificatePinningFailed)? = refused.error else {
             await tlsServer.stop()
             return XCTFail("\(String(describing: refused.error))")
@@ -61,19 +68,24 @@ final class ProxyInteropTests: ServerTestCase {
         let proxy = try Tinyproxy(credentials: ("walker", "s3cret"))
         let missing = await session(proxy: proxy.dictionary()).request(url("/get")).serializingData().response
         XCTAssertEqual(missing.error?.urlErrorCode, .userAuthenticationRequired, "tinyproxy answers 407")
-        let wrong = await session(proxy: proxy.dictionary(user: "walker", password: "nope")).request(url("/get")).serializingData().response
+        let wrong = await session(proxy: proxy.dictionary(user: "walker", password: "nope")).request(url("/get"))
+            .serializingData().response
         // tinyproxy answers wrong credentials with 401, which AsyncHTTPClient reports as an invalid proxy response
         // without its status: the proxy refused the tunnel.
         XCTAssertEqual(wrong.error?.urlErrorCode, .cannotConnectToHost)
-        let right = await session(proxy: proxy.dictionary(user: "walker", password: "s3cret")).request(url("/headers")).serializingData().response
+        let right = await session(proxy: proxy.dictionary(user: "walker", password: "s3cret")).request(url("/headers"))
+            .serializingData().response
         XCTAssertNil(right.error)
         let headers = try XCTUnwrap(try json(right.data)["headers"] as? [String: String])
-        XCTAssertFalse(headers.keys.contains { $0.lowercased() == "proxy-authorization" }, "the origin saw the proxy's credentials: \(headers)")
+        XCTAssertFalse(
+            headers.keys.contains { $0.lowercased() == "proxy-authorization" },
+            "the origin saw the proxy's credentials: \(headers)")
     }
 
     func testExceptionsGoDirect() async throws {
         let proxy = try Tinyproxy()
-        let response = await session(proxy: proxy.dictionary(exceptions: ["127.0.0.1"])).request(url("/get")).serializingData().response
+        let response = await session(proxy: proxy.dictionary(exceptions: ["127.0.0.1"])).request(url("/get"))
+            .serializingData().response
         XCTAssertNil(response.error)
         XCTAssertEqual(proxy.tunnels, [])
     }
@@ -84,12 +96,14 @@ final class ProxyInteropTests: ServerTestCase {
         XCTAssertNil(plain.error)
         XCTAssertEqual(try json(plain.data)["args"] as? [String: String], ["via": "socks"])
         let (tlsServer, pinned) = try await pinnedTLSServer()
-        let secure = await session(proxy: proxy.dictionary(), trust: pinned).request(tlsServer.url("/get")).serializingData().response
+        let secure = await session(proxy: proxy.dictionary(), trust: pinned).request(tlsServer.url("/get"))
+            .serializingData().response
         XCTAssertNil(secure.error)
         // Closed first: the server's graceful stop would otherwise wait out the idle connection in the tunnel.
         sessions.removeAll()
         await tlsServer.stop()
-        let direct = await session(proxy: proxy.dictionary(exceptions: ["127.0.0.1"])).request(url("/get")).serializingData().response
+        let direct = await session(proxy: proxy.dictionary(exceptions: ["127.0.0.1"])).request(url("/get"))
+            .serializingData().response
         XCTAssertNil(direct.error)
         XCTAssertEqual(proxy.connections, ["127.0.0.1:\(server.port)", "127.0.0.1:\(tlsServer.port)"])
     }
@@ -110,10 +124,13 @@ final class ProxyInteropTests: ServerTestCase {
     }
 
     func testAnHTTPProxyIsPreferredOverSOCKSForItsScheme() {
-        let configuration = ProxyConfiguration(dictionary: ["HTTPEnable": 1, "HTTPProxy": "web", "HTTPPort": 3128,
-                                                            "SOCKSEnable": 1, "SOCKSProxy": "socks", "SOCKSPort": 1080])
+        let configuration = ProxyConfiguration(dictionary: [
+            "HTTPEnable": 1, "HTTPProxy": "web", "HTTPPort": 3128,
+            "SOCKSEnable": 1, "SOCKSProxy": "socks", "SOCKSPort": 1080,
+        ])
         XCTAssertEqual(configuration?.proxy(for: URL(string: "http://example.com/")!), .server(host: "web", port: 3128))
-        XCTAssertEqual(configuration?.proxy(for: URL(string: "https://example.com/")!), .socksServer(host: "socks", port: 1080))
+        XCTAssertEqual(
+            configuration?.proxy(for: URL(string: "https://example.com/")!), .socksServer(host: "socks", port: 1080))
         XCTAssertEqual(ProxyConfiguration(dictionary: ["SOCKSEnable": 1, "SOCKSProxy": "socks"])?.socks?.port, 1080)
     }
 
@@ -121,8 +138,10 @@ final class ProxyInteropTests: ServerTestCase {
         XCTAssertNil(ProxyConfiguration(dictionary: nil))
         XCTAssertNil(ProxyConfiguration(dictionary: ["HTTPEnable": 0, "HTTPProxy": "proxy", "HTTPPort": 3128]))
         XCTAssertNil(ProxyConfiguration(dictionary: ["HTTPEnable": 1, "HTTPProxy": "proxy", "HTTPPort": 70000]))
-        let configuration = ProxyConfiguration(dictionary: ["HTTPSEnable": true, "HTTPSProxy": "proxy.example", "HTTPSPort": "3128",
-                                                            "ExceptionsList": ["*.internal", ".corp.example", "localhost"]])
+        let configuration = ProxyConfiguration(dictionary: [
+            "HTTPSEnable": true, "HTTPSProxy": "proxy.example", "HTTPSPort": "3128",
+            "ExceptionsList": ["*.internal", ".corp.example", "localhost"],
+        ])
         XCTAssertEqual(configuration?.https?.port, 3128)
         XCTAssertNil(configuration?.proxy(for: URL(string: "http://example.com/")!), "no HTTP proxy was given")
         XCTAssertNotNil(configuration?.proxy(for: URL(string: "https://example.com/")!))
@@ -138,13 +157,18 @@ final class ProxyInteropTests: ServerTestCase {
             "HTTPS_PROXY": "secure.local:8443", "NO_PROXY": "localhost, .internal ,",
         ])
         let configuration = try XCTUnwrap(ProxyConfiguration(dictionary: dictionary))
-        XCTAssertEqual(configuration.http, .init(host: "proxy.local", port: 3128, username: "walker", password: "s@cret"))
+        XCTAssertEqual(
+            configuration.http, .init(host: "proxy.local", port: 3128, username: "walker", password: "s@cret"))
         XCTAssertEqual(configuration.https?.host, "secure.local")
         XCTAssertEqual(configuration.https?.port, 8443)
         XCTAssertEqual(configuration.exceptions, ["localhost", ".internal"])
         XCTAssertTrue(try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: [:]).isEmpty)
-        XCTAssertThrowsError(try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: ["https_proxy": "socks5://proxy:1080"])) { error in
-            XCTAssertEqual(error as? ProxyEnvironmentError, .unsupportedProxy(variable: "https_proxy", value: "socks5://proxy:1080"))
+        XCTAssertThrowsError(
+            try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: ["https_proxy": "socks5://proxy:1080"])
+        ) { error in
+            XCTAssertEqual(
+                error as? ProxyEnvironmentError,
+                .unsupportedProxy(variable: "https_proxy", value: "socks5://proxy:1080"))
         }
     }
 
@@ -155,20 +179,26 @@ final class ProxyInteropTests: ServerTestCase {
             "http_proxy": "http://alice:pw-a@proxy-a.local:3128", "https_proxy": "http://proxy-b.local:3129",
         ])
         let configuration = try XCTUnwrap(ProxyConfiguration(dictionary: dictionary))
-        XCTAssertEqual(configuration.http, .init(host: "proxy-a.local", port: 3128, username: "alice", password: "pw-a"))
+        XCTAssertEqual(
+            configuration.http, .init(host: "proxy-a.local", port: 3128, username: "alice", password: "pw-a"))
         XCTAssertEqual(configuration.https, .init(host: "proxy-b.local", port: 3129, username: nil, password: nil))
-        XCTAssertEqual(configuration.proxy(for: URL(string: "https://example.com/")!), .server(host: "proxy-b.local", port: 3129))
+        XCTAssertEqual(
+            configuration.proxy(for: URL(string: "https://example.com/")!), .server(host: "proxy-b.local", port: 3129))
         XCTAssertNil(dictionary["kCFProxyUsernameKey"], "no credentials for every proxy")
         // Each proxy keeps its own; CFNetwork's global keys still apply to a proxy that has none of its own.
-        let both = try XCTUnwrap(ProxyConfiguration(dictionary: try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: [
-            "http_proxy": "http://alice:pw-a@a:1", "https_proxy": "http://bob:pw-b@b:2",
-        ])))
+        let both = try XCTUnwrap(
+            ProxyConfiguration(
+                dictionary: try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: [
+                    "http_proxy": "http://alice:pw-a@a:1", "https_proxy": "http://bob:pw-b@b:2",
+                ])))
         XCTAssertEqual(both.http?.username, "alice")
         XCTAssertEqual(both.https?.username, "bob")
         XCTAssertEqual(both.https?.password, "pw-b")
-        let global = try XCTUnwrap(ProxyConfiguration(dictionary: [
-            "HTTPSEnable": 1, "HTTPSProxy": "c", "HTTPSPort": 3, "kCFProxyUsernameKey": "carol", "kCFProxyPasswordKey": "pw-c",
-        ]))
+        let global = try XCTUnwrap(
+            ProxyConfiguration(dictionary: [
+                "HTTPSEnable": 1, "HTTPSProxy": "c", "HTTPSPort": 3, "kCFProxyUsernameKey": "carol",
+                "kCFProxyPasswordKey": "pw-c",
+            ]))
         XCTAssertEqual(global.https?.username, "carol")
     }
 
@@ -178,9 +208,11 @@ final class ProxyInteropTests: ServerTestCase {
         let proxyB = try Tinyproxy(credentials: ("alice", "pw-a"))
         let (tlsServer, pinned) = try await pinnedTLSServer()
         let environment = [
-            "http_proxy": "http://alice:pw-a@127.0.0.1:\(proxyA.port)", "https_proxy": "http://127.0.0.1:\(proxyB.port)",
+            "http_proxy": "http://alice:pw-a@127.0.0.1:\(proxyA.port)",
+            "https_proxy": "http://127.0.0.1:\(proxyB.port)",
         ]
-        let client = session(proxy: try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: environment), trust: pinned)
+        let client = session(
+            proxy: try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: environment), trust: pinned)
         let refused = await client.request(tlsServer.url("/get")).serializingData().response
         XCTAssertEqual(refused.error?.urlErrorCode, .userAuthenticationRequired, "\(String(describing: refused.error))")
         // A's own credentials still reach A.

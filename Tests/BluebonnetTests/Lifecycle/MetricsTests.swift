@@ -20,8 +20,10 @@ final class MetricsTests: ServerTestCase {
         XCTAssertEqual(hop.networkProtocolName, "http/1.1")
         XCTAssertEqual(hop.resourceFetchType, .networkLoad)
         XCTAssertFalse(hop.isProxyConnection)
-        let stages = try [hop.fetchStartDate, hop.requestStartDate, hop.requestEndDate, hop.responseStartDate,
-                          hop.responseEndDate].map { try XCTUnwrap($0) }
+        let stages = try [
+            hop.fetchStartDate, hop.requestStartDate, hop.requestEndDate, hop.responseStartDate,
+            hop.responseEndDate,
+        ].map { try XCTUnwrap($0) }
         XCTAssertEqual(stages, stages.sorted(), "fetch, request start and end, response start and end, in that order")
         XCTAssertEqual(hop.countOfResponseBodyBytesAfterDecoding, 1000)
         XCTAssertEqual(hop.countOfResponseBodyBytesReceived, 1000)
@@ -42,8 +44,10 @@ final class MetricsTests: ServerTestCase {
         let response = await request.serializingData().response
         let metrics = try XCTUnwrap(response.metrics)
         XCTAssertEqual(metrics.redirectCount, 2)
-        XCTAssertEqual(metrics.transactionMetrics.map { $0.request.url?.path }, ["/redirect/2", "/relative-redirect/1", "/get"])
-        XCTAssertEqual(metrics.transactionMetrics.map { ($0.response as? HTTPURLResponse)?.statusCode }, [302, 302, 200])
+        XCTAssertEqual(
+            metrics.transactionMetrics.map { $0.request.url?.path }, ["/redirect/2", "/relative-redirect/1", "/get"])
+        XCTAssertEqual(
+            metrics.transactionMetrics.map { ($0.response as? HTTPURLResponse)?.statusCode }, [302, 302, 200])
         XCTAssertEqual(request.allMetrics.count, 1)
     }
 
@@ -65,7 +69,8 @@ final class MetricsTests: ServerTestCase {
     }
 
     func testEachRetryIsAnAttemptOfItsOwn() async throws {
-        let retryOnce = Retrier { request, _, _, completion in completion(request.retryCount < 1 ? .retry : .doNotRetry) }
+        let retryOnce = Retrier { request, _, _, completion in completion(request.retryCount < 1 ? .retry : .doNotRetry)
+        }
         let request = session.request(url("/status/500"), interceptor: retryOnce).validate()
         let response = await request.serializingData().response
         XCTAssertEqual(request.retryCount, 1)

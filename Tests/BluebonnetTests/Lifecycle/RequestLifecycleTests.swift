@@ -15,7 +15,9 @@ final class RequestLifecycleTests: ServerTestCase {
             request.response(queue: queue) { _ in order.append(1) }
             request.responseData(queue: queue) { _ in order.append(2) }
             request.responseString(queue: queue) { _ in order.append(3) }
-            request.response(queue: queue) { _ in order.append(4); continuation.resume() }
+            request.response(queue: queue) { _ in
+                order.append(4); continuation.resume()
+            }
         }
         XCTAssertEqual(order.values, [1, 2, 3, 4])
         XCTAssertTrue(request.isFinished)
@@ -115,7 +117,8 @@ final class RequestLifecycleTests: ServerTestCase {
         request.resume()
         let response = await task.response
         XCTAssertEqual(response.value, Data("****".utf8))
-        XCTAssertGreaterThanOrEqual(response.timeline.requestCompletedTime - pausedAt.timeIntervalSinceReferenceDate, 0.75)
+        XCTAssertGreaterThanOrEqual(
+            response.timeline.requestCompletedTime - pausedAt.timeIntervalSinceReferenceDate, 0.75)
     }
 
     func testTimelineStampsAreOrderedAndMeasureLatency() async {
@@ -125,7 +128,8 @@ final class RequestLifecycleTests: ServerTestCase {
         XCTAssertLessThanOrEqual(timeline.initialResponseTime, timeline.requestCompletedTime)
         XCTAssertLessThanOrEqual(timeline.requestCompletedTime, timeline.serializationCompletedTime)
         XCTAssertGreaterThanOrEqual(timeline.latency, 0.19)
-        XCTAssertEqual(timeline.totalDuration, timeline.serializationCompletedTime - timeline.requestStartTime, accuracy: 1e-9)
+        XCTAssertEqual(
+            timeline.totalDuration, timeline.serializationCompletedTime - timeline.requestStartTime, accuracy: 1e-9)
     }
 
     func testTimelineLatencyIsTimeToTheHeadNotToTheEndOfTheBody() async {
@@ -237,7 +241,9 @@ final class RequestLifecycleTests: ServerTestCase {
 
     func testOnURLRequestCreationSeesEveryHop() async {
         let seen = Recorder<String>()
-        let request = session.request(url("/redirect/2")).onURLRequestCreation(on: queue) { seen.append($0.url?.path ?? "") }
+        let request = session.request(url("/redirect/2")).onURLRequestCreation(on: queue) {
+            seen.append($0.url?.path ?? "")
+        }
         _ = await request.serializingData().response
         queue.sync {}
         XCTAssertEqual(seen.values, ["/redirect/2", "/relative-redirect/1", "/get"])

@@ -16,8 +16,10 @@ final class RequestStateMachineTests: XCTestCase {
     static let url = URLRequest(url: URL(string: "https://example.com/")!)
     static let follow: @Sendable (Request, @escaping @Sendable (HopDecision) -> Void) -> Void = { _, _ in }
 
-    static func policy(adapts: Bool = false, retries: Bool = false, creation: Machine.Policy.Creation = .onResume,
-                       startsImmediately: Bool = true) -> Machine.Policy {
+    static func policy(
+        adapts: Bool = false, retries: Bool = false, creation: Machine.Policy.Creation = .onResume,
+        startsImmediately: Bool = true
+    ) -> Machine.Policy {
         Machine.Policy(creation: creation, adapts: adapts, retries: retries, startsImmediately: startsImmediately)
     }
 
@@ -42,7 +44,9 @@ final class RequestStateMachineTests: XCTestCase {
             guard case .none? = machine.didCreateURLRequest(url) else { XCTFail("ready"); return machine }
             return machine
         }
-        guard case .createURLRequest(onRequestQueue: false)? = machine.resume() else { XCTFail("resume"); return machine }
+        guard case .createURLRequest(onRequestQueue: false)? = machine.resume() else {
+            XCTFail("resume"); return machine
+        }
         if stage == .creating { return machine }
         _ = machine.didCreateURLRequest(url)
         if stage == .adapting || stage == .executingNoTask { return machine }
@@ -70,8 +74,10 @@ final class RequestStateMachineTests: XCTestCase {
         return machine
     }
 
-    static let preCompletion: [Stage] = [.initialized, .creating, .ready, .adapting, .executingNoTask, .executing,
-                                         .hopDecision, .validating, .retryDecision, .retryDelay]
+    static let preCompletion: [Stage] = [
+        .initialized, .creating, .ready, .adapting, .executingNoTask, .executing,
+        .hopDecision, .validating, .retryDecision, .retryDelay,
+    ]
 
     // MARK: - Cancel
 
@@ -90,7 +96,8 @@ final class RequestStateMachineTests: XCTestCase {
         guard case .cancelTask? = machine.cancel() else { return XCTFail() }
         XCTAssertFalse(machine.isComplete)
         guard case let .finish(outcome, body) = machine.hopDidComplete(.success, body: Data("late".utf8)),
-              outcome.error?.isExplicitlyCancelledError == true else { return XCTFail() }
+            outcome.error?.isExplicitlyCancelledError == true
+        else { return XCTFail() }
         XCTAssertNil(body, "a cancelled request delivers no body")
         XCTAssertEqual(machine.state, .cancelled)
     }
@@ -181,11 +188,13 @@ final class RequestStateMachineTests: XCTestCase {
                     case .acts:
                         var copy = machine
                         Self.perform(event, on: &copy)
-                        XCTAssertNotEqual(Self.snapshot(copy), Self.snapshot(machine), "\(pair) acts but changed nothing")
+                        XCTAssertNotEqual(
+                            Self.snapshot(copy), Self.snapshot(machine), "\(pair) acts but changed nothing")
                     case let .late(reason):
                         var copy = machine
                         Self.perform(event, on: &copy)
-                        XCTAssertEqual(Self.snapshot(copy), Self.snapshot(machine), "\(pair) is late but changed the machine")
+                        XCTAssertEqual(
+                            Self.snapshot(copy), Self.snapshot(machine), "\(pair) is late but changed the machine")
                         switch reason {
                         case .afterCancel: XCTAssertTrue(settledByCancel, pair)
                         case .taskAfterItsHopEnded: XCTAssertEqual(event, .taskCreated, pair)
@@ -303,7 +312,9 @@ final class RequestStateMachineTests: XCTestCase {
         _ = machine.resume()
         guard case .adapt? = machine.didCreateURLRequest(Self.url) else { return XCTFail() }
         _ = machine.didAdapt(Self.url)
-        guard case .askRetrier = machine.hopDidComplete(.failure(.explicitlyCancelled), body: nil) else { return XCTFail() }
+        guard case .askRetrier = machine.hopDidComplete(.failure(.explicitlyCancelled), body: nil) else {
+            return XCTFail()
+        }
     }
 
     // MARK: - Hops, redirects, retries
@@ -349,11 +360,14 @@ final class RequestStateMachineTests: XCTestCase {
     func testAFailureWithoutRetrierFailsAndWithOneAsks() {
         var without = Self.machine(at: .executing)
         guard case let .finish(outcome, _) = without.hopDidComplete(.failure(.explicitlyCancelled), body: nil),
-              outcome.error != nil else { return XCTFail() }
+            outcome.error != nil
+        else { return XCTFail() }
         var with = Self.machine(retries: true)
         _ = with.resume()
         _ = with.didCreateURLRequest(Self.url)
-        guard case .askRetrier = with.hopDidComplete(.failure(.explicitlyCancelled), body: nil) else { return XCTFail() }
+        guard case .askRetrier = with.hopDidComplete(.failure(.explicitlyCancelled), body: nil) else {
+            return XCTFail()
+        }
     }
 
     func testValidationVerdictDecidesBetweenCompletingAndAskingTheRetrier() {
@@ -361,7 +375,10 @@ final class RequestStateMachineTests: XCTestCase {
         guard case let .finish(outcome, _)? = passed.didValidate(error: nil) else { return XCTFail() }
         XCTAssertTrue(outcome.validated, "the validators do not run twice")
         var failed = Self.machine(at: .validating)
-        guard case .askRetrier? = failed.didValidate(error: .responseValidationFailed(reason: .unacceptableStatusCode(code: 500))) else { return XCTFail() }
+        guard
+            case .askRetrier? = failed.didValidate(
+                error: .responseValidationFailed(reason: .unacceptableStatusCode(code: 500)))
+        else { return XCTFail() }
     }
 
     func testEveryRetryResult() {
@@ -383,7 +400,8 @@ final class RequestStateMachineTests: XCTestCase {
         struct Refused: Error {}
         var refused = Self.machine(at: .retryDecision)
         guard case let .finish(wrapped, _)? = refused.didDecideRetry(.doNotRetryWithError(Refused())),
-              case let .requestRetryFailed(retryError, originalError)? = wrapped.error else { return XCTFail() }
+            case let .requestRetryFailed(retryError, originalError)? = wrapped.error
+        else { return XCTFail() }
         XCTAssertTrue(retryError is Refused)
         XCTAssertEqual((originalError as? AFError)?.isExplicitlyCancelledError, true)
     }

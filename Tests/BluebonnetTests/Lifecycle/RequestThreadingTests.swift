@@ -20,7 +20,8 @@ final class RequestThreadingTests: ServerTestCase {
     struct RecordingSerializer: DataResponseSerializerProtocol {
         let key: DispatchSpecificKey<String>
         let seen: Recorder<String>
-        func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Int {
+        func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Int
+        {
             seen.append(DispatchQueue.getSpecific(key: key) ?? "other")
             return data?.count ?? 0
         }
@@ -33,7 +34,8 @@ final class RequestThreadingTests: ServerTestCase {
         let request = session.request(url("/get")).validate()
         let task = request.serializingData()
         let handled: Int? = await withCheckedContinuation { continuation in
-            request.response(queue: queue("completion"), responseSerializer: RecordingSerializer(key: key, seen: seen)) {
+            request.response(queue: queue("completion"), responseSerializer: RecordingSerializer(key: key, seen: seen))
+            {
                 continuation.resume(returning: $0.value)
             }
         }
@@ -49,7 +51,9 @@ final class RequestThreadingTests: ServerTestCase {
         let seen = Recorder<String>()
         let key = self.key
         let response = await session.request(url("/get"))
-            .validate { _, _, _ in seen.append(DispatchQueue.getSpecific(key: key) ?? "other"); return .success(()) }
+            .validate { _, _, _ in
+                seen.append(DispatchQueue.getSpecific(key: key) ?? "other"); return .success(())
+            }
             .serializingData().response
         XCTAssertNil(response.error)
         XCTAssertEqual(seen.values, ["serialization"])
@@ -73,7 +77,8 @@ final class RequestThreadingTests: ServerTestCase {
 
     func testADataTaskAwaitedTwiceSerializesOnceAndAgrees() async {
         let seen = Recorder<String>()
-        let task = session.request(url("/bytes/32?seed=4")).serializingResponse(using: RecordingSerializer(key: key, seen: seen))
+        let task = session.request(url("/bytes/32?seed=4")).serializingResponse(
+            using: RecordingSerializer(key: key, seen: seen))
         async let first = task.value
         async let second = task.value
         let values = try? await [first, second]
@@ -83,7 +88,8 @@ final class RequestThreadingTests: ServerTestCase {
 
     struct SlowCountingSerializer: DataResponseSerializerProtocol {
         let seen: Recorder<String>
-        func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Int {
+        func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Int
+        {
             seen.append("serialized")
             Thread.sleep(forTimeInterval: 0.005)
             return data?.count ?? 0
@@ -94,7 +100,8 @@ final class RequestThreadingTests: ServerTestCase {
         // Pins a race found in CI: awaiters woken together each made the value.
         for _ in 0..<10 {
             let seen = Recorder<String>()
-            let task = session.request(url("/bytes/16?seed=2")).serializingResponse(using: SlowCountingSerializer(seen: seen))
+            let task = session.request(url("/bytes/16?seed=2")).serializingResponse(
+                using: SlowCountingSerializer(seen: seen))
             let values = await withTaskGroup(of: Int?.self) { group -> [Int?] in
                 for _ in 0..<8 { group.addTask { try? await task.value } }
                 return await group.reduce(into: []) { $0.append($1) }

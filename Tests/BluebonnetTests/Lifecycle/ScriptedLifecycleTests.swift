@@ -29,15 +29,20 @@ final class ScriptedLifecycleTests: XCTestCase {
 
     struct HeldRedirect: RedirectHandler {
         let held: Held<URLRequest?>
-        func request(_ request: Request, willBeRedirectedTo newRequest: URLRequest, for response: HTTPURLResponse,
-                     completion: @escaping @Sendable (URLRequest?) -> Void) {
+        func request(
+            _ request: Request, willBeRedirectedTo newRequest: URLRequest, for response: HTTPURLResponse,
+            completion: @escaping @Sendable (URLRequest?) -> Void
+        ) {
             held.hold(completion)
         }
     }
 
     struct HeldRetrier: RequestInterceptor {
         let held: Held<RetryResult>
-        func retry(_ request: Request, for session: Session, dueTo error: any Error, completion: @escaping @Sendable (RetryResult) -> Void) {
+        func retry(
+            _ request: Request, for session: Session, dueTo error: any Error,
+            completion: @escaping @Sendable (RetryResult) -> Void
+        ) {
             held.hold(completion)
         }
     }
@@ -139,7 +144,8 @@ final class ScriptedLifecycleTests: XCTestCase {
     func testARetryMakesATaskPerAttemptAndAMetricsEntryPerAttempt() async {
         let transport = ScriptedTransport()
         let monitor = TaskEvents()
-        let retryOnce = Retrier { request, _, _, completion in completion(request.retryCount < 1 ? .retry : .doNotRetry) }
+        let retryOnce = Retrier { request, _, _, completion in completion(request.retryCount < 1 ? .retry : .doNotRetry)
+        }
         let session = transport.session(interceptor: retryOnce, eventMonitors: [monitor])
         let request = session.request(url)
         let response = request.serializingData()
@@ -147,7 +153,8 @@ final class ScriptedLifecycleTests: XCTestCase {
         await transport.attempt(2).succeed()
         _ = await response.response
         session.drain()
-        XCTAssertEqual(monitor.recorded, ["create", "resume", "metrics", "fail", "create", "resume", "metrics", "complete"])
+        XCTAssertEqual(
+            monitor.recorded, ["create", "resume", "metrics", "fail", "create", "resume", "metrics", "complete"])
         XCTAssertEqual(request.allMetrics.count, 2)
     }
 
@@ -236,13 +243,21 @@ final class ScriptedLifecycleTests: XCTestCase {
         let order = Recorder<Int>()
         let all = expectation(description: "all handlers")
         all.expectedFulfillmentCount = 4
-        request.response(queue: queue) { _ in order.append(1); all.fulfill() }
-        request.responseString(queue: queue) { _ in order.append(2); all.fulfill() }
+        request.response(queue: queue) { _ in
+            order.append(1); all.fulfill()
+        }
+        request.responseString(queue: queue) { _ in
+            order.append(2); all.fulfill()
+        }
         let attempt = await transport.attempt(1)
         attempt.respond()
-        request.responseData(queue: queue) { _ in order.append(3); all.fulfill() }
+        request.responseData(queue: queue) { _ in
+            order.append(3); all.fulfill()
+        }
         attempt.complete(body: Data("x".utf8))
-        request.response(queue: queue) { _ in order.append(4); all.fulfill() }
+        request.response(queue: queue) { _ in
+            order.append(4); all.fulfill()
+        }
         await fulfillment(of: [all], timeout: 5)
         session.drain()
         XCTAssertEqual(order.values, [1, 2, 3, 4])
@@ -263,14 +278,16 @@ final class ScriptedLifecycleTests: XCTestCase {
     func testARetryMakesTheURLRequestAgainAndRunsTheAdapterAgain() async {
         let transport = ScriptedTransport()
         let adapted = Recorder<Int>()
-        let interceptor = Interceptor(adaptHandler: { request, _, completion in
-            var request = request
-            adapted.append(adapted.values.count + 1)
-            request.headers.add(name: "X-Attempt", value: "\(adapted.values.count)")
-            completion(.success(request))
-        }, retryHandler: { request, _, _, completion in
-            completion(request.retryCount < 2 ? .retry : .doNotRetry)
-        })
+        let interceptor = Interceptor(
+            adaptHandler: { request, _, completion in
+                var request = request
+                adapted.append(adapted.values.count + 1)
+                request.headers.add(name: "X-Attempt", value: "\(adapted.values.count)")
+                completion(.success(request))
+            },
+            retryHandler: { request, _, _, completion in
+                completion(request.retryCount < 2 ? .retry : .doNotRetry)
+            })
         let session = transport.session(interceptor: interceptor)
         let request = session.request(url)
         let response = request.serializingData()
@@ -287,9 +304,10 @@ final class ScriptedLifecycleTests: XCTestCase {
 
     func testAStreamBodyCannotBeReplayedOnRetry() async {
         let transport = ScriptedTransport()
-        let session = transport.session(interceptor: Retrier { request, _, _, completion in
-            completion(request.retryCount < 1 ? .retry : .doNotRetry)
-        })
+        let session = transport.session(
+            interceptor: Retrier { request, _, _, completion in
+                completion(request.retryCount < 1 ? .retry : .doNotRetry)
+            })
         let stream = InputStream(data: Data("once".utf8))
         let request = session.upload(stream, to: url)
         let response = request.serializingData()

@@ -17,8 +17,10 @@ final class RedirectTests: ServerTestCase {
         // A handler that refuses from an event loop (after asking some NIO service, say) used to run the request's
         // validators and its retrier right there, on the thread that called the completion.
         struct RefuseOnALoop: RedirectHandler {
-            func request(_ request: Request, willBeRedirectedTo newRequest: URLRequest, for response: HTTPURLResponse,
-                         completion: @escaping @Sendable (URLRequest?) -> Void) {
+            func request(
+                _ request: Request, willBeRedirectedTo newRequest: URLRequest, for response: HTTPURLResponse,
+                completion: @escaping @Sendable (URLRequest?) -> Void
+            ) {
                 MultiThreadedEventLoopGroup.singleton.any().execute { completion(nil) }
             }
         }
@@ -57,7 +59,8 @@ final class RedirectTests: ServerTestCase {
 
     func testEveryRedirectCodeIsFollowedForGET() async throws {
         for status in [301, 302, 303, 307, 308] {
-            let response = await session.request(redirectTo("/anything/landed", status: status)).serializingData().response
+            let response = await session.request(redirectTo("/anything/landed", status: status)).serializingData()
+                .response
             XCTAssertEqual(response.response?.statusCode, 200, "\(status)")
             let echo = try json(response.data)
             XCTAssertEqual(echo["method"] as? String, "GET", "\(status)")
@@ -67,9 +70,11 @@ final class RedirectTests: ServerTestCase {
 
     func testPOSTBecomesGETWithoutBodyOn301302And303() async throws {
         for status in [301, 302, 303] {
-            let response = await session.request(redirectTo("/anything", status: status), method: .post,
-                                                 parameters: ["k": "v"], encoding: JSONEncoding.default)
-                .serializingData().response
+            let response = await session.request(
+                redirectTo("/anything", status: status), method: .post,
+                parameters: ["k": "v"], encoding: JSONEncoding.default
+            )
+            .serializingData().response
             let echo = try json(response.data)
             XCTAssertEqual(echo["method"] as? String, "GET", "\(status)")
             XCTAssertEqual(echo["data"] as? String, "", "\(status)")
@@ -79,9 +84,11 @@ final class RedirectTests: ServerTestCase {
 
     func testPOSTKeepsMethodAndBodyOn307And308() async throws {
         for status in [307, 308] {
-            let response = await session.request(redirectTo("/anything", status: status), method: .post,
-                                                 parameters: ["k": "v"], encoding: JSONEncoding.default)
-                .serializingData().response
+            let response = await session.request(
+                redirectTo("/anything", status: status), method: .post,
+                parameters: ["k": "v"], encoding: JSONEncoding.default
+            )
+            .serializingData().response
             let echo = try json(response.data)
             XCTAssertEqual(echo["method"] as? String, "POST", "\(status)")
             XCTAssertEqual(echo["json"] as? [String: String], ["k": "v"], "\(status)")
@@ -98,7 +105,8 @@ final class RedirectTests: ServerTestCase {
     }
 
     func testARedirectorLimitIsHonoured() async {
-        let request = session.request(url("/redirect/3")).redirect(using: Redirector(behavior: .follow, maximumRedirects: 2))
+        let request = session.request(url("/redirect/3")).redirect(
+            using: Redirector(behavior: .follow, maximumRedirects: 2))
         let response = await request.serializingData().response
         guard case .redirectFailed(.tooManyRedirects(limit: 2)) = response.error else {
             return XCTFail("\(String(describing: response.error))")
@@ -107,7 +115,8 @@ final class RedirectTests: ServerTestCase {
     }
 
     func testDoNotFollowDeliversTheRedirectResponse() async {
-        let response = await session.request(url("/redirect/1")).redirect(using: .doNotFollow).serializingData(emptyResponseCodes: [302]).response
+        let response = await session.request(url("/redirect/1")).redirect(using: .doNotFollow).serializingData(
+            emptyResponseCodes: [302]).response
         XCTAssertEqual(response.response?.statusCode, 302)
         XCTAssertEqual(response.response?.value(forHTTPHeaderField: "Location"), "/get")
     }
@@ -135,15 +144,18 @@ final class RedirectTests: ServerTestCase {
             request.setValue("added", forHTTPHeaderField: "X-Hop")
             return request
         }
-        let data = try await session.request(redirectTo("/headers", status: 302)).redirect(using: modifier).serializingData().value
+        let data = try await session.request(redirectTo("/headers", status: 302)).redirect(using: modifier)
+            .serializingData().value
         XCTAssertEqual((try json(data)["headers"] as? [String: String])?["X-Hop"], "added")
     }
 
     func testCredentialsAreDroppedWhenTheRedirectLeavesTheOrigin() async throws {
         let otherOrigin = "http://localhost:\(server.port)/headers"
-        let data = try await session.request(redirectTo(otherOrigin, status: 302),
-                                             headers: [.authorization(bearerToken: "secret"), HTTPHeader(name: "Cookie", value: "a=b")])
-            .serializingData().value
+        let data = try await session.request(
+            redirectTo(otherOrigin, status: 302),
+            headers: [.authorization(bearerToken: "secret"), HTTPHeader(name: "Cookie", value: "a=b")]
+        )
+        .serializingData().value
         let headers = try XCTUnwrap(try json(data)["headers"] as? [String: String])
         XCTAssertNil(headers["Authorization"])
         XCTAssertNil(headers["Cookie"])
@@ -151,8 +163,10 @@ final class RedirectTests: ServerTestCase {
     }
 
     func testCredentialsAreKeptOnASameOriginRedirect() async throws {
-        let data = try await session.request(redirectTo("/headers", status: 302), headers: [.authorization(bearerToken: "secret")])
-            .serializingData().value
+        let data = try await session.request(
+            redirectTo("/headers", status: 302), headers: [.authorization(bearerToken: "secret")]
+        )
+        .serializingData().value
         XCTAssertEqual((try json(data)["headers"] as? [String: String])?["Authorization"], "Bearer secret")
     }
 
@@ -192,7 +206,9 @@ final class SessionCredentialRedirectTests: ServerTestCase {
     }
 
     func redirect(to target: String, status: Int = 302) -> String {
-        url("/redirect-to?url=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&status_code=\(status)")
+        url(
+            "/redirect-to?url=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&status_code=\(status)"
+        )
     }
 
     func echoedHeaders(_ request: DataRequest) async throws -> [String: String] {
@@ -202,7 +218,8 @@ final class SessionCredentialRedirectTests: ServerTestCase {
 
     func testSessionCredentialsDoNotFollowARedirectToAnotherOrigin() async throws {
         for status in [301, 302, 303, 307, 308] {
-            let headers = try await echoedHeaders(credentialedSession().request(redirect(to: "http://localhost:\(server.port)/headers", status: status)))
+            let headers = try await echoedHeaders(
+                credentialedSession().request(redirect(to: "http://localhost:\(server.port)/headers", status: status)))
             XCTAssertEqual(headers["Host"], "localhost:\(server.port)", "\(status)")
             XCTAssertNil(headers["Authorization"], "\(status)")
             XCTAssertNil(headers["Cookie"], "\(status)")
@@ -223,8 +240,9 @@ final class SessionCredentialRedirectTests: ServerTestCase {
     }
 
     func testRequestAndSessionCredentialsAreBothDroppedAcrossOrigins() async throws {
-        let request = credentialedSession().request(redirect(to: "http://localhost:\(server.port)/headers"),
-                                                    headers: [.authorization(username: "user", password: "pass"), HTTPHeader(name: "cookie", value: "own=1")])
+        let request = credentialedSession().request(
+            redirect(to: "http://localhost:\(server.port)/headers"),
+            headers: [.authorization(username: "user", password: "pass"), HTTPHeader(name: "cookie", value: "own=1")])
         let headers = try await echoedHeaders(request)
         XCTAssertNil(headers["Authorization"])
         XCTAssertNil(headers["Cookie"])
@@ -245,7 +263,8 @@ final class SessionCredentialRedirectTests: ServerTestCase {
             request.setValue("Bearer chosen-for-target", forHTTPHeaderField: "Authorization")
             return request
         }
-        let request = credentialedSession().request(redirect(to: "http://localhost:\(server.port)/headers")).redirect(using: modifier)
+        let request = credentialedSession().request(redirect(to: "http://localhost:\(server.port)/headers")).redirect(
+            using: modifier)
         let headers = try await echoedHeaders(request)
         XCTAssertEqual(headers["Authorization"], "Bearer chosen-for-target")
         XCTAssertNil(headers["Cookie"])

@@ -160,7 +160,8 @@ final class HTTPResponseHandlerTests: ServerTestCase {
             .responseStream(on: queue) { stream in
                 switch stream.event {
                 case let .stream(.success(data)): chunks.append(data.count)
-                case let .complete(ended): cancelled.append(ended.error?.isExplicitlyCancelledError == true); done.fulfill()
+                case let .complete(ended):
+                    cancelled.append(ended.error?.isExplicitlyCancelledError == true); done.fulfill()
                 }
             }
         await fulfillment(of: [done], timeout: 10)

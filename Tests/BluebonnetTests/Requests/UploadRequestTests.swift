@@ -16,15 +16,20 @@ final class UploadRequestTests: ServerTestCase {
     // MARK: - Bodies
 
     func testUploadDataSendsTheBytesAsTheBody() async throws {
-        let echo = try json(try await session.upload(Data("hello upload".utf8), to: url("/post"),
-                                                     headers: ["Content-Type": "text/plain"]).serializingData().value)
+        let echo = try json(
+            try await session.upload(
+                Data("hello upload".utf8), to: url("/post"),
+                headers: ["Content-Type": "text/plain"]
+            ).serializingData().value)
         XCTAssertEqual(echo["data"] as? String, "hello upload")
         XCTAssertEqual((echo["headers"] as? [String: String])?["Content-Length"], "12")
     }
 
     func testUploadLargeDataIsStreamedInChunksAndArrivesIntact() async throws {
         let payload = patternedData(count: 3_000_000)
-        let drained = try await session.upload(payload, to: url("/drain"), method: .put).serializingDecodable(Drained.self).value
+        let drained = try await session.upload(payload, to: url("/drain"), method: .put).serializingDecodable(
+            Drained.self
+        ).value
         XCTAssertEqual(drained, Drained(bytes: payload.count, crc32: DrainRoute.checksum(payload), method: "PUT"))
     }
 
@@ -45,9 +50,14 @@ final class UploadRequestTests: ServerTestCase {
 
     func testUploadStreamUsesChunkedTransferEncoding() async throws {
         let payload = patternedData(count: 700_000)
-        let drained = try await session.upload(InputStream(data: payload), to: url("/drain")).serializingDecodable(Drained.self).value
+        let drained = try await session.upload(InputStream(data: payload), to: url("/drain")).serializingDecodable(
+            Drained.self
+        ).value
         XCTAssertEqual(drained, Drained(bytes: payload.count, crc32: DrainRoute.checksum(payload), method: "POST"))
-        let headers = try json(try await session.upload(InputStream(data: Data("abc".utf8)), to: url("/post")).serializingData().value)["headers"] as? [String: String]
+        let headers =
+            try json(
+                try await session.upload(InputStream(data: Data("abc".utf8)), to: url("/post")).serializingData().value)[
+                "headers"] as? [String: String]
         XCTAssertEqual(headers?["Transfer-Encoding"], "chunked")
         XCTAssertNil(headers?["Content-Length"])
     }
@@ -75,7 +85,9 @@ final class UploadRequestTests: ServerTestCase {
     func testUploadableIsAvailableOnceCreated() async throws {
         let request = session.upload(Data("x".utf8), to: url("/post"))
         _ = await request.serializingData().response
-        guard case let .data(data)? = request.uploadable else { return XCTFail("\(String(describing: request.uploadable))") }
+        guard case let .data(data)? = request.uploadable else {
+            return XCTFail("\(String(describing: request.uploadable))")
+        }
         XCTAssertEqual(data, Data("x".utf8))
     }
 
@@ -84,7 +96,9 @@ final class UploadRequestTests: ServerTestCase {
     func testMissingFileFailsWithCreateUploadableFailed() async throws {
         let missing = URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString).bin")
         let response = await session.upload(missing, to: url("/drain")).serializingData().response
-        guard case let .createUploadableFailed(error)? = response.error else { return XCTFail("\(String(describing: response.error))") }
+        guard case let .createUploadableFailed(error)? = response.error else {
+            return XCTFail("\(String(describing: response.error))")
+        }
         XCTAssertTrue(error is CocoaError || (error as NSError).domain == NSCocoaErrorDomain, "\(error)")
         XCTAssertNil(response.response, "nothing may be sent")
     }
@@ -92,15 +106,20 @@ final class UploadRequestTests: ServerTestCase {
     func testUnreadableStreamFailsTheUpload() async throws {
         let stream = try XCTUnwrap(InputStream(url: URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString)")))
         let response = await session.upload(stream, to: url("/drain")).serializingData().response
-        guard case .createUploadableFailed? = response.error else { return XCTFail("\(String(describing: response.error))") }
+        guard case .createUploadableFailed? = response.error else {
+            return XCTFail("\(String(describing: response.error))")
+        }
     }
 
     func testMultipartErrorSurfacesAsTheRequestError() async throws {
-        let response = await session.upload(multipartFormData: { form in
-            form.append(URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString).png"), withName: "file")
-        }, to: url("/post")).serializingData().response
+        let response = await session.upload(
+            multipartFormData: { form in
+                form.append(URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString).png"), withName: "file")
+            }, to: url("/post")
+        ).serializingData().response
         switch response.error {
-        case .multipartEncodingFailed(reason: .bodyPartFileNotReachable)?, .multipartEncodingFailed(reason: .bodyPartFileNotReachableWithError)?:
+        case .multipartEncodingFailed(reason: .bodyPartFileNotReachable)?,
+            .multipartEncodingFailed(reason: .bodyPartFileNotReachableWithError)?:
             break
         default:
             XCTFail("\(String(describing: response.error))")
@@ -138,11 +157,16 @@ final class UploadRequestTests: ServerTestCase {
     func testMultipartFormArrivesAsFieldsAndFiles() async throws {
         let directory = try TemporaryDirectory()
         let fileURL = try directory.file("notes.txt", contents: Data("file contents".utf8))
-        let echo = try json(try await session.upload(multipartFormData: { form in
-            form.append(Data("bluebonnet".utf8), withName: "flower")
-            form.append(fileURL, withName: "notes")
-            form.append(Data([0x89, 0x50, 0x4E, 0x47, 0xFF]), withName: "image", fileName: "i.png", mimeType: "image/png")
-        }, to: url("/post")).serializingData().value)
+        let echo = try json(
+            try await session.upload(
+                multipartFormData: { form in
+                    form.append(Data("bluebonnet".utf8), withName: "flower")
+                    form.append(fileURL, withName: "notes")
+                    form.append(
+                        Data([0x89, 0x50, 0x4E, 0x47, 0xFF]), withName: "image", fileName: "i.png",
+                        mimeType: "image/png")
+                }, to: url("/post")
+            ).serializingData().value)
         XCTAssertEqual(echo["form"] as? [String: String], ["flower": "bluebonnet"])
         let files = try XCTUnwrap(echo["files"] as? [String: String])
         XCTAssertEqual(files["notes"], "file contents")
@@ -154,20 +178,27 @@ final class UploadRequestTests: ServerTestCase {
     func testMultipartValueFormUsesTheFormsBoundaryAndReplacesContentType() async throws {
         let form = MultipartFormData(boundary: "fixed-boundary")
         form.append(Data("v".utf8), withName: "k")
-        let echo = try json(try await session.upload(multipartFormData: form, to: url("/put"), method: .put,
-                                                     headers: ["Content-Type": "text/plain"]).serializingData().value)
-        XCTAssertEqual((echo["headers"] as? [String: String])?["Content-Type"], "multipart/form-data; boundary=fixed-boundary")
+        let echo = try json(
+            try await session.upload(
+                multipartFormData: form, to: url("/put"), method: .put,
+                headers: ["Content-Type": "text/plain"]
+            ).serializingData().value)
+        XCTAssertEqual(
+            (echo["headers"] as? [String: String])?["Content-Type"], "multipart/form-data; boundary=fixed-boundary")
         XCTAssertEqual(echo["form"] as? [String: String], ["k": "v"])
     }
 
     func testMultipartAboveThresholdGoesThroughATemporaryFileThatIsRemoved() async throws {
         let before = Set(multipartTemporaryFiles())
         let payload = patternedData(count: 2_000_000)
-        let request = session.upload(multipartFormData: { form in
-            form.append(payload, withName: "blob", fileName: "blob.bin", mimeType: "application/octet-stream")
-        }, to: url("/drain"), usingThreshold: 1_000_000)
+        let request = session.upload(
+            multipartFormData: { form in
+                form.append(payload, withName: "blob", fileName: "blob.bin", mimeType: "application/octet-stream")
+            }, to: url("/drain"), usingThreshold: 1_000_000)
         let drained = try await request.serializingDecodable(Drained.self).value
-        guard case let .file(fileURL, shouldRemove)? = request.uploadable else { return XCTFail("\(String(describing: request.uploadable))") }
+        guard case let .file(fileURL, shouldRemove)? = request.uploadable else {
+            return XCTFail("\(String(describing: request.uploadable))")
+        }
         XCTAssertTrue(shouldRemove)
         XCTAssertFalse(FileManager.default.fileExists(atPath: fileURL.path), "the temporary file must be gone")
         XCTAssertEqual(Set(multipartTemporaryFiles()), before)
@@ -175,7 +206,8 @@ final class UploadRequestTests: ServerTestCase {
     }
 
     func testMultipartBelowThresholdIsEncodedInMemory() async throws {
-        let request = session.upload(multipartFormData: { $0.append(Data("small".utf8), withName: "s") }, to: url("/post"))
+        let request = session.upload(
+            multipartFormData: { $0.append(Data("small".utf8), withName: "s") }, to: url("/post"))
         _ = try await request.serializingData().value
         guard case .data? = request.uploadable else { return XCTFail("\(String(describing: request.uploadable))") }
     }
@@ -183,9 +215,12 @@ final class UploadRequestTests: ServerTestCase {
     func testTemporaryFileIsRemovedWhenTheUploadFails() async throws {
         let before = Set(multipartTemporaryFiles())
         let session = session(configuring: { _ in })
-        let request = session.upload(multipartFormData: { form in
-            form.append(patternedData(count: 200_000), withName: "blob", fileName: "b.bin", mimeType: "application/octet-stream")
-        }, to: "http://127.0.0.1:1/refused", usingThreshold: 0)
+        let request = session.upload(
+            multipartFormData: { form in
+                form.append(
+                    patternedData(count: 200_000), withName: "blob", fileName: "b.bin",
+                    mimeType: "application/octet-stream")
+            }, to: "http://127.0.0.1:1/refused", usingThreshold: 0)
         let response = await request.serializingData().response
         XCTAssertNotNil(response.error)
         guard case let .file(fileURL, _)? = request.uploadable else { return XCTFail() }
@@ -196,9 +231,12 @@ final class UploadRequestTests: ServerTestCase {
     func testTemporaryFileIsRemovedWhenTheUploadIsCancelled() async throws {
         let before = Set(multipartTemporaryFiles())
         let started = expectation(description: "upload started")
-        let request = session.upload(multipartFormData: { form in
-            form.append(patternedData(count: 20_000_000), withName: "blob", fileName: "b.bin", mimeType: "application/octet-stream")
-        }, to: url("/drain"), usingThreshold: 0)
+        let request = session.upload(
+            multipartFormData: { form in
+                form.append(
+                    patternedData(count: 20_000_000), withName: "blob", fileName: "b.bin",
+                    mimeType: "application/octet-stream")
+            }, to: url("/drain"), usingThreshold: 0)
         let fulfilled = Protected(false)
         request.uploadProgress(queue: .global()) { progress in
             if progress.completedUnitCount > 0, mutateOnce(fulfilled) { started.fulfill() }
@@ -241,7 +279,8 @@ final class UploadRequestTests: ServerTestCase {
         let fractions = Recorder<Double>()
         let totals = Recorder<Int64>()
         // A serial queue: handlers on a concurrent one may run, and record, out of order.
-        let request = session.upload(payload, to: url("/drain")).uploadProgress(queue: DispatchQueue(label: "progress")) { progress in
+        let request = session.upload(payload, to: url("/drain")).uploadProgress(queue: DispatchQueue(label: "progress"))
+        { progress in
             fractions.append(progress.fractionCompleted)
             totals.append(progress.totalUnitCount)
         }
@@ -294,7 +333,9 @@ final class UploadRequestTests: ServerTestCase {
         session.upload(Data("handler".utf8), to: url("/post"), headers: ["Content-Type": "text/plain"])
             .validate()
             .responseData(queue: .global()) { response in
-                if let data = response.value, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+                if let data = response.value,
+                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+                {
                     echoed.append(object["data"] as? String ?? "")
                 }
                 done.fulfill()

@@ -18,8 +18,10 @@ final class ResponseHeaderOrderTests: ServerTestCase {
     }
 
     func testAResponseMadeElsewhereStillHasItsHeaders() throws {
-        let made = try XCTUnwrap(HTTPURLResponse(url: URL(string: "http://example.com")!, statusCode: 200, httpVersion: nil,
-                                                 headerFields: ["B": "2", "A": "1"]))
+        let made = try XCTUnwrap(
+            HTTPURLResponse(
+                url: URL(string: "http://example.com")!, statusCode: 200, httpVersion: nil,
+                headerFields: ["B": "2", "A": "1"]))
         XCTAssertEqual(Set(made.headers.map(\.name)), ["A", "B"])
     }
 }

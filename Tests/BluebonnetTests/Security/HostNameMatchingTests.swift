@@ -18,10 +18,11 @@ final class HostNameMatchingTests: XCTestCase {
             BasicConstraints.notCertificateAuthority
             if !names.isEmpty { SubjectAlternativeNames(names) }
         }
-        return try Certificate(version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
-                               notValidBefore: Date(), notValidAfter: Date().addingTimeInterval(3600), issuer: subject,
-                               subject: subject, signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
-                               issuerPrivateKey: Certificate.PrivateKey(key))
+        return try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
+            notValidBefore: Date(), notValidAfter: Date().addingTimeInterval(3600), issuer: subject,
+            subject: subject, signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
+            issuerPrivateKey: Certificate.PrivateKey(key))
     }
 
     private static func trust(_ certificate: Certificate) -> ServerTrust {
@@ -33,12 +34,15 @@ final class HostNameMatchingTests: XCTestCase {
         var verifier = Verifier(rootCertificates: CertificateStore([certificate])) {
             ServerIdentityPolicy(serverHostname: host, serverIP: nil)
         }
-        if case .validCertificate = await verifier.validate(leaf: certificate, intermediates: CertificateStore()) { return true }
+        if case .validCertificate = await verifier.validate(leaf: certificate, intermediates: CertificateStore()) {
+            return true
+        }
         return false
     }
 
     func testAWildcardIsAWholeLeftmostLabelOverAtLeastTwoMore() throws {
-        let leaf = try Self.leaf(commonName: "cn.example", names: [.dnsName("*.example.org"), .dnsName("Exact.Example.")])
+        let leaf = try Self.leaf(
+            commonName: "cn.example", names: [.dnsName("*.example.org"), .dnsName("Exact.Example.")])
         let trust = Self.trust(leaf)
         XCTAssertTrue(trust.leafNames("api.example.org"))
         XCTAssertTrue(trust.leafNames("exact.example"), "case and a trailing dot do not matter")
@@ -65,8 +69,12 @@ final class HostNameMatchingTests: XCTestCase {
     }
 
     func testAnIPAddressMatchesOnlyAnIPAddressName() throws {
-        let leaf = try Self.leaf(commonName: "127.0.0.1", names: [.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
-                                                                  .dnsName("localhost")])
+        let leaf = try Self.leaf(
+            commonName: "127.0.0.1",
+            names: [
+                .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
+                .dnsName("localhost"),
+            ])
         let trust = Self.trust(leaf)
         XCTAssertTrue(trust.leafNames("127.0.0.1"))
         XCTAssertFalse(trust.leafNames("127.0.0.2"))

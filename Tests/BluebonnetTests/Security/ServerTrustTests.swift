@@ -16,17 +16,24 @@ import FoundationNetworking
 final class ServerTrustTests: TLSServerTestCase {
     /// A session whose trust manager has `evaluator` for 127.0.0.1.
     private func session(_ evaluator: any ServerTrustEvaluating, allHostsMustBeEvaluated: Bool = true) -> Session {
-        Session(serverTrustManager: ServerTrustManager(allHostsMustBeEvaluated: allHostsMustBeEvaluated,
-                                                       evaluators: ["127.0.0.1": evaluator]))
+        Session(
+            serverTrustManager: ServerTrustManager(
+                allHostsMustBeEvaluated: allHostsMustBeEvaluated,
+                evaluators: ["127.0.0.1": evaluator]))
     }
 
-    private static func get(_ session: Session, _ server: TestServer, _ path: String = "/get") async -> AFDataResponse<Data> {
+    private static func get(_ session: Session, _ server: TestServer, _ path: String = "/get") async -> AFDataResponse<
+        Data
+    > {
         await session.request(server.url(path)).serializingData().response
     }
 
-    private func reason(_ response: AFDataResponse<Data>, file: StaticString = #filePath, line: UInt = #line) -> AFError.ServerTrustFailureReason? {
+    private func reason(_ response: AFDataResponse<Data>, file: StaticString = #filePath, line: UInt = #line) -> AFError
+        .ServerTrustFailureReason?
+    {
         guard case let .serverTrustEvaluationFailed(reason)? = response.error else {
-            XCTFail("expected a server trust failure, got \(String(describing: response.error))", file: file, line: line)
+            XCTFail(
+                "expected a server trust failure, got \(String(describing: response.error))", file: file, line: line)
             return nil
         }
         return reason
@@ -40,7 +47,8 @@ final class ServerTrustTests: TLSServerTestCase {
 
     func testAPinnedLeafIsTrustedWithoutTheSystemsRoots() async throws {
         let server = try await tlsServer()
-        let evaluator = PinnedCertificatesTrustEvaluator(certificates: [certificates.leaf.certificate], performDefaultValidation: false)
+        let evaluator = PinnedCertificatesTrustEvaluator(
+            certificates: [certificates.leaf.certificate], performDefaultValidation: false)
         let response = await Self.get(session(evaluator), server, "/bytes/1000?seed=3")
         XCTAssertNil(response.error)
         XCTAssertEqual(response.value, SeededBytes.bytes(seed: 3, offset: 0, count: 1000))
@@ -48,7 +56,8 @@ final class ServerTrustTests: TLSServerTestCase {
 
     func testAPinnedRootWithAcceptSelfSignedVerifiesTheChainThroughTheServersIntermediate() async throws {
         let server = try await tlsServer()
-        let evaluator = PinnedCertificatesTrustEvaluator(certificates: [certificates.root.certificate], acceptSelfSignedCertificates: true)
+        let evaluator = PinnedCertificatesTrustEvaluator(
+            certificates: [certificates.root.certificate], acceptSelfSignedCertificates: true)
         let response = await Self.get(session(evaluator), server)
         XCTAssertNil(response.error)
         XCTAssertEqual(response.response?.statusCode, 200)
@@ -56,7 +65,8 @@ final class ServerTrustTests: TLSServerTestCase {
 
     func testAPinnedIssuerIsTrustedBecauseItSignedTheLeaf() async throws {
         let server = try await tlsServer()
-        let evaluator = PinnedCertificatesTrustEvaluator(certificates: [certificates.intermediate.certificate], performDefaultValidation: false)
+        let evaluator = PinnedCertificatesTrustEvaluator(
+            certificates: [certificates.intermediate.certificate], performDefaultValidation: false)
         let response = await Self.get(session(evaluator), server)
         XCTAssertNil(response.error)
     }
@@ -64,8 +74,9 @@ final class ServerTrustTests: TLSServerTestCase {
     func testAnotherCertificateFailsThePinWithWhatWasSeen() async throws {
         let server = try await tlsServer()
         let other = try TestCertificates()
-        let evaluator = PinnedCertificatesTrustEvaluator(certificates: [other.leaf.certificate, other.intermediate.certificate],
-                                                         performDefaultValidation: false)
+        let evaluator = PinnedCertificatesTrustEvaluator(
+            certificates: [other.leaf.certificate, other.intermediate.certificate],
+            performDefaultValidation: false)
         let response = await Self.get(session(evaluator), server)
         guard case let .certificatePinningFailed(host, trust, pinned, seen)? = reason(response) else {
             return XCTFail("expected certificatePinningFailed, got \(String(describing: response.error))")
@@ -79,22 +90,34 @@ final class ServerTrustTests: TLSServerTestCase {
 
     func testAPinnedRootAboveAnIntermediateFailsClosedWithoutAcceptSelfSigned() async throws {
         let server = try await tlsServer()
-        let evaluator = PinnedCertificatesTrustEvaluator(certificates: [certificates.root.certificate], performDefaultValidation: false)
+        let evaluator = PinnedCertificatesTrustEvaluator(
+            certificates: [certificates.root.certificate], performDefaultValidation: false)
         let response = await Self.get(session(evaluator), server)
-        guard case .certificatePinningFailed? = reason(response) else { return XCTFail("\(String(describing: response.error))") }
+        guard case .certificatePinningFailed? = reason(response) else {
+            return XCTFail("\(String(describing: response.error))")
+        }
     }
 
     func testPublicKeyPinsHoldForTheLeafsKeyOrItsIssuersAndFailForOthers() async throws {
         let server = try await tlsServer()
-        let leafKey = await Self.get(session(PublicKeysTrustEvaluator(keys: [certificates.leaf.certificate.publicKey],
-                                                                 performDefaultValidation: false)), server)
+        let leafKey = await Self.get(
+            session(
+                PublicKeysTrustEvaluator(
+                    keys: [certificates.leaf.certificate.publicKey],
+                    performDefaultValidation: false)), server)
         XCTAssertNil(leafKey.error)
-        let issuerKey = await Self.get(session(PublicKeysTrustEvaluator(keys: [certificates.intermediate.certificate.publicKey],
-                                                                   performDefaultValidation: false)), server)
+        let issuerKey = await Self.get(
+            session(
+                PublicKeysTrustEvaluator(
+                    keys: [certificates.intermediate.certificate.publicKey],
+                    performDefaultValidation: false)), server)
         XCTAssertNil(issuerKey.error)
         let other = try TestCertificates()
-        let wrong = await Self.get(session(PublicKeysTrustEvaluator(keys: [other.leaf.certificate.publicKey],
-                                                               performDefaultValidation: false)), server)
+        let wrong = await Self.get(
+            session(
+                PublicKeysTrustEvaluator(
+                    keys: [other.leaf.certificate.publicKey],
+                    performDefaultValidation: false)), server)
         guard case let .publicKeyPinningFailed(host, _, pinned, seen)? = reason(wrong) else {
             return XCTFail("\(String(describing: wrong.error))")
         }
@@ -105,16 +128,20 @@ final class ServerTrustTests: TLSServerTestCase {
 
     func testEmptyPinsAreAClearError() async throws {
         let server = try await tlsServer()
-        let noCertificates = await Self.get(session(PinnedCertificatesTrustEvaluator(certificates: [], performDefaultValidation: false)), server)
+        let noCertificates = await Self.get(
+            session(PinnedCertificatesTrustEvaluator(certificates: [], performDefaultValidation: false)), server)
         guard case .noCertificatesFound? = reason(noCertificates) else { return XCTFail() }
-        let noKeys = await Self.get(session(PublicKeysTrustEvaluator(keys: [], performDefaultValidation: false)), server)
+        let noKeys = await Self.get(
+            session(PublicKeysTrustEvaluator(keys: [], performDefaultValidation: false)), server)
         guard case .noPublicKeysFound? = reason(noKeys) else { return XCTFail() }
     }
 
     func testTheDefaultEvaluatorRefusesAChainTheSystemDoesNotTrust() async throws {
         let server = try await tlsServer()
         let response = await Self.get(session(DefaultTrustEvaluator()), server)
-        guard case let .defaultEvaluationFailed(output)? = reason(response) else { return XCTFail("\(String(describing: response.error))") }
+        guard case let .defaultEvaluationFailed(output)? = reason(response) else {
+            return XCTFail("\(String(describing: response.error))")
+        }
         XCTAssertEqual(output.host, "127.0.0.1")
         XCTAssertNotNil(output.error)
     }
@@ -122,18 +149,25 @@ final class ServerTrustTests: TLSServerTestCase {
     func testACertificateForAnotherNameFailsHostValidationUnlessItIsOff() async throws {
         let server = try await tlsServer(presenting: certificates.wrongNameLeaf)
         let root = [certificates.root.certificate]
-        let checked = await Self.get(session(PinnedCertificatesTrustEvaluator(certificates: root, acceptSelfSignedCertificates: true)), server)
-        guard case let .hostValidationFailed(output)? = reason(checked) else { return XCTFail("\(String(describing: checked.error))") }
+        let checked = await Self.get(
+            session(PinnedCertificatesTrustEvaluator(certificates: root, acceptSelfSignedCertificates: true)), server)
+        guard case let .hostValidationFailed(output)? = reason(checked) else {
+            return XCTFail("\(String(describing: checked.error))")
+        }
         XCTAssertEqual(output.host, "127.0.0.1")
         XCTAssertEqual(output.trust?.leafCertificate, certificates.wrongNameLeaf.certificate)
-        let unchecked = await Self.get(session(PinnedCertificatesTrustEvaluator(certificates: root, acceptSelfSignedCertificates: true,
-                                                                           validateHost: false)), server)
+        let unchecked = await Self.get(
+            session(
+                PinnedCertificatesTrustEvaluator(
+                    certificates: root, acceptSelfSignedCertificates: true,
+                    validateHost: false)), server)
         XCTAssertNil(unchecked.error)
     }
 
     func testLocalhostAndIPv4NamesMatch() async throws {
         let server = try await tlsServer()
-        let evaluator = PinnedCertificatesTrustEvaluator(certificates: [certificates.root.certificate], acceptSelfSignedCertificates: true)
+        let evaluator = PinnedCertificatesTrustEvaluator(
+            certificates: [certificates.root.certificate], acceptSelfSignedCertificates: true)
         let session = Session(serverTrustManager: ServerTrustManager(evaluators: ["localhost": evaluator]))
         let response = await session.request("https://localhost:\(server.port)/get").serializingData().response
         XCTAssertNil(response.error)
@@ -141,20 +175,28 @@ final class ServerTrustTests: TLSServerTestCase {
 
     func testAnExpiredLeafFailsTheChainCheck() async throws {
         let server = try await tlsServer(presenting: certificates.expiredLeaf)
-        let evaluator = PinnedCertificatesTrustEvaluator(certificates: [certificates.root.certificate], acceptSelfSignedCertificates: true)
+        let evaluator = PinnedCertificatesTrustEvaluator(
+            certificates: [certificates.root.certificate], acceptSelfSignedCertificates: true)
         let response = await Self.get(session(evaluator), server)
-        guard case .defaultEvaluationFailed? = reason(response) else { return XCTFail("\(String(describing: response.error))") }
+        guard case .defaultEvaluationFailed? = reason(response) else {
+            return XCTFail("\(String(describing: response.error))")
+        }
     }
 
     func testASelfSignedLeafPassesWhenPinnedAsSelfSignedOrWhenTrustIsDisabled() async throws {
         let server = try await tlsServer(presenting: certificates.selfSignedLeaf, chain: [])
-        let pinned = await Self.get(session(PinnedCertificatesTrustEvaluator(certificates: [certificates.selfSignedLeaf.certificate],
-                                                                        acceptSelfSignedCertificates: true)), server)
+        let pinned = await Self.get(
+            session(
+                PinnedCertificatesTrustEvaluator(
+                    certificates: [certificates.selfSignedLeaf.certificate],
+                    acceptSelfSignedCertificates: true)), server)
         XCTAssertNil(pinned.error)
         let disabled = await Self.get(session(DisabledTrustEvaluator()), server)
         XCTAssertNil(disabled.error)
         let defaulted = await Self.get(session(DefaultTrustEvaluator()), server)
-        guard case .defaultEvaluationFailed? = reason(defaulted) else { return XCTFail("\(String(describing: defaulted.error))") }
+        guard case .defaultEvaluationFailed? = reason(defaulted) else {
+            return XCTFail("\(String(describing: defaulted.error))")
+        }
     }
 
     func testAHostWithoutAnEvaluatorFailsWhenEveryHostMustBeEvaluatedButPlainHTTPIsUnaffected() async throws {
@@ -162,13 +204,17 @@ final class ServerTrustTests: TLSServerTestCase {
         let manager = ServerTrustManager(evaluators: ["example.invalid": DisabledTrustEvaluator()])
         let session = Session(serverTrustManager: manager)
         let response = await Self.get(session, server)
-        guard case let .noRequiredEvaluator(host)? = reason(response) else { return XCTFail("\(String(describing: response.error))") }
+        guard case let .noRequiredEvaluator(host)? = reason(response) else {
+            return XCTFail("\(String(describing: response.error))")
+        }
         XCTAssertEqual(host, "127.0.0.1")
         let plain = try await plainServer()
         let plainResponse = await session.request(plain.url("/get")).serializingData().response
         XCTAssertNil(plainResponse.error)
-        let optional = await Self.get(Session(serverTrustManager: ServerTrustManager(allHostsMustBeEvaluated: false, evaluators: [:])), server)
-        XCTAssertEqual(optional.error?.urlErrorCode, .secureConnectionFailed, "no evaluator and none required: the system decides")
+        let optional = await Self.get(
+            Session(serverTrustManager: ServerTrustManager(allHostsMustBeEvaluated: false, evaluators: [:])), server)
+        XCTAssertEqual(
+            optional.error?.urlErrorCode, .secureConnectionFailed, "no evaluator and none required: the system decides")
     }
 
     func testACustomEvaluatorRunsOffTheEventLoopAndItsErrorIsKept() async throws {
@@ -190,30 +236,39 @@ final class ServerTrustTests: TLSServerTestCase {
         let server = try await tlsServer()
         let evaluator = Refusing()
         let response = await Self.get(session(evaluator), server)
-        guard case let .customEvaluationFailed(error)? = reason(response) else { return XCTFail("\(String(describing: response.error))") }
+        guard case let .customEvaluationFailed(error)? = reason(response) else {
+            return XCTFail("\(String(describing: response.error))")
+        }
         XCTAssertEqual(error as? Refused, Refused())
         XCTAssertEqual(evaluator.onEventLoop.values, [false])
         XCTAssertFalse(evaluator.askedOnEventLoop.values.isEmpty)
-        XCTAssertFalse(evaluator.askedOnEventLoop.values.contains(true), "requiresTrustedChain was read on an event loop")
+        XCTAssertFalse(
+            evaluator.askedOnEventLoop.values.contains(true), "requiresTrustedChain was read on an event loop")
         XCTAssertEqual(evaluator.seen.values, [certificates.leaf.certificate])
     }
 
     func testACompositeNeedsEveryEvaluator() async throws {
         let server = try await tlsServer()
-        let root = PinnedCertificatesTrustEvaluator(certificates: [certificates.root.certificate], acceptSelfSignedCertificates: true)
+        let root = PinnedCertificatesTrustEvaluator(
+            certificates: [certificates.root.certificate], acceptSelfSignedCertificates: true)
         let other = try TestCertificates()
         let passing = CompositeTrustEvaluator(evaluators: [root, DefaultTrustEvaluator()])
         let passed = await Self.get(session(passing), server)
         XCTAssertNil(passed.error, "the pinned root is the chain's only root, so the default check passes too")
-        let failing = CompositeTrustEvaluator(evaluators: [root, PublicKeysTrustEvaluator(keys: [other.leaf.certificate.publicKey])])
+        let failing = CompositeTrustEvaluator(evaluators: [
+            root, PublicKeysTrustEvaluator(keys: [other.leaf.certificate.publicKey]),
+        ])
         let failed = await Self.get(session(failing), server)
-        guard case .publicKeyPinningFailed? = reason(failed) else { return XCTFail("\(String(describing: failed.error))") }
+        guard case .publicKeyPinningFailed? = reason(failed) else {
+            return XCTFail("\(String(describing: failed.error))")
+        }
     }
 
     func testManyConnectionsRefusedAtOnceFailEveryRequestAndLeaveThePoolWorking() async throws {
         let server = try await tlsServer()
         let other = try TestCertificates()
-        let failing = session(PinnedCertificatesTrustEvaluator(certificates: [other.leaf.certificate], performDefaultValidation: false))
+        let failing = session(
+            PinnedCertificatesTrustEvaluator(certificates: [other.leaf.certificate], performDefaultValidation: false))
         for _ in 0..<3 {
             let errors = await withTaskGroup(of: AFError?.self) { group in
                 for _ in 0..<40 { group.addTask { await Self.get(failing, server).error } }
@@ -222,7 +277,9 @@ final class ServerTrustTests: TLSServerTestCase {
             XCTAssertEqual(errors.count, 40)
             XCTAssertTrue(errors.allSatisfy { $0?.isServerTrustEvaluationError == true }, "\(errors)")
         }
-        let passing = session(PinnedCertificatesTrustEvaluator(certificates: [certificates.leaf.certificate], performDefaultValidation: false))
+        let passing = session(
+            PinnedCertificatesTrustEvaluator(
+                certificates: [certificates.leaf.certificate], performDefaultValidation: false))
         let results = await withTaskGroup(of: Int?.self) { group in
             for _ in 0..<40 { group.addTask { await Self.get(passing, server).response?.statusCode } }
             return await group.reduce(into: [Int?]()) { $0.append($1) }

@@ -16,8 +16,9 @@ final class TLSSettingsTests: TLSServerTestCase {
 
     private var clientIdentity: ClientCertificate {
         get throws {
-            try ClientCertificate(pemCertificateChain: Data((certificates.client.pem + certificates.intermediate.pem).utf8),
-                                  privateKey: Data(certificates.client.privateKeyPEM.utf8))
+            try ClientCertificate(
+                pemCertificateChain: Data((certificates.client.pem + certificates.intermediate.pem).utf8),
+                privateKey: Data(certificates.client.privateKeyPEM.utf8))
         }
     }
 
@@ -45,10 +46,13 @@ final class TLSSettingsTests: TLSServerTestCase {
         XCTAssertEqual(output.host, "localhost")
         XCTAssertEqual(output.trust?.leafCertificate?.subject, certificates.commonNameOnlyLeaf.certificate.subject)
         // Through a proxy-less client of its own (a per-host identity) the rule holds too.
-        let identified = Session(tls: TLSSettings(trustRoots: .adding([certificates.root.certificate]),
-                                                  clientCertificatesByHost: ["localhost": try clientIdentity]))
+        let identified = Session(
+            tls: TLSSettings(
+                trustRoots: .adding([certificates.root.certificate]),
+                clientCertificatesByHost: ["localhost": try clientIdentity]))
         let alsoRefused = await Self.get(identified, url)
-        XCTAssertTrue(alsoRefused.error?.isServerTrustEvaluationError == true, "\(String(describing: alsoRefused.error))")
+        XCTAssertTrue(
+            alsoRefused.error?.isServerTrustEvaluationError == true, "\(String(describing: alsoRefused.error))")
         // A certificate with subjectAltNames is still accepted on the same session.
         let good = try await tlsServer()
         let accepted = await Self.get(session, URL(string: "https://localhost:\(good.port)/get")!)
@@ -61,8 +65,9 @@ final class TLSSettingsTests: TLSServerTestCase {
 
     func testAnEvaluatorBuildsOnTheSessionsRoots() async throws {
         let server = try await tlsServer()
-        let session = Session(serverTrustManager: ServerTrustManager(evaluators: ["127.0.0.1": DefaultTrustEvaluator()]),
-                              tls: TLSSettings(trustRoots: .adding([certificates.root.certificate])))
+        let session = Session(
+            serverTrustManager: ServerTrustManager(evaluators: ["127.0.0.1": DefaultTrustEvaluator()]),
+            tls: TLSSettings(trustRoots: .adding([certificates.root.certificate])))
         let response = await Self.get(session, server.url("/get"))
         XCTAssertNil(response.error)
     }
@@ -72,7 +77,8 @@ final class TLSSettingsTests: TLSServerTestCase {
         let roots = TrustRoots.adding([certificates.root.certificate])
         let anonymous = await Self.get(Session(tls: TLSSettings(trustRoots: roots)), server.url("/get"))
         XCTAssertNotNil(anonymous.error, "the server refuses a client without a certificate")
-        let identified = await Self.get(Session(tls: TLSSettings(trustRoots: roots, clientCertificate: try clientIdentity)), server.url("/get"))
+        let identified = await Self.get(
+            Session(tls: TLSSettings(trustRoots: roots, clientCertificate: try clientIdentity)), server.url("/get"))
         XCTAssertNil(identified.error)
         XCTAssertEqual(identified.response?.statusCode, 200)
     }
@@ -80,10 +86,12 @@ final class TLSSettingsTests: TLSServerTestCase {
     func testAPerHostIdentityGoesToThatHostOnly() async throws {
         let server = try await tlsServer(requireClientCertificate: true)
         let roots = TrustRoots.adding([certificates.root.certificate])
-        let forThisHost = Session(tls: TLSSettings(trustRoots: roots, clientCertificatesByHost: ["127.0.0.1": try clientIdentity]))
+        let forThisHost = Session(
+            tls: TLSSettings(trustRoots: roots, clientCertificatesByHost: ["127.0.0.1": try clientIdentity]))
         let served = await Self.get(forThisHost, server.url("/get"))
         XCTAssertNil(served.error)
-        let forAnotherHost = Session(tls: TLSSettings(trustRoots: roots, clientCertificatesByHost: ["example.invalid": try clientIdentity]))
+        let forAnotherHost = Session(
+            tls: TLSSettings(trustRoots: roots, clientCertificatesByHost: ["example.invalid": try clientIdentity]))
         let refused = await Self.get(forAnotherHost, server.url("/get"))
         XCTAssertNotNil(refused.error)
     }
@@ -96,20 +104,35 @@ final class TLSSettingsTests: TLSServerTestCase {
         try Data(certificates.client.privateKeyPEM.utf8).write(to: key)
         let archive = directory.url.appendingPathComponent("client.p12")
         let encrypted = directory.url.appendingPathComponent("client-encrypted.key")
-        try Self.openssl(["pkcs12", "-export", "-in", certificate.path, "-inkey", key.path, "-out", archive.path, "-passout", "pass:s3cret"])
-        try Self.openssl(["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", key.path, "-out", encrypted.path, "-passout", "pass:s3cret"])
+        try Self.openssl([
+            "pkcs12", "-export", "-in", certificate.path, "-inkey", key.path, "-out", archive.path, "-passout",
+            "pass:s3cret",
+        ])
+        try Self.openssl([
+            "pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", key.path, "-out", encrypted.path, "-passout", "pass:s3cret",
+        ])
 
         XCTAssertNoThrow(try ClientCertificate(pkcs12: Data(contentsOf: archive), passphrase: "s3cret"))
         XCTAssertThrowsError(try ClientCertificate(pkcs12: Data(contentsOf: archive), passphrase: "wrong")) { error in
             guard case .invalidPKCS12? = error as? ClientCertificate.LoadingError else { return XCTFail("\(error)") }
         }
         let chain = try Data(contentsOf: certificate)
-        XCTAssertNoThrow(try ClientCertificate(pemCertificateChain: chain, privateKey: Data(contentsOf: encrypted), passphrase: "s3cret"))
-        XCTAssertThrowsError(try ClientCertificate(pemCertificateChain: chain, privateKey: Data(contentsOf: encrypted))) { error in
-            guard case .invalidPrivateKey? = error as? ClientCertificate.LoadingError else { return XCTFail("\(error)") }
+        XCTAssertNoThrow(
+            try ClientCertificate(
+                pemCertificateChain: chain, privateKey: Data(contentsOf: encrypted), passphrase: "s3cret"))
+        XCTAssertThrowsError(try ClientCertificate(pemCertificateChain: chain, privateKey: Data(contentsOf: encrypted)))
+        { error in
+            guard case .invalidPrivateKey? = error as? ClientCertificate.LoadingError else {
+                return XCTFail("\(error)")
+            }
         }
-        XCTAssertThrowsError(try ClientCertificate(pemCertificateChain: Data("not a certificate".utf8), privateKey: Data(contentsOf: key))) { error in
-            guard case .invalidCertificateChain? = error as? ClientCertificate.LoadingError else { return XCTFail("\(error)") }
+        XCTAssertThrowsError(
+            try ClientCertificate(
+                pemCertificateChain: Data("not a certificate".utf8), privateKey: Data(contentsOf: key))
+        ) { error in
+            guard case .invalidCertificateChain? = error as? ClientCertificate.LoadingError else {
+                return XCTFail("\(error)")
+            }
         }
     }
 
@@ -123,9 +146,11 @@ final class TLSSettingsTests: TLSServerTestCase {
         XCTAssertEqual(http1.metrics?.transactionMetrics.last?.networkProtocolName, "http/1.1")
 
         let other = try TestCertificates()
-        let pinned = Session(serverTrustManager: ServerTrustManager(evaluators: [
-            "127.0.0.1": PinnedCertificatesTrustEvaluator(certificates: [other.leaf.certificate], performDefaultValidation: false),
-        ]))
+        let pinned = Session(
+            serverTrustManager: ServerTrustManager(evaluators: [
+                "127.0.0.1": PinnedCertificatesTrustEvaluator(
+                    certificates: [other.leaf.certificate], performDefaultValidation: false)
+            ]))
         let refused = await Self.get(pinned, server.url("/get"))
         guard case .serverTrustEvaluationFailed(reason: .certificatePinningFailed)? = refused.error else {
             return XCTFail("the pin must hold on an HTTP/2 connection too: \(String(describing: refused.error))")
@@ -134,7 +159,10 @@ final class TLSSettingsTests: TLSServerTestCase {
 
     /// Runs the `openssl` command line tool, which makes the PKCS#12 archive and encrypted key swift-crypto cannot.
     private static func openssl(_ arguments: [String]) throws {
-        guard let path = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
+        guard
+            let path = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first(
+                where: FileManager.default.isExecutableFile(atPath:))
+        else {
             throw XCTSkip("openssl is not installed")
         }
         let process = Process()

@@ -14,16 +14,74 @@ final class EmptyResponseMatrixTests: XCTestCase {
 
     /// Each serializer, with what it yields for an allowed empty body (or the error it throws).
     let serializers: [(name: String, serialize: (URLRequest, HTTPURLResponse) throws -> String)] = [
-        ("data", { try "\(DataResponseSerializer().serialize(request: $0, response: $1, data: Data(), error: nil).count) bytes" }),
-        ("string", { try "\"\(StringResponseSerializer().serialize(request: $0, response: $1, data: Data(), error: nil))\"" }),
-        ("json", { try "\(JSONResponseSerializer().serialize(request: $0, response: $1, data: Data(), error: nil) is NSNull ? "null" : "?")" }),
-        ("decodable Empty", { try "\(DecodableResponseSerializer<Empty>().serialize(request: $0, response: $1, data: Data(), error: nil) == Empty.value ? "Empty" : "?")" }),
-        ("decodable other", { _ = try DecodableResponseSerializer<Named>().serialize(request: $0, response: $1, data: Data(), error: nil); return "?" }),
-        ("property list", { try "\(PropertyListResponseSerializer().serialize(request: $0, response: $1, data: Data(), error: nil) is NSNull ? "null" : "?")" }),
-        ("xml", { try "\(XMLResponseSerializer().serialize(request: $0, response: $1, data: Data(), error: nil).rootElement() == nil ? "empty document" : "?")" }),
-        ("xml parser", { _ = try XMLParserResponseSerializer().serialize(request: $0, response: $1, data: Data(), error: nil); return "parser" }),
-        ("image", { _ = try ImageResponseSerializer().serialize(request: $0, response: $1, data: Data(), error: nil); return "?" }),
-        ("compound", { try "\(CompoundResponseSerializer([JSONResponseSerializer()]).serialize(request: $0, response: $1, data: Data(), error: nil) is NSNull ? "null" : "?")" }),
+        (
+            "data",
+            {
+                try
+                    "\(DataResponseSerializer().serialize(request: $0, response: $1, data: Data(), error: nil).count) bytes"
+            }
+        ),
+        (
+            "string",
+            { try "\"\(StringResponseSerializer().serialize(request: $0, response: $1, data: Data(), error: nil))\"" }
+        ),
+        (
+            "json",
+            {
+                try
+                    "\(JSONResponseSerializer().serialize(request: $0, response: $1, data: Data(), error: nil) is NSNull ? "null" : "?")"
+            }
+        ),
+        (
+            "decodable Empty",
+            {
+                try
+                    "\(DecodableResponseSerializer<Empty>().serialize(request: $0, response: $1, data: Data(), error: nil) == Empty.value ? "Empty" : "?")"
+            }
+        ),
+        (
+            "decodable other",
+            {
+                _ = try DecodableResponseSerializer<Named>().serialize(
+                    request: $0, response: $1, data: Data(), error: nil);
+                return "?"
+            }
+        ),
+        (
+            "property list",
+            {
+                try
+                    "\(PropertyListResponseSerializer().serialize(request: $0, response: $1, data: Data(), error: nil) is NSNull ? "null" : "?")"
+            }
+        ),
+        (
+            "xml",
+            {
+                try
+                    "\(XMLResponseSerializer().serialize(request: $0, response: $1, data: Data(), error: nil).rootElement() == nil ? "empty document" : "?")"
+            }
+        ),
+        (
+            "xml parser",
+            {
+                _ = try XMLParserResponseSerializer().serialize(request: $0, response: $1, data: Data(), error: nil);
+                return "parser"
+            }
+        ),
+        (
+            "image",
+            {
+                _ = try ImageResponseSerializer().serialize(request: $0, response: $1, data: Data(), error: nil);
+                return "?"
+            }
+        ),
+        (
+            "compound",
+            {
+                try
+                    "\(CompoundResponseSerializer([JSONResponseSerializer()]).serialize(request: $0, response: $1, data: Data(), error: nil) is NSNull ? "null" : "?")"
+            }
+        ),
     ]
 
     let expectedForAllowedEmpty: [String: String] = [
@@ -40,7 +98,9 @@ final class EmptyResponseMatrixTests: XCTestCase {
             case .responseSerializationFailed(.inputDataNilOrZeroLength): return "inputDataNilOrZeroLength"
             case let .responseSerializationFailed(.invalidEmptyResponse(type)): return "invalidEmptyResponse(\(type))"
             case let .responseSerializationFailed(.compoundSerializationFailed(errors)) where errors.count == 1:
-                if case .responseSerializationFailed(.inputDataNilOrZeroLength) = errors[0] { return "inputDataNilOrZeroLength" }
+                if case .responseSerializationFailed(.inputDataNilOrZeroLength) = errors[0] {
+                    return "inputDataNilOrZeroLength"
+                }
                 return "\(error)"
             default: return "\(error)"
             }
@@ -48,19 +108,24 @@ final class EmptyResponseMatrixTests: XCTestCase {
     }
 
     func testAllowedEmptyBodiesFor204And205AndHEAD() {
-        let cases = [("204", Fixtures.request(), Fixtures.response(status: 204)),
-                     ("205", Fixtures.request(), Fixtures.response(status: 205)),
-                     ("HEAD", Fixtures.request(method: "HEAD"), Fixtures.response(status: 200))]
+        let cases = [
+            ("204", Fixtures.request(), Fixtures.response(status: 204)),
+            ("205", Fixtures.request(), Fixtures.response(status: 205)),
+            ("HEAD", Fixtures.request(method: "HEAD"), Fixtures.response(status: 200)),
+        ]
         for (label, request, response) in cases {
             for (name, serialize) in serializers {
-                XCTAssertEqual(outcome { try serialize(request, response) }, expectedForAllowedEmpty[name], "\(name) \(label)")
+                XCTAssertEqual(
+                    outcome { try serialize(request, response) }, expectedForAllowedEmpty[name], "\(name) \(label)")
             }
         }
     }
 
     func testEmpty200FailsForEverySerializer() {
         for (name, serialize) in serializers {
-            XCTAssertEqual(outcome { try serialize(Fixtures.request(), Fixtures.response(status: 200)) }, "inputDataNilOrZeroLength", name)
+            XCTAssertEqual(
+                outcome { try serialize(Fixtures.request(), Fixtures.response(status: 200)) },
+                "inputDataNilOrZeroLength", name)
         }
     }
 }

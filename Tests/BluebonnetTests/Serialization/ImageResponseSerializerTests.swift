@@ -38,7 +38,10 @@ final class ImageTests: XCTestCase {
             let data = try Fixtures.data("Images/\(fixture.file)")
             for cut in [data.count - 1, data.count / 2, 20] {
                 XCTAssertThrowsError(try Image(data: data.prefix(cut)), "\(fixture.file) cut to \(cut)") { error in
-                    guard case .responseSerializationFailed(.imageSerializationFailed(.truncated(let format))) = error.asAFError else {
+                    guard
+                        case .responseSerializationFailed(.imageSerializationFailed(.truncated(let format))) = error
+                            .asAFError
+                    else {
                         return XCTFail("\(fixture.file) cut to \(cut): \(error)")
                     }
                     XCTAssertEqual(format, fixture.format)
@@ -50,7 +53,9 @@ final class ImageTests: XCTestCase {
     func testBytesThatAreNoImageAreRefused() {
         for bytes in [Data("<html>".utf8), Data(), Data([0x00, 0x01, 0x02]), Data("RIFF1234WAVE".utf8)] {
             XCTAssertThrowsError(try Image(data: bytes)) { error in
-                guard case .responseSerializationFailed(.imageSerializationFailed(.unrecognizedFormat)) = error.asAFError else {
+                guard
+                    case .responseSerializationFailed(.imageSerializationFailed(.unrecognizedFormat)) = error.asAFError
+                else {
                     return XCTFail("\(error)")
                 }
             }
@@ -63,7 +68,10 @@ final class ImageTests: XCTestCase {
             return withUnsafeBytes(of: size.bigEndian, Array.init) + Array(type.utf8) + payload
         }
         let ftyp = box("ftyp", Array("heic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8))
-        let ispe = box("ispe", [0, 0, 0, 0] + withUnsafeBytes(of: UInt32(4032).bigEndian, Array.init) + withUnsafeBytes(of: UInt32(3024).bigEndian, Array.init))
+        let ispe = box(
+            "ispe",
+            [0, 0, 0, 0] + withUnsafeBytes(of: UInt32(4032).bigEndian, Array.init)
+                + withUnsafeBytes(of: UInt32(3024).bigEndian, Array.init))
         let image = try Image(data: Data(ftyp + box("meta", box("iprp", box("ipco", ispe)))))
         XCTAssertEqual(image.format, .heic)
         XCTAssertEqual(image.width, 4032)
@@ -74,24 +82,35 @@ final class ImageTests: XCTestCase {
     func testSerializerRefusesImagesAboveThePixelLimit() throws {
         let data = try Fixtures.data("Images/red-40x30.png")
         let serializer = ImageResponseSerializer(maximumPixelCount: 1000)
-        XCTAssertThrowsError(try serializer.serialize(request: nil, response: Fixtures.response(), data: data, error: nil)) { error in
-            guard case .responseSerializationFailed(.imageSerializationFailed(.pixelCountExceedsLimit(40, 30, 1000))) = error.asAFError else {
+        XCTAssertThrowsError(
+            try serializer.serialize(request: nil, response: Fixtures.response(), data: data, error: nil)
+        ) { error in
+            guard
+                case .responseSerializationFailed(.imageSerializationFailed(.pixelCountExceedsLimit(40, 30, 1000))) =
+                    error.asAFError
+            else {
                 return XCTFail("\(error)")
             }
         }
-        XCTAssertEqual(try ImageResponseSerializer(maximumPixelCount: 1200).serialize(request: nil, response: Fixtures.response(), data: data, error: nil).pixelCount, 1200)
+        XCTAssertEqual(
+            try ImageResponseSerializer(maximumPixelCount: 1200).serialize(
+                request: nil, response: Fixtures.response(), data: data, error: nil
+            ).pixelCount, 1200)
     }
 
     func testDefaultAcceptableTypesCoverEveryFormatRead() {
         for format in Image.Format.allCases {
-            XCTAssertTrue(ImageResponseSerializer.defaultAcceptableContentTypes.contains(format.mimeTypes[0]), format.rawValue)
+            XCTAssertTrue(
+                ImageResponseSerializer.defaultAcceptableContentTypes.contains(format.mimeTypes[0]), format.rawValue)
         }
     }
 }
 
 final class ImageResponseSerializerEndToEndTests: ServerTestCase {
     func testServedImagesAreRead() async throws {
-        for (path, format) in [("/image/png", Image.Format.png), ("/image/jpeg", .jpeg), ("/image/gif", .gif), ("/image/webp", .webp)] {
+        for (path, format) in [
+            ("/image/png", Image.Format.png), ("/image/jpeg", .jpeg), ("/image/gif", .gif), ("/image/webp", .webp),
+        ] {
             let image = try await session.request(url(path)).serializingImage().value
             XCTAssertEqual(image.format, format, path)
             XCTAssertGreaterThan(image.width, 0)
@@ -99,7 +118,8 @@ final class ImageResponseSerializerEndToEndTests: ServerTestCase {
     }
 
     func testImageHandlerRefusesHTMLWithTheDefaultContentTypes() async throws {
-        let serializer = ImageResponseSerializer(acceptableContentTypes: ImageResponseSerializer.defaultAcceptableContentTypes)
+        let serializer = ImageResponseSerializer(
+            acceptableContentTypes: ImageResponseSerializer.defaultAcceptableContentTypes)
         let response = await session.request(url("/html")).serializingResponse(using: serializer).response
         XCTAssertEqual(response.error?.responseContentType, "text/html")
         XCTAssertNotNil(response.data)

@@ -71,7 +71,9 @@ final class ResponseSerializerTests: ServerTestCase {
     func testCustomSerializerErrorsBecomeCustomSerializationFailed() async {
         struct Failing: DataResponseSerializerProtocol {
             struct Boom: Error {}
-            func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws -> Int {
+            func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws
+                -> Int
+            {
                 throw Boom()
             }
         }

@@ -21,15 +21,21 @@ final class SerializerEndToEndTests: ServerTestCase {
 
     /// A request whose body comes straight back with the given status and content type.
     func echo(_ body: Data, contentType: String, status: Int = 200) -> DataRequest {
-        var request = URLRequest(url: server.url("/echo?status=\(status)&content_type=\(contentType.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"))
+        var request = URLRequest(
+            url: server.url(
+                "/echo?status=\(status)&content_type=\(contentType.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+            ))
         request.httpMethod = "POST"
         request.httpBody = body
         return session.request(request)
     }
 
     func testResponseJSONHandler() async {
-        let response = await withCheckedContinuation { (continuation: CheckedContinuation<Handed<AFDataResponse<Any>>, Never>) in
-            session.request(url("/json")).responseJSON(queue: .global()) { continuation.resume(returning: Handed(value: $0)) }
+        let response = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Handed<AFDataResponse<Any>>, Never>) in
+            session.request(url("/json")).responseJSON(queue: .global()) {
+                continuation.resume(returning: Handed(value: $0))
+            }
         }.value
         let slideshow = (response.value as? [String: Any])?["slideshow"] as? [String: Any]
         XCTAssertEqual(slideshow?["author"] as? String, "Yours Truly")
@@ -39,7 +45,9 @@ final class SerializerEndToEndTests: ServerTestCase {
         let show = try await session.request(url("/json")).serializingDecodable(Slideshow.self).value
         XCTAssertEqual(show.slideshow.slides.count, 2)
         let handled: AFDataResponse<Slideshow> = await withCheckedContinuation { continuation in
-            session.request(url("/json")).responseDecodable(of: Slideshow.self, queue: .global()) { continuation.resume(returning: $0) }
+            session.request(url("/json")).responseDecodable(of: Slideshow.self, queue: .global()) {
+                continuation.resume(returning: $0)
+            }
         }
         XCTAssertEqual(handled.value?.slideshow.author, "Yours Truly")
     }
@@ -57,7 +65,9 @@ final class SerializerEndToEndTests: ServerTestCase {
 
     func testFourMegabyteJSONBodyDecodes() async throws {
         struct Item: Codable, Sendable { let id: Int; let name: String; let tags: [String] }
-        let items = (0..<52_000).map { Item(id: $0, name: "flower number \($0)", tags: ["bluebonnet", "texas", "spring"]) }
+        let items = (0..<52_000).map {
+            Item(id: $0, name: "flower number \($0)", tags: ["bluebonnet", "texas", "spring"])
+        }
         let body = try JSONEncoder().encode(items)
         XCTAssertGreaterThan(body.count, 4_000_000)
         let decoded = try await echo(body, contentType: "application/json").serializingDecodable([Item].self).value
@@ -70,12 +80,16 @@ final class SerializerEndToEndTests: ServerTestCase {
 
     func testPropertyListsBothFormats() async throws {
         for format in [PropertyListSerialization.PropertyListFormat.xml, .binary] {
-            let body = try PropertyListSerialization.data(fromPropertyList: ["state": "TX", "flowers": ["bluebonnet"]], format: format, options: 0)
+            let body = try PropertyListSerialization.data(
+                fromPropertyList: ["state": "TX", "flowers": ["bluebonnet"]], format: format, options: 0)
             let value = try await echo(body, contentType: "application/x-plist").serializingPropertyList().value
             XCTAssertEqual((value as? [String: Any])?["state"] as? String, "TX", "\(format)")
         }
-        let handled = await withCheckedContinuation { (continuation: CheckedContinuation<Handed<AFDataResponse<Any>>, Never>) in
-            echo(Self.brokenPlist, contentType: "application/x-plist").responsePropertyList(queue: .global()) { continuation.resume(returning: Handed(value: $0)) }
+        let handled = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Handed<AFDataResponse<Any>>, Never>) in
+            echo(Self.brokenPlist, contentType: "application/x-plist").responsePropertyList(queue: .global()) {
+                continuation.resume(returning: Handed(value: $0))
+            }
         }.value
         guard case .responseSerializationFailed(.propertyListSerializationFailed) = handled.error else {
             return XCTFail("\(String(describing: handled.error))")
@@ -87,8 +101,11 @@ final class SerializerEndToEndTests: ServerTestCase {
         let document = try await session.request(url("/xml")).serializingXML().value
         XCTAssertEqual(document.rootElement()?.name, "slideshow")
         XCTAssertEqual(document.rootElement()?.elements(forName: "slide").count, 2)
-        let malformed = await withCheckedContinuation { (continuation: CheckedContinuation<Handed<AFDataResponse<XMLDocument>>, Never>) in
-            echo(Data("<slideshow><slide>".utf8), contentType: "application/xml").responseXML(queue: .global()) { continuation.resume(returning: Handed(value: $0)) }
+        let malformed = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Handed<AFDataResponse<XMLDocument>>, Never>) in
+            echo(Data("<slideshow><slide>".utf8), contentType: "application/xml").responseXML(queue: .global()) {
+                continuation.resume(returning: Handed(value: $0))
+            }
         }.value
         guard case .responseSerializationFailed(.xmlSerializationFailed) = malformed.error else {
             return XCTFail("\(String(describing: malformed.error))")
@@ -96,7 +113,8 @@ final class SerializerEndToEndTests: ServerTestCase {
     }
 
     func testUnacceptableContentTypeKeepsTheResponseAndDataAndDoesNotParse() async {
-        let strict = JSONResponseSerializer(acceptableContentTypes: JSONResponseSerializer.defaultAcceptableContentTypes)
+        let strict = JSONResponseSerializer(
+            acceptableContentTypes: JSONResponseSerializer.defaultAcceptableContentTypes)
         let response = await session.request(url("/html")).serializingResponse(using: strict).response
         guard case .responseValidationFailed(.unacceptableContentType(_, "text/html")) = response.error else {
             return XCTFail("\(String(describing: response.error))")

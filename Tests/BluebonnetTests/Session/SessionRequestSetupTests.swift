@@ -71,10 +71,12 @@ final class SessionRequestSetupTests: ServerTestCase {
         var logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
         logger.logLevel = .debug
         let logged = Session(logger: logger)
-        let request = logged.request("http://user:secret@127.0.0.1:\(server.port)/get?token=hunter2",
-                                     headers: [.authorization(bearerToken: "bearer-secret")])
+        let request = logged.request(
+            "http://user:secret@127.0.0.1:\(server.port)/get?token=hunter2",
+            headers: [.authorization(bearerToken: "bearer-secret")])
         _ = await request.serializingData().response
-        let refused = await logged.request("http://user:secret@127.0.0.1:1/refused?token=hunter2").serializingData().response
+        let refused = await logged.request("http://user:secret@127.0.0.1:1/refused?token=hunter2").serializingData()
+            .response
         XCTAssertNotNil(refused.error)
         let text = lines.values.joined(separator: "\n")
         XCTAssertTrue(text.contains("error=sessionTaskFailed"), "an error is named by its case: \(text)")
@@ -95,7 +97,8 @@ extension SessionRequestSetupTests {
         logger.logLevel = .trace
         let logged = Session(logger: logger)
         _ = try await logged.request(url("/get")).serializingData().value
-        XCTAssertTrue(lines.values.contains { $0.contains("ahc-request-id") }, "AsyncHTTPClient's own lines: \(lines.values)")
+        XCTAssertTrue(
+            lines.values.contains { $0.contains("ahc-request-id") }, "AsyncHTTPClient's own lines: \(lines.values)")
         withExtendedLifetime(logged) {}
     }
 }
@@ -113,6 +116,7 @@ struct CapturingLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
-        lines.append("\(event.message) " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+        lines.append(
+            "\(event.message) " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
     }
 }

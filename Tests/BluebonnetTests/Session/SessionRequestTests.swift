@@ -18,7 +18,8 @@ final class SessionRequestTests: ServerTestCase {
         let data = try await session.request(url("/headers")).serializingData().value
         let headers = try XCTUnwrap(try json(data)["headers"] as? [String: String])
         XCTAssertEqual(headers["Accept-Encoding"], "gzip;q=1.0, deflate;q=0.9")
-        XCTAssertTrue(headers["User-Agent"]?.hasSuffix("Bluebonnet/\(bluebonnetVersion)") == true, headers["User-Agent"] ?? "")
+        XCTAssertTrue(
+            headers["User-Agent"]?.hasSuffix("Bluebonnet/\(bluebonnetVersion)") == true, headers["User-Agent"] ?? "")
         XCTAssertNotNil(headers["Accept-Language"])
     }
 
@@ -42,8 +43,10 @@ final class SessionRequestTests: ServerTestCase {
 
     func testPOSTWithJSONEncodingSendsTheBody() async throws {
         let parameters: Parameters = ["name": "Texas", "flowers": ["bluebonnet", "paintbrush"], "state": true]
-        let data = try await session.request(url("/post"), method: .post, parameters: parameters, encoding: JSONEncoding.default)
-            .serializingData().value
+        let data = try await session.request(
+            url("/post"), method: .post, parameters: parameters, encoding: JSONEncoding.default
+        )
+        .serializingData().value
         let echo = try json(data)
         let sent = try XCTUnwrap(echo["json"] as? [String: Any])
         XCTAssertEqual(sent["name"] as? String, "Texas")
@@ -53,8 +56,10 @@ final class SessionRequestTests: ServerTestCase {
 
     func testEncodableParametersUseTheFormEncoderByDefault() async throws {
         struct Query: Encodable, Sendable { let name: String; let tags: [String]; let missing: String? }
-        let data = try await session.request(url("/get"), parameters: Query(name: "a b&c", tags: ["x", "y"], missing: nil))
-            .serializingData().value
+        let data = try await session.request(
+            url("/get"), parameters: Query(name: "a b&c", tags: ["x", "y"], missing: nil)
+        )
+        .serializingData().value
         let args = try XCTUnwrap(try json(data)["args"] as? [String: Any])
         XCTAssertEqual(args["name"] as? String, "a b&c")
         XCTAssertEqual(args["tags[]"] as? [String], ["x", "y"])
@@ -63,8 +68,10 @@ final class SessionRequestTests: ServerTestCase {
 
     func testJSONParameterEncoderSendsAnEncodableBody() async throws {
         struct Body: Encodable, Sendable { let id: Int }
-        let data = try await session.request(url("/post"), method: .post, parameters: Body(id: 7), encoder: JSONParameterEncoder.default)
-            .serializingData().value
+        let data = try await session.request(
+            url("/post"), method: .post, parameters: Body(id: 7), encoder: JSONParameterEncoder.default
+        )
+        .serializingData().value
         XCTAssertEqual((try json(data)["json"] as? [String: Int])?["id"], 7)
     }
 
@@ -95,7 +102,8 @@ final class SessionRequestTests: ServerTestCase {
     }
 
     func testHeaderValueWithCRLFIsRefusedBeforeAnythingIsSent() async {
-        let response = await session.request(url("/headers"), headers: ["X-Evil": "a\r\nInjected: yes"]).serializingData().response
+        let response = await session.request(url("/headers"), headers: ["X-Evil": "a\r\nInjected: yes"])
+            .serializingData().response
         guard case .urlRequestValidationFailed(.invalidHeaderValue(name: "X-Evil")) = response.error else {
             return XCTFail("\(String(describing: response.error))")
         }
@@ -132,7 +140,9 @@ final class SessionRequestTests: ServerTestCase {
         let base = url("/get")
         let codes = await withTaskGroup(of: Int?.self) { group in
             for index in 0..<200 {
-                group.addTask { await session.request("\(base)?i=\(index)").serializingData().response.response?.statusCode }
+                group.addTask {
+                    await session.request("\(base)?i=\(index)").serializingData().response.response?.statusCode
+                }
             }
             var codes: [Int?] = []
             for await code in group { codes.append(code) }

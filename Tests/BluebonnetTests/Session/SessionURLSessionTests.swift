@@ -16,9 +16,13 @@ final class SessionURLSessionTests: ServerTestCase {
         let session = Session(configuration: configuration)
         configuration.httpCookieStorage = nil
         XCTAssertTrue(session.session === session.session)
-        XCTAssertTrue(session.session.configuration.httpCookieStorage === storage, "a later change to the caller's copy changes nothing")
+        XCTAssertTrue(
+            session.session.configuration.httpCookieStorage === storage,
+            "a later change to the caller's copy changes nothing")
         XCTAssertTrue(session.session.configuration.urlCache === cache)
-        XCTAssertEqual(session.session.configuration.headers.value(for: "User-Agent"), HTTPHeaders.default.value(for: "User-Agent"))
+        XCTAssertEqual(
+            session.session.configuration.headers.value(for: "User-Agent"), HTTPHeaders.default.value(for: "User-Agent")
+        )
         // What Alamofire's tests do: the response the session stored, read back through `session.session`.
         let request = session.request(url("/cacheable/x?cache_control=max-age=60"))
         _ = await request.serializingData().response

@@ -97,7 +97,9 @@ final class DataStreamInputStreamTests: ServerTestCase {
         var byte: UInt8 = 0
         let first = await withCheckedContinuation { continuation in
             let box = UncheckedSendableStream(stream)
-            Thread.detachNewThread { var one: UInt8 = 0; continuation.resume(returning: box.stream.read(&one, maxLength: 1)) }
+            Thread.detachNewThread {
+                var one: UInt8 = 0; continuation.resume(returning: box.stream.read(&one, maxLength: 1))
+            }
         }
         XCTAssertEqual(first, 1)
         stream.close()

@@ -57,7 +57,9 @@ final class DataStreamRequestTests: ServerTestCase {
         let status = Events<Data>(expectation(description: "status"))
         session.streamRequest(url("/status/404")).validate().responseStream(on: queue) { status.handle($0) }
         let type = Events<Data>(expectation(description: "type"))
-        session.streamRequest(url("/bytes/100000?seed=1")).validate(contentType: ["text/plain"]).responseStream(on: queue) { type.handle($0) }
+        session.streamRequest(url("/bytes/100000?seed=1")).validate(contentType: ["text/plain"]).responseStream(
+            on: queue
+        ) { type.handle($0) }
         await fulfillment(of: [status.done, type.done], timeout: 10)
         XCTAssertTrue(status.received.isEmpty)
         XCTAssertEqual(status.ended?.error?.responseCode, 404)
@@ -84,8 +86,9 @@ final class DataStreamRequestTests: ServerTestCase {
         let readWhileBlocked = request.downloadProgress.completedUnitCount
         release.signal()
         request.cancel()
-        XCTAssertLessThan(readWhileBlocked, 4 * 1024 * 1024,
-                          "\(readWhileBlocked) bytes were read while the handler was blocked; the limit is 1 MiB queued")
+        XCTAssertLessThan(
+            readWhileBlocked, 4 * 1024 * 1024,
+            "\(readWhileBlocked) bytes were read while the handler was blocked; the limit is 1 MiB queued")
     }
 
     func testASlowAsyncConsumerStopsTheConnectionBeingReadAndLeavingTheLoopCancels() async throws {
@@ -166,7 +169,8 @@ final class DataStreamRequestTests: ServerTestCase {
         }
         await fulfillment(of: [done], timeout: 10)
         XCTAssertTrue(request.isCancelled)
-        guard case let .responseSerializationFailed(.customSerializationFailed(error))?? = completion.values.first else {
+        guard case let .responseSerializationFailed(.customSerializationFailed(error))?? = completion.values.first
+        else {
             return XCTFail("\(completion.values)")
         }
         XCTAssertTrue(error is Stop)
@@ -186,7 +190,9 @@ final class DataStreamRequestTests: ServerTestCase {
     func testTheFramerBoundsAValueWithoutEnd() throws {
         var framer = JSONValueFramer()
         XCTAssertEqual(try framer.frames(Data("{\"a\":".utf8), isComplete: { _ in false }), [])
-        XCTAssertThrowsError(try framer.frames(Data(repeating: 0x20 + 1, count: JSONValueFramer.maximumLength), isComplete: { _ in false }))
+        XCTAssertThrowsError(
+            try framer.frames(
+                Data(repeating: 0x20 + 1, count: JSONValueFramer.maximumLength), isComplete: { _ in false }))
     }
 
     /// Issue 24 (5): a value that never ends, sent 16 KiB at a time, was scanned whole again on every chunk: 16 MiB
@@ -204,7 +210,8 @@ final class DataStreamRequestTests: ServerTestCase {
         }
         let elapsed = Date().timeIntervalSince(start)
         XCTAssertEqual((failure as? AFError)?.isResponseLimitError, true, "\(String(describing: failure))")
-        XCTAssertEqual(chunks, JSONValueFramer.maximumLength / chunk.count, "the two bytes before the chunks tip it over")
+        XCTAssertEqual(
+            chunks, JSONValueFramer.maximumLength / chunk.count, "the two bytes before the chunks tip it over")
         // Well under a second in release; a debug build's bounds checks leave it a few times slower, never minutes.
         XCTAssertLessThan(elapsed, 3, "16 MiB in \(chunks) chunks took \(elapsed) s")
         // After the failure the framer starts clean, and a line split across chunks is still found.

@@ -9,7 +9,9 @@ import FoundationNetworking
 /// The `text/event-stream` parser against the WHATWG specification's rules, and event sources over real sockets.
 final class ServerSentEventTests: ServerTestCase {
     /// Parses `chunks` in order.
-    private func parse(_ chunks: [String], lastEventID: String? = nil) throws -> (events: [ServerSentEvent], parser: ServerSentEventParser) {
+    private func parse(_ chunks: [String], lastEventID: String? = nil) throws -> (
+        events: [ServerSentEvent], parser: ServerSentEventParser
+    ) {
         var parser = ServerSentEventParser(lastEventID: lastEventID)
         var events: [ServerSentEvent] = []
         for chunk in chunks { events += try parser.parse(Data(chunk.utf8)) }
@@ -18,18 +20,24 @@ final class ServerSentEventTests: ServerTestCase {
 
     func testTheSpecificationsExamples() throws {
         // "data: YHOO\ndata: +2\ndata: 10\n\n" is one message whose data has two line feeds.
-        XCTAssertEqual(try parse(["data: YHOO\ndata: +2\ndata: 10\n\n"]).events, [ServerSentEvent(data: "YHOO\n+2\n10")])
+        XCTAssertEqual(
+            try parse(["data: YHOO\ndata: +2\ndata: 10\n\n"]).events, [ServerSentEvent(data: "YHOO\n+2\n10")])
         // A comment, an event with an id, one without (the id persists), and an event that resets the id.
         let stream = ": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n\n"
-        XCTAssertEqual(try parse([stream]).events, [
-            ServerSentEvent(data: "first event", lastEventID: "1"),
-            ServerSentEvent(data: "second event", lastEventID: ""),
-            ServerSentEvent(data: " third event", lastEventID: ""),
-        ])
+        XCTAssertEqual(
+            try parse([stream]).events,
+            [
+                ServerSentEvent(data: "first event", lastEventID: "1"),
+                ServerSentEvent(data: "second event", lastEventID: ""),
+                ServerSentEvent(data: " third event", lastEventID: ""),
+            ])
         // Two events: the first with empty data, the second with "\n"; the unterminated last block is discarded.
-        XCTAssertEqual(try parse(["data\n\ndata\ndata\n\ndata:"]).events, [ServerSentEvent(data: ""), ServerSentEvent(data: "\n")])
+        XCTAssertEqual(
+            try parse(["data\n\ndata\ndata\n\ndata:"]).events, [ServerSentEvent(data: ""), ServerSentEvent(data: "\n")])
         // "test" either way: the space after the colon is dropped once.
-        XCTAssertEqual(try parse(["data:test\n\ndata: test\n\n"]).events, [ServerSentEvent(data: "test"), ServerSentEvent(data: "test")])
+        XCTAssertEqual(
+            try parse(["data:test\n\ndata: test\n\n"]).events,
+            [ServerSentEvent(data: "test"), ServerSentEvent(data: "test")])
     }
 
     func testLineEndingsAndTheBOMInAnyChunking() throws {
@@ -48,15 +56,20 @@ final class ServerSentEventTests: ServerTestCase {
     }
 
     func testFieldsTheSpecificationIgnores() throws {
-        let (events, parser) = try parse(["id: a\u{0}b\nretry: 12x\nretry: 250\nevent: only\n\nunknown: 1\nDATA: no\ndata: yes\n\n"], lastEventID: "start")
-        XCTAssertEqual(events, [ServerSentEvent(data: "yes", lastEventID: "start")], "an id with NUL is ignored; an event without data is not dispatched")
+        let (events, parser) = try parse(
+            ["id: a\u{0}b\nretry: 12x\nretry: 250\nevent: only\n\nunknown: 1\nDATA: no\ndata: yes\n\n"],
+            lastEventID: "start")
+        XCTAssertEqual(
+            events, [ServerSentEvent(data: "yes", lastEventID: "start")],
+            "an id with NUL is ignored; an event without data is not dispatched")
         XCTAssertEqual(parser.reconnectionTime, 250)
         XCTAssertEqual(try parse(["retry: 40\ndata: x\n\n"]).events.first?.retry, 40)
     }
 
     func testLinesAndEventsAreBounded() {
         var parser = ServerSentEventParser()
-        XCTAssertThrowsError(try parser.parse(Data(repeating: UInt8(ascii: "a"), count: ServerSentEventParser.maximumLineLength + 1)))
+        XCTAssertThrowsError(
+            try parser.parse(Data(repeating: UInt8(ascii: "a"), count: ServerSentEventParser.maximumLineLength + 1)))
         var events = ServerSentEventParser()
         let line = Data(("data: " + String(repeating: "x", count: 1024 * 1024 - 10) + "\n").utf8)
         XCTAssertThrowsError(try (0..<20).forEach { _ in _ = try events.parse(line) })
@@ -67,13 +80,16 @@ final class ServerSentEventTests: ServerTestCase {
         for await stream in session.streamRequest(url("/sse?count=3&crlf=1")).streamTask().streamingServerSentEvents() {
             if case let .stream(result) = stream.event { events.append(try result.get()) }
         }
-        XCTAssertEqual(events, (0..<3).map { ServerSentEvent(type: "tick", data: "line one \($0)\nline two", lastEventID: "\($0)") })
+        XCTAssertEqual(
+            events,
+            (0..<3).map { ServerSentEvent(type: "tick", data: "line one \($0)\nline two", lastEventID: "\($0)") })
     }
 
     func testTheResponseHandlerDeliversEvents() async throws {
         let done = expectation(description: "complete")
         let events = Recorder<ServerSentEvent>()
-        session.streamRequest(url("/sse?count=2")).responseStreamServerSentEvents(on: DispatchQueue(label: "sse")) { stream in
+        session.streamRequest(url("/sse?count=2")).responseStreamServerSentEvents(on: DispatchQueue(label: "sse")) {
+            stream in
             switch stream.event {
             case let .stream(result): if let event = try? result.get() { events.append(event) }
             case .complete: done.fulfill()
@@ -85,7 +101,8 @@ final class ServerSentEventTests: ServerTestCase {
 
     func testAnEventSourceReconnectsWithLastEventIDUntilA204() async throws {
         for drop in ["0", "1"] {
-            var iterator = session.eventSource(url("/sse?count=6&disconnect_after=2&retry=20&drop=\(drop)")).makeAsyncIterator()
+            var iterator = session.eventSource(url("/sse?count=6&disconnect_after=2&retry=20&drop=\(drop)"))
+                .makeAsyncIterator()
             var ids: [String] = []
             while let event = try await iterator.next() { ids.append(event.lastEventID ?? "") }
             XCTAssertEqual(ids, ["0", "1", "2", "3", "4", "5"], "drop=\(drop): no event lost or repeated")
@@ -100,7 +117,9 @@ final class ServerSentEventTests: ServerTestCase {
 
     func testAnEventSourceResumesAfterAGivenID() async throws {
         var ids: [String] = []
-        for try await event in session.eventSource(url("/sse?count=4"), lastEventID: "1") { ids.append(event.lastEventID ?? "") }
+        for try await event in session.eventSource(url("/sse?count=4"), lastEventID: "1") {
+            ids.append(event.lastEventID ?? "")
+        }
         XCTAssertEqual(ids, ["2", "3"])
     }
 
@@ -136,9 +155,14 @@ final class ServerSentEventTests: ServerTestCase {
         // `retry: 99999999999999999` parses as an Int; its wait in nanoseconds would overflow the sleep.
         let (_, parser) = try parse(["retry: 99999999999999999\n\n"])
         XCTAssertEqual(parser.reconnectionTime, 99_999_999_999_999_999)
-        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: parser.reconnectionTime, otherwise: 3), EventSource.maximumReconnectionTime)
-        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: .infinity), EventSource.maximumReconnectionTime)
-        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: -5), EventSource.minimumReconnectionTime)
+        XCTAssertEqual(
+            EventSource.reconnectionDelay(serverMilliseconds: parser.reconnectionTime, otherwise: 3),
+            EventSource.maximumReconnectionTime)
+        XCTAssertEqual(
+            EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: .infinity),
+            EventSource.maximumReconnectionTime)
+        XCTAssertEqual(
+            EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: -5), EventSource.minimumReconnectionTime)
         XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 750, otherwise: 3), 0.75)
     }
 
@@ -147,11 +171,15 @@ final class ServerSentEventTests: ServerTestCase {
         XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 0, otherwise: 3), 0.5)
         XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 250, otherwise: 3), 0.5)
         XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: .nan), 0.5)
-        let waits = (0...10).map { EventSource.reconnectionDelay(serverMilliseconds: 0, otherwise: 3, emptyConnections: $0) }
+        let waits = (0...10).map {
+            EventSource.reconnectionDelay(serverMilliseconds: 0, otherwise: 3, emptyConnections: $0)
+        }
         XCTAssertEqual(waits, [0.5, 0.5, 1, 2, 4, 8, 16, 32, 60, 60, 60])
-        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 120_000, otherwise: 3, emptyConnections: 5), 120,
-                       "a longer retry is never shortened by the back-off's cap")
-        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 0, otherwise: 3, emptyConnections: Int.max), 60)
+        XCTAssertEqual(
+            EventSource.reconnectionDelay(serverMilliseconds: 120_000, otherwise: 3, emptyConnections: 5), 120,
+            "a longer retry is never shortened by the back-off's cap")
+        XCTAssertEqual(
+            EventSource.reconnectionDelay(serverMilliseconds: 0, otherwise: 3, emptyConnections: Int.max), 60)
     }
 
     func testAServerThatSendsRetryZeroAndClosesIsNotHammered() async throws {
@@ -169,7 +197,8 @@ final class ServerSentEventTests: ServerTestCase {
         XCTAssertEqual(times.count, 3)
         let gaps = zip(times.dropFirst(), times).map { $0.timeIntervalSince($1) }
         XCTAssertGreaterThanOrEqual(gaps[0], 0.45, "the floor: \(gaps)")
-        XCTAssertGreaterThanOrEqual(gaps[1], 0.95, "the back-off doubles for a second connection without an event: \(gaps)")
+        XCTAssertGreaterThanOrEqual(
+            gaps[1], 0.95, "the back-off doubles for a second connection without an event: \(gaps)")
     }
 }
 
@@ -186,7 +215,10 @@ private final class ConnectionStartRecorder: RequestInterceptor, @unchecked Send
         self.fulfil = fulfil
     }
 
-    func adapt(_ urlRequest: URLRequest, for session: Session, completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void) {
+    func adapt(
+        _ urlRequest: URLRequest, for session: Session,
+        completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
+    ) {
         starts.append(Date())
         if starts.values.count == after { fulfil.fulfill() }
         completion(.success(urlRequest))

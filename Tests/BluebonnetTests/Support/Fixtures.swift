@@ -13,7 +13,9 @@ enum Fixtures {
     static func response(status: Int = 200, contentType: String? = nil) -> HTTPURLResponse {
         var headers: [String: String] = [:]
         if let contentType { headers["Content-Type"] = contentType }
-        return HTTPURLResponse(url: URL(string: "http://127.0.0.1/fixture")!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+        return HTTPURLResponse(
+            url: URL(string: "http://127.0.0.1/fixture")!, statusCode: status, httpVersion: "HTTP/1.1",
+            headerFields: headers)!
     }
 
     static func request(method: String = "GET") -> URLRequest {

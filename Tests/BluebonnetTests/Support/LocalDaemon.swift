@@ -39,7 +39,8 @@ enum LocalDaemon {
             guard waitpid(pid, &status, WNOHANG) == 0 else { break }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(name) did not start on port \(port)"])
+        throw CocoaError(
+            .fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(name) did not start on port \(port)"])
     }
 
     /// Kills the process and reaps it.
@@ -57,7 +58,9 @@ enum LocalDaemon {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
     }
 

@@ -13,9 +13,13 @@ final class Microsocks {
 
     /// Starts the proxy; with `credentials`, it demands SOCKS5 user/password authentication.
     init(credentials: (user: String, password: String)? = nil) throws {
-        guard let binary = ["/usr/bin/microsocks", "/usr/local/bin/microsocks"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
+        guard
+            let binary = ["/usr/bin/microsocks", "/usr/local/bin/microsocks"].first(
+                where: FileManager.default.isExecutableFile(atPath:))
+        else {
             if ProcessInfo.processInfo.environment["BLUEBONNET_REQUIRE_PROXY"] != nil {
-                throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "microsocks is required but not installed"])
+                throw CocoaError(
+                    .fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "microsocks is required but not installed"])
             }
             throw XCTSkip("microsocks is not installed (apt-get install microsocks)")
         }
@@ -23,7 +27,8 @@ final class Microsocks {
         port = try LocalDaemon.freePort()
         var arguments = ["-i", "127.0.0.1", "-p", "\(port)"]
         if let credentials { arguments += ["-u", credentials.user, "-P", credentials.password] }
-        pid = try LocalDaemon.spawn(binary, arguments, output: directory.url.appendingPathComponent("microsocks.log").path)
+        pid = try LocalDaemon.spawn(
+            binary, arguments, output: directory.url.appendingPathComponent("microsocks.log").path)
         try LocalDaemon.waitUntilListening(port: port, pid: pid, name: "microsocks")
     }
 

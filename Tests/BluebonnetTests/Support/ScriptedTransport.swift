@@ -49,11 +49,14 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     }
 
     /// A session on this engine.
-    func session(startRequestsImmediately: Bool = true, interceptor: (any RequestInterceptor)? = nil,
-                 redirectHandler: (any RedirectHandler)? = nil, eventMonitors: [any EventMonitor] = []) -> Session {
+    func session(
+        startRequestsImmediately: Bool = true, interceptor: (any RequestInterceptor)? = nil,
+        redirectHandler: (any RedirectHandler)? = nil, eventMonitors: [any EventMonitor] = []
+    ) -> Session {
         Session.withTransport(self) {
-            Session(startRequestsImmediately: startRequestsImmediately, interceptor: interceptor,
-                    redirectHandler: redirectHandler, eventMonitors: eventMonitors)
+            Session(
+                startRequestsImmediately: startRequestsImmediately, interceptor: interceptor,
+                redirectHandler: redirectHandler, eventMonitors: eventMonitors)
         }
     }
 }
@@ -107,7 +110,8 @@ final class ScriptedAttempt: TransportTask, @unchecked Sendable {
         let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
         sink.transportDidSendRequestHead()
         sink.transportDidSendRequest(hadBody: false)
-        _ = sink.transportDidReceiveResponse(response, expectedBodyLength: -1, encodedBodyLength: .none, protocolName: "http/1.1", setCookieFields: [])
+        _ = sink.transportDidReceiveResponse(
+            response, expectedBodyLength: -1, encodedBodyLength: .none, protocolName: "http/1.1", setCookieFields: [])
     }
 
     /// Ends the attempt with `body`, or with `error` (as `.sessionTaskFailed` unless it is an `AFError`).

@@ -14,7 +14,8 @@ extension Session {
             rootQueue.sync {}
             requestQueue.sync {}
             serializationQueue.sync {}
-            for monitor in eventMonitor?.monitors ?? [] where !(monitor.queue === DispatchQueue.main && Thread.isMainThread) {
+            for monitor in eventMonitor?.monitors ?? []
+            where !(monitor.queue === DispatchQueue.main && Thread.isMainThread) {
                 monitor.queue.sync(flags: .barrier) {}
             }
             Offload.queue.sync(flags: .barrier) {}

@@ -20,10 +20,13 @@ class TLSServerTestCase: XCTestCase {
     }
 
     /// An HTTPS server presenting `leaf` (the hierarchy's own by default) and `chain` after it (the intermediate).
-    func tlsServer(presenting leaf: TestCertificates.Identity? = nil, chain: [TestCertificates.Identity]? = nil,
-                   requireClientCertificate: Bool = false, http2: Bool = false) async throws -> TestServer {
-        let tls = try certificates.serverConfiguration(presenting: leaf ?? certificates.leaf, chain: chain ?? [certificates.intermediate],
-                                                       requireClientCertificate: requireClientCertificate)
+    func tlsServer(
+        presenting leaf: TestCertificates.Identity? = nil, chain: [TestCertificates.Identity]? = nil,
+        requireClientCertificate: Bool = false, http2: Bool = false
+    ) async throws -> TestServer {
+        let tls = try certificates.serverConfiguration(
+            presenting: leaf ?? certificates.leaf, chain: chain ?? [certificates.intermediate],
+            requireClientCertificate: requireClientCertificate)
         let server = try await TestServer.start(tls: tls, http2: http2)
         servers.append(server)
         return server

@@ -6,7 +6,8 @@ final class TemporaryDirectory {
     let url: URL
 
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("bluebonnet-tests-\(UUID().uuidString)", isDirectory: true)
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bluebonnet-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 

@@ -13,10 +13,13 @@ final class Tinyproxy {
     private var log: URL { directory.url.appendingPathComponent("tinyproxy.log") }
 
     init(credentials: (user: String, password: String)? = nil) throws {
-        guard let binary = ["/usr/bin/tinyproxy", "/usr/sbin/tinyproxy", "/usr/local/bin/tinyproxy"]
-            .first(where: FileManager.default.isExecutableFile(atPath:)) else {
+        guard
+            let binary = ["/usr/bin/tinyproxy", "/usr/sbin/tinyproxy", "/usr/local/bin/tinyproxy"]
+                .first(where: FileManager.default.isExecutableFile(atPath:))
+        else {
             if ProcessInfo.processInfo.environment["BLUEBONNET_REQUIRE_PROXY"] != nil {
-                throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "tinyproxy is required but not installed"])
+                throw CocoaError(
+                    .fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "tinyproxy is required but not installed"])
             }
             throw XCTSkip("tinyproxy is not installed (apt-get install tinyproxy)")
         }

@@ -30,8 +30,10 @@ final class FaultInjectionTests: FaultServerTestCase {
 
     /// Runs `request` with three handlers of different kinds; checks each ran exactly once (also a while later) and
     /// that the request ended within `limit` seconds.
-    func outcome(of request: DataRequest, within limit: TimeInterval = resourceTimeout + 1,
-                 file: StaticString = #filePath, line: UInt = #line) async -> Outcome {
+    func outcome(
+        of request: DataRequest, within limit: TimeInterval = resourceTimeout + 1,
+        file: StaticString = #filePath, line: UInt = #line
+    ) async -> Outcome {
         let start = Date()
         let responseCalls = Recorder<Int>()
         let dataCalls = Recorder<Int>()
@@ -49,9 +51,12 @@ final class FaultInjectionTests: FaultServerTestCase {
         return Outcome(response: response, elapsed: elapsed)
     }
 
-    func assertTransportError(_ outcome: Outcome, _ code: URLError.Code, file: StaticString = #filePath, line: UInt = #line) {
+    func assertTransportError(
+        _ outcome: Outcome, _ code: URLError.Code, file: StaticString = #filePath, line: UInt = #line
+    ) {
         guard case let .sessionTaskFailed(error)? = outcome.error, let urlError = error as? URLError else {
-            return XCTFail("expected sessionTaskFailed(\(code)), got \(String(describing: outcome.error))", file: file, line: line)
+            return XCTFail(
+                "expected sessionTaskFailed(\(code)), got \(String(describing: outcome.error))", file: file, line: line)
         }
         XCTAssertEqual(urlError.code, code, "\(urlError)", file: file, line: line)
     }
@@ -146,7 +151,8 @@ final class FaultInjectionTests: FaultServerTestCase {
         let outcome = await outcome(of: request("/huge-head?kb=262144"))
         let grown = sampler.stop()
         assertTransportError(outcome, .cannotParseResponse)
-        XCTAssertLessThan(grown, (64 << 20) + ResidentMemorySampler.sanitizerAllowance, "resident memory grew by \(grown) bytes")
+        XCTAssertLessThan(
+            grown, (64 << 20) + ResidentMemorySampler.sanitizerAllowance, "resident memory grew by \(grown) bytes")
     }
 
     func testAHeadOfManyFieldsIsRefused() async {
@@ -158,13 +164,15 @@ final class FaultInjectionTests: FaultServerTestCase {
 
     func assertBodyTooLarge(_ outcome: Outcome, limit: Int64, file: StaticString = #filePath, line: UInt = #line) {
         guard case .responseLimitExceeded(.maximumResponseSizeExceeded(limit))? = outcome.error else {
-            return XCTFail("expected maximumResponseSizeExceeded(\(limit)), got \(String(describing: outcome.error))",
-                           file: file, line: line)
+            return XCTFail(
+                "expected maximumResponseSizeExceeded(\(limit)), got \(String(describing: outcome.error))",
+                file: file, line: line)
         }
         XCTAssertNil(outcome.response.data, "nothing of an over-limit body is handed out", file: file, line: line)
         let description = outcome.error?.localizedDescription ?? ""
-        XCTAssertTrue(description.contains("\(limit) bytes") && description.contains("maximumResponseSize"),
-                      description, file: file, line: line)
+        XCTAssertTrue(
+            description.contains("\(limit) bytes") && description.contains("maximumResponseSize"),
+            description, file: file, line: line)
     }
 
     func testAnEndlessBodyStopsAtTheSessionsDefaultLimitWithBoundedMemory() async {
@@ -173,8 +181,9 @@ final class FaultInjectionTests: FaultServerTestCase {
         let grown = sampler.stop()
         assertBodyTooLarge(outcome, limit: Session.defaultMaximumResponseSize)
         // The body grows in one buffer up to the limit; twice the limit allows for its last reallocation.
-        XCTAssertLessThan(grown, 2 * Session.defaultMaximumResponseSize + (32 << 20) + ResidentMemorySampler.sanitizerAllowance,
-                          "resident memory grew by \(grown) bytes")
+        XCTAssertLessThan(
+            grown, 2 * Session.defaultMaximumResponseSize + (32 << 20) + ResidentMemorySampler.sanitizerAllowance,
+            "resident memory grew by \(grown) bytes")
     }
 
     func testAnEndlessBodyStopsAtARequestsOwnLimit() async {
@@ -203,25 +212,31 @@ final class FaultInjectionTests: FaultServerTestCase {
         XCTAssertNotNil(outcome.error?.underlyingError)
         XCTAssertFalse("\(underlying)".isEmpty)
         XCTAssertTrue(outcome.error?.localizedDescription.contains("compression") == true)
-        XCTAssertLessThan(grown, (64 << 20) + ResidentMemorySampler.sanitizerAllowance, "resident memory grew by \(grown) bytes")
+        XCTAssertLessThan(
+            grown, (64 << 20) + ResidentMemorySampler.sanitizerAllowance, "resident memory grew by \(grown) bytes")
     }
 
     func testACompressedBodyUnderTheRatioLimitStopsAtTheSizeLimitOnDecodedBytes() async {
         // About 20:1, so the ratio limit lets it through: 3 MiB on the wire, 64 MiB decoded, 8 MiB allowed.
         let limit: Int64 = 8 << 20
         let sampler = ResidentMemorySampler()
-        let outcome = await outcome(of: patientRequest("/gzip?kind=sparse&mib=64").maximumResponseSize(limit), within: 30)
+        let outcome = await outcome(
+            of: patientRequest("/gzip?kind=sparse&mib=64").maximumResponseSize(limit), within: 30)
         let grown = sampler.stop()
         assertBodyTooLarge(outcome, limit: limit)
         XCTAssertLessThan(faults.bytesSent, limit, "the compressed body was smaller than the limit")
-        XCTAssertLessThan(grown, 4 * limit + (32 << 20) + ResidentMemorySampler.sanitizerAllowance, "resident memory grew by \(grown) bytes")
+        XCTAssertLessThan(
+            grown, 4 * limit + (32 << 20) + ResidentMemorySampler.sanitizerAllowance,
+            "resident memory grew by \(grown) bytes")
     }
 
     // MARK: - Redirects
 
     func testRedirectsToOutOfRangePortsFailWithoutConnecting() async {
-        for location in ["http://127.0.0.1:99999/x", "http://127.0.0.1:65536/", "http://localhost:99999/",
-                         "http://localhost:\(faults.port + 65536)/", "http://[::1]:70000/"] {
+        for location in [
+            "http://127.0.0.1:99999/x", "http://127.0.0.1:65536/", "http://localhost:99999/",
+            "http://localhost:\(faults.port + 65536)/", "http://[::1]:70000/",
+        ] {
             let escaped = location.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             let outcome = await outcome(of: request("/redirect?location=\(escaped)"))
             guard case let .redirectFailed(.invalidPort(url))? = outcome.error else {

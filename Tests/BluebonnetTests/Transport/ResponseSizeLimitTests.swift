@@ -64,13 +64,15 @@ final class ResponseSizeLimitTests: ServerTestCase {
     }
 
     func testAHEADResponseDeclaringMoreThanTheLimitSucceeds() async {
-        let response = await limited(10).request(url("/bytes/5000"), method: .head).serializingData(emptyRequestMethods: [.head]).response
+        let response = await limited(10).request(url("/bytes/5000"), method: .head).serializingData(
+            emptyRequestMethods: [.head]).response
         XCTAssertNil(response.error)
         XCTAssertEqual(response.response?.statusCode, 200)
     }
 
     func testUploadsAreLimitedOnTheirResponse() async {
-        let response = await limited(100).upload(Data(repeating: 1, count: 1000), to: url("/post")).serializingData().response
+        let response = await limited(100).upload(Data(repeating: 1, count: 1000), to: url("/post")).serializingData()
+            .response
         XCTAssertEqual(response.error?.isResponseLimitError, true, "\(String(describing: response.error))")
     }
 }

@@ -47,8 +47,9 @@ final class TransportErrorTests: ServerTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 5)
         XCTAssertEqual(response.error?.urlErrorCode, .cannotConnectToHost, "\(String(describing: response.error))")
         XCTAssertNotNil((response.error?.underlyingError as? URLError)?.userInfo[NSUnderlyingErrorKey])
-        XCTAssertTrue(response.error?.localizedDescription.contains("Could not connect to the server.") == true,
-                      response.error?.localizedDescription ?? "")
+        XCTAssertTrue(
+            response.error?.localizedDescription.contains("Could not connect to the server.") == true,
+            response.error?.localizedDescription ?? "")
     }
 
     func testUnknownHostFailsWithCannotFindHost() async {

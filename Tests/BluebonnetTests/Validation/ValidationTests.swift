@@ -7,7 +7,8 @@ import FoundationNetworking
 
 final class ValidationTests: ServerTestCase {
     func testValidateFailsOnAnUnacceptableStatusAndKeepsTheResponse() async {
-        let response = await session.request(url("/status/404")).validate().serializingData(emptyResponseCodes: [404]).response
+        let response = await session.request(url("/status/404")).validate().serializingData(emptyResponseCodes: [404])
+            .response
         XCTAssertEqual(response.error?.responseCode, 404)
         XCTAssertEqual(response.response?.statusCode, 404)
     }
@@ -15,28 +16,34 @@ final class ValidationTests: ServerTestCase {
     func testValidateStatusCodeAcceptsAnySequence() async {
         let ok = await session.request(url("/status/404")).validate(statusCode: [404]).serializingResponse().response
         XCTAssertNil(ok.error)
-        let range = await session.request(url("/status/500")).validate(statusCode: 200..<300).serializingResponse().response
+        let range = await session.request(url("/status/500")).validate(statusCode: 200..<300).serializingResponse()
+            .response
         XCTAssertEqual(range.error?.responseCode, 500)
     }
 
     func testValidateContentTypeMatchesWildcardsAndIgnoresParameters() async {
-        let json = await session.request(url("/json")).validate(contentType: ["application/*"]).serializingData().response
+        let json = await session.request(url("/json")).validate(contentType: ["application/*"]).serializingData()
+            .response
         XCTAssertNil(json.error)
         let html = await session.request(url("/html")).validate(contentType: ["text/html"]).serializingData().response
         XCTAssertNil(html.error)
-        let wrong = await session.request(url("/html")).validate(contentType: ["application/json"]).serializingData().response
+        let wrong = await session.request(url("/html")).validate(contentType: ["application/json"]).serializingData()
+            .response
         XCTAssertEqual(wrong.error?.responseContentType, "text/html")
     }
 
     func testValidateUsesTheAcceptHeader() async {
-        let wrong = await session.request(url("/html"), headers: [.accept("application/json")]).validate().serializingData().response
+        let wrong = await session.request(url("/html"), headers: [.accept("application/json")]).validate()
+            .serializingData().response
         XCTAssertEqual(wrong.error?.acceptableContentTypes, ["application/json"])
-        let right = await session.request(url("/json"), headers: [.accept("application/json")]).validate().serializingData().response
+        let right = await session.request(url("/json"), headers: [.accept("application/json")]).validate()
+            .serializingData().response
         XCTAssertNil(right.error)
     }
 
     func testEmptyBodyPassesContentTypeValidation() async {
-        let response = await session.request(url("/status/204")).validate(contentType: ["application/json"]).serializingData().response
+        let response = await session.request(url("/status/204")).validate(contentType: ["application/json"])
+            .serializingData().response
         XCTAssertNil(response.error)
     }
 
@@ -44,8 +51,12 @@ final class ValidationTests: ServerTestCase {
         struct First: Error {}
         let calls = Recorder<Int>()
         let response = await session.request(url("/get"))
-            .validate { _, _, _ in calls.append(1); return .failure(First()) }
-            .validate { _, _, _ in calls.append(2); return .success(()) }
+            .validate { _, _, _ in
+                calls.append(1); return .failure(First())
+            }
+            .validate { _, _, _ in
+                calls.append(2); return .success(())
+            }
             .serializingData().response
         guard case .responseValidationFailed(.customValidationFailed(let error)) = response.error else {
             return XCTFail("\(String(describing: response.error))")
@@ -56,7 +67,9 @@ final class ValidationTests: ServerTestCase {
 
     func testValidationRunsOnceEvenWithSeveralHandlers() async {
         let calls = Recorder<Int>()
-        let request = session.request(url("/get")).validate { _, _, _ in calls.append(1); return .success(()) }
+        let request = session.request(url("/get")).validate { _, _, _ in
+            calls.append(1); return .success(())
+        }
         _ = await request.serializingData().response
         _ = await request.serializingString().response
         XCTAssertEqual(calls.values, [1])

@@ -13,7 +13,9 @@ enum AHCBodyStreamer {
     static let singleWriteLimit = 64 * 1024
 
     /// The body for `upload`; `gate` holds each chunk back while the request is suspended.
-    static func body(for upload: UploadBody, eventLoopGroup: any EventLoopGroup, gate: AHCResponseDelegate) -> HTTPClient.Body {
+    static func body(for upload: UploadBody, eventLoopGroup: any EventLoopGroup, gate: AHCResponseDelegate)
+        -> HTTPClient.Body
+    {
         if case let .data(data) = upload.source, data.count <= singleWriteLimit {
             return .bytes(data)
         }
@@ -21,7 +23,8 @@ enum AHCBodyStreamer {
             let eventLoop = eventLoopGroup.any()
             let pump: BodyPump
             do {
-                pump = BodyPump(reader: try upload.makeReader(), upload: upload, writer: writer, eventLoop: eventLoop, gate: gate)
+                pump = BodyPump(
+                    reader: try upload.makeReader(), upload: upload, writer: writer, eventLoop: eventLoop, gate: gate)
             } catch {
                 return eventLoop.makeFailedFuture(AFError.createUploadableFailed(error: error))
             }
@@ -45,8 +48,10 @@ private final class BodyPump: @unchecked Sendable {
     private let gate: AHCResponseDelegate
     private var sent: Int64 = 0
 
-    init(reader: any BodyChunkReader, upload: UploadBody, writer: HTTPClient.Body.StreamWriter, eventLoop: any EventLoop,
-         gate: AHCResponseDelegate) {
+    init(
+        reader: any BodyChunkReader, upload: UploadBody, writer: HTTPClient.Body.StreamWriter, eventLoop: any EventLoop,
+        gate: AHCResponseDelegate
+    ) {
         self.reader = reader
         self.gate = gate
         self.writer = writer
@@ -67,7 +72,8 @@ private final class BodyPump: @unchecked Sendable {
             // A hop rather than a direct call, so a long run of writes that complete at once cannot nest the stack.
             return eventLoop.submit { [self] in try reader.read(upTo: wanted) }
         }
-        return chunk
+        return
+            chunk
             .flatMapErrorThrowing { throw AFError.createUploadableFailed(error: $0) }
             .flatMap { [self] data in write(data) }
     }

@@ -47,8 +47,10 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     /// then a trust failure, not a connection failure.
     private let trust: ServerTrustEnforcer?
 
-    init(url: URL, sink: any TransportSink, idleTimeout: TimeInterval?, hasUploadBody: Bool, maximumBodySize: Int64?,
-         method: String, trust: ServerTrustEnforcer? = nil) {
+    init(
+        url: URL, sink: any TransportSink, idleTimeout: TimeInterval?, hasUploadBody: Bool, maximumBodySize: Int64?,
+        method: String, trust: ServerTrustEnforcer? = nil
+    ) {
         self.url = url
         self.trust = trust
         self.sink = sink
@@ -158,14 +160,16 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         ) {
             // `.none`: not decoded, so the bytes received are the bytes delivered.
             let encoded: Int64?? = head.headers.contains(name: "content-encoding") ? .some(declared) : .none
-            let protocolName = switch (head.version.major, head.version.minor) {
-            case (1, 1): "http/1.1"
-            case (1, 0): "http/1.0"
-            case (2, _): "h2"
-            case let (major, minor): "http/\(major).\(minor)"
-            }
-            reply = sink.transportDidReceiveResponse(response, expectedBodyLength: expected, encodedBodyLength: encoded,
-                                                     protocolName: protocolName, setCookieFields: head.headers["set-cookie"])
+            let protocolName =
+                switch (head.version.major, head.version.minor) {
+                case (1, 1): "http/1.1"
+                case (1, 0): "http/1.0"
+                case (2, _): "h2"
+                case let (major, minor): "http/\(major).\(minor)"
+                }
+            reply = sink.transportDidReceiveResponse(
+                response, expectedBodyLength: expected, encodedBodyLength: encoded,
+                protocolName: protocolName, setCookieFields: head.headers["set-cookie"])
         }
         let streams = reply.streamsBody
         // A streamed body goes to disk or to a consumer, so the memory limit does not apply to it.
@@ -174,7 +178,8 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         // bodiless responses declare lengths they never send.
         let status = head.status.code
         let tooLarge = expectsBody && status != 204 && status != 304 && (declared ?? 0) > (limit ?? .max)
-        let reserve = streams || tooLarge ? nil : declared.map { Int(min($0, Int64(Self.maximumReservation), limit ?? .max)) }
+        let reserve =
+            streams || tooLarge ? nil : declared.map { Int(min($0, Int64(Self.maximumReservation), limit ?? .max)) }
         state.write { state in
             state.lastActivity = .now()
             state.body = Data()
@@ -230,7 +235,8 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             let eventLoop = task.eventLoop
             let accepted = eventLoop.makePromise(of: Void.self)
             sink.transportDidReceiveBodyBytes(buffer.readableBytes)
-            sink.transportDidReceiveBodyChunk(Data(buffer.readableBytesView), readiness: TransportReadiness(PromiseReadiness(promise: accepted)))
+            sink.transportDidReceiveBodyChunk(
+                Data(buffer.readableBytesView), readiness: TransportReadiness(PromiseReadiness(promise: accepted)))
             return accepted.futureResult.flatMap { [self] in whenReadingResumed(on: eventLoop) }
         }
     }
@@ -279,9 +285,14 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         guard let (timedOut, pending, upload) = failed else { return }
         pending?.fail(error)
         upload?.fail(error)
-        let mapped = timedOut ? nil : trust?.mappedHandshakeError(error)
-            ?? SubjectAlternativeNameRequirement.mapped(error, host: url.host ?? "")
-        sink.transportDidComplete(body: Data(), error: mapped ?? TransportErrorMapper.afError(from: timedOut ? HTTPClientError.readTimeout : error))
+        let mapped =
+            timedOut
+            ? nil
+            : trust?.mappedHandshakeError(error)
+                ?? SubjectAlternativeNameRequirement.mapped(error, host: url.host ?? "")
+        sink.transportDidComplete(
+            body: Data(),
+            error: mapped ?? TransportErrorMapper.afError(from: timedOut ? HTTPClientError.readTimeout : error))
     }
 }
 

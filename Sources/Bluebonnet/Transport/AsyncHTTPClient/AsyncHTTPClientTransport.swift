@@ -62,9 +62,10 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         config.connectionPool.retryConnectionEstablishment = false
         config.httpVersion = configuration.tls.allowsHTTP2 ? .automatic : .http1Only
         do {
-            config.tlsConfiguration = try Self.tlsConfiguration(roots: configuration.tls.trustRoots,
-                                                                identity: configuration.tls.clientCertificate,
-                                                                verification: .fullVerification)
+            config.tlsConfiguration = try Self.tlsConfiguration(
+                roots: configuration.tls.trustRoots,
+                identity: configuration.tls.clientCertificate,
+                verification: .fullVerification)
             configurationError = nil
         } catch {
             configurationError = .serverTrustEvaluationFailed(reason: .trustEvaluationFailed(error: error))
@@ -78,15 +79,19 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// A client TLS configuration from the session's choices.
-    static func tlsConfiguration(roots: TrustRoots, identity: ClientCertificate?,
-                                 verification: CertificateVerification) throws -> TLSConfiguration {
+    static func tlsConfiguration(
+        roots: TrustRoots, identity: ClientCertificate?,
+        verification: CertificateVerification
+    ) throws -> TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.certificateVerification = verification
         switch roots {
         case .system:
             break
         case let .adding(certificates):
-            configuration.additionalTrustRoots = [.certificates(try certificates.map(ServerTrustEnforcer.nioCertificate))]
+            configuration.additionalTrustRoots = [
+                .certificates(try certificates.map(ServerTrustEnforcer.nioCertificate))
+            ]
         case let .replacing(certificates):
             configuration.trustRoots = .certificates(try certificates.map(ServerTrustEnforcer.nioCertificate))
         }
@@ -102,7 +107,8 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     private func client(for url: URL) throws -> (HTTPClient, ServerTrustEnforcer?) {
         if let configurationError { throw configurationError }
         let proxy = proxies?.proxy(for: url)
-        let ownsHost = (serverTrustManager != nil || !tls.clientCertificatesByHost.isEmpty) && url.scheme?.lowercased() == "https"
+        let ownsHost =
+            (serverTrustManager != nil || !tls.clientCertificatesByHost.isEmpty) && url.scheme?.lowercased() == "https"
         guard proxy != nil || ownsHost else { return (client, nil) }
         let host = ownsHost ? url.host : nil
         let key = ClientKey(host: host, proxy: proxy)
@@ -110,7 +116,8 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         let evaluator = try host.flatMap { try serverTrustManager?.serverTrustEvaluator(forHost: $0) }
         let identity = host.flatMap { tls.clientCertificatesByHost[$0] }
         guard proxy != nil || evaluator != nil || identity != nil else { return (client, nil) }
-        let enforcer: ServerTrustEnforcer? = if let host, let evaluator { ServerTrustEnforcer(host: host, evaluator: evaluator) } else { nil }
+        let enforcer: ServerTrustEnforcer? =
+            if let host, let evaluator { ServerTrustEnforcer(host: host, evaluator: evaluator) } else { nil }
         var config = baseConfiguration
         config.proxy = proxy
         config.tlsConfiguration = try Self.tlsConfiguration(
@@ -125,7 +132,8 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         return try otherClients.write { clients in
             if let raced = clients[key] { return (raced.client, raced.enforcer) }
             if isShuttingDown.load(ordering: .sequentiallyConsistent) { throw HTTPClientError.alreadyShutdown }
-            let made = HostClient(client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: config), enforcer: enforcer)
+            let made = HostClient(
+                client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: config), enforcer: enforcer)
             clients[key] = made
             return (made.client, made.enforcer)
         }
@@ -149,9 +157,13 @@ final class AsyncHTTPClientTransport: HTTPTransport {
             for (name, value) in request.headers { headers.add(name: name, value: value) }
             let methodName = urlRequest.httpMethod ?? "GET"
             let method = NIOHTTP1.HTTPMethod(rawValue: methodName)
-            delegate = AHCResponseDelegate(url: url, sink: sink, idleTimeout: request.idleTimeout, hasUploadBody: request.body != nil,
-                                           maximumBodySize: request.maximumBodySize, method: methodName, trust: enforcer)
-            let body = request.body.map { AHCBodyStreamer.body(for: $0, eventLoopGroup: client.eventLoopGroup, gate: delegate) }
+            delegate = AHCResponseDelegate(
+                url: url, sink: sink, idleTimeout: request.idleTimeout, hasUploadBody: request.body != nil,
+                maximumBodySize: request.maximumBodySize, method: methodName, trust: enforcer)
+            let body =
+                request.body.map {
+                    AHCBodyStreamer.body(for: $0, eventLoopGroup: client.eventLoopGroup, gate: delegate)
+                }
                 ?? urlRequest.httpBody.map { .bytes($0) }
             ahcRequest = try HTTPClient.Request(url: url, method: method, headers: headers, body: body)
         } catch {
@@ -161,7 +173,9 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         let deadline = request.deadline.map { NIODeadline.now() + Self.timeAmount($0.timeIntervalSinceNow) }
         // `.indifferent`, measured: pinning delegate and channel to one loop (`.delegateAndChannel`) halves W2's
         // throughput, because the pool must then open and balance connections per loop.
-        let task = client.execute(request: ahcRequest, delegate: delegate, eventLoop: .indifferent, deadline: deadline, logger: request.logger)
+        let task = client.execute(
+            request: ahcRequest, delegate: delegate, eventLoop: .indifferent, deadline: deadline, logger: request.logger
+        )
         delegate.attach(task)
         // Checked after `execute`: a client that refused the request was shutting down, and the flag was set
         // before that began. Only then is the task's own result watched, so a live session pays nothing for it.
@@ -172,7 +186,9 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     func shutdown() {
         isShuttingDown.store(true, ordering: .sequentiallyConsistent)
         client.shutdown { _ in }
-        for hostClient in otherClients.write({ clients in defer { clients = [:] }; return Array(clients.values) }) {
+        for hostClient in otherClients.write({ clients in
+            defer { clients = [:] }; return Array(clients.values)
+        }) {
             hostClient.client.shutdown { _ in }
         }
     }

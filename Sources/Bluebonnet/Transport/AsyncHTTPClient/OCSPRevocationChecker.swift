@@ -20,8 +20,9 @@ final class OCSPRevocationChecker: RevocationChecking {
 
     /// A client of the checker's own: it never shares the pool or the trust decisions of the connections it judges.
     private let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .follow(max: 3, allowCycles: false),
-                                                     timeout: .init(connect: .seconds(5), read: .seconds(5)))
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .follow(max: 3, allowCycles: false),
+            timeout: .init(connect: .seconds(5), read: .seconds(5)))
         // A responder that refuses connections is no answer at once, not after retries until a timeout.
         configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -42,17 +43,24 @@ final class OCSPRevocationChecker: RevocationChecking {
 
     private func check(_ leaf: Certificate, requiringAnswer: Bool) async -> RevocationStatus {
         let access: AuthorityInformationAccess?
-        do { access = try leaf.extensions.authorityInformationAccess } catch { return .noAnswer("its Authority Information Access cannot be read: \(error)") }
+        do { access = try leaf.extensions.authorityInformationAccess } catch {
+            return .noAnswer("its Authority Information Access cannot be read: \(error)")
+        }
         guard let access, access.contains(where: { $0.method == .ocspServer }) else {
             return .noAnswer("the certificate names no OCSP responder")
         }
         let issuerURLs = access.compactMap { description -> String? in
-            guard description.method == .issuingCA, case let .uniformResourceIdentifier(uri) = description.location else { return nil }
+            guard description.method == .issuingCA, case let .uniformResourceIdentifier(uri) = description.location
+            else { return nil }
             return uri
         }
-        guard let issuerURL = issuerURLs.first else { return .noAnswer("the certificate names no issuer to fetch (caIssuers)") }
+        guard let issuerURL = issuerURLs.first else {
+            return .noAnswer("the certificate names no issuer to fetch (caIssuers)")
+        }
         let issuer: Certificate
-        do { issuer = try await self.issuer(at: issuerURL) } catch { return .noAnswer("its issuer could not be fetched from \(issuerURL): \(error)") }
+        do { issuer = try await self.issuer(at: issuerURL) } catch {
+            return .noAnswer("its issuer could not be fetched from \(issuerURL): \(error)")
+        }
         let requester = Requester(checker: self, hardFail: requiringAnswer)
         // RFC 5280's policy handles the critical extensions a leaf carries (basic constraints, key usage); the
         // handshake already verified the chain to a trusted root, so the issuer fetched stands as the anchor here.
@@ -86,7 +94,9 @@ final class OCSPRevocationChecker: RevocationChecking {
             certificate = try Certificate(derEncoded: bytes)
         }
         issuers.write { issuers in
-            if issuers.count >= Self.maximumIssuers, let oldest = issuers.min(by: { $0.value.fetched < $1.value.fetched })?.key {
+            if issuers.count >= Self.maximumIssuers,
+                let oldest = issuers.min(by: { $0.value.fetched < $1.value.fetched })?.key
+            {
                 issuers[oldest] = nil
             }
             issuers[url] = (certificate, Date())
@@ -103,7 +113,9 @@ final class OCSPRevocationChecker: RevocationChecking {
             request.body = .bytes(body)
         }
         let response = try await client.execute(request, deadline: deadline ?? .distantFuture)
-        guard (200..<300).contains(response.status.code) else { throw RevocationError(reason: "the server answered \(response.status.code)") }
+        guard (200..<300).contains(response.status.code) else {
+            throw RevocationError(reason: "the server answered \(response.status.code)")
+        }
         let buffer = try await response.body.collect(upTo: Self.maximumBodySize)
         return Array(buffer.readableBytesView)
     }

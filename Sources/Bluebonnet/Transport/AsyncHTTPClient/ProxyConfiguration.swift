@@ -46,7 +46,9 @@ struct ProxyConfiguration: Sendable, Equatable {
             if let username = string("\(prefix)ProxyUsername") {
                 return Endpoint(host: host, port: port, username: username, password: string("\(prefix)ProxyPassword"))
             }
-            return Endpoint(host: host, port: port, username: string("kCFProxyUsernameKey"), password: string("kCFProxyPasswordKey"))
+            return Endpoint(
+                host: host, port: port, username: string("kCFProxyUsernameKey"), password: string("kCFProxyPasswordKey")
+            )
         }
         http = endpoint("HTTP", defaultPort: 80)
         https = endpoint("HTTPS", defaultPort: 443)
@@ -60,7 +62,9 @@ struct ProxyConfiguration: Sendable, Equatable {
         guard let host = url.host?.lowercased() else { return nil }
         guard !bypasses(host) else { return nil }
         if let endpoint = url.scheme?.lowercased() == "https" ? https : http {
-            let authorization = endpoint.username.map { HTTPClient.Authorization.basic(username: $0, password: endpoint.password ?? "") }
+            let authorization = endpoint.username.map {
+                HTTPClient.Authorization.basic(username: $0, password: endpoint.password ?? "")
+            }
             return .server(host: endpoint.host, port: endpoint.port, authorization: authorization)
         }
         return socks.map { .socksServer(host: $0.host, port: $0.port) }

@@ -32,7 +32,8 @@ struct ServerTrustEnforcer: Sendable {
             Offload.run { [self] in
                 Confinement.assertOffEventLoop("A server trust evaluator")
                 let leaf = peer.flatMap { try? Certificate(derEncoded: $0.toDERBytes()) }
-                var trust = ServerTrust(certificates: leaf.map { [$0] } ?? [], isChainTrusted: evaluator.requiresTrustedChain)
+                var trust = ServerTrust(
+                    certificates: leaf.map { [$0] } ?? [], isChainTrusted: evaluator.requiresTrustedChain)
                 trust.revocationChecker = OCSPRevocationChecker.shared
                 let verdict = Self.verdict(of: evaluator, trust: trust, host: host)
                 channel.eventLoop.execute {
@@ -70,7 +71,8 @@ struct ServerTrustEnforcer: Sendable {
         default: return nil
         }
         guard stack.contains(where: Self.isCertificateVerificationFailure) else { return nil }
-        return .serverTrustEvaluationFailed(reason: .defaultEvaluationFailed(output: .init(host: host, trust: nil, error: error)))
+        return .serverTrustEvaluationFailed(
+            reason: .defaultEvaluationFailed(output: .init(host: host, trust: nil, error: error)))
     }
 
     /// BoringSSL's packed code for `SSL_R_CERTIFICATE_VERIFY_FAILED` (125 in CNIOBoringSSL_ssl.h):
@@ -127,6 +129,7 @@ enum SubjectAlternativeNameRequirement {
     static func mapped(_ error: any Error, host: String) -> AFError? {
         guard let missing = error as? Missing else { return nil }
         let trust = ServerTrust(certificates: missing.leaf.map { [$0] } ?? [], isChainTrusted: true)
-        return .serverTrustEvaluationFailed(reason: .hostValidationFailed(output: .init(host: host, trust: trust, error: nil)))
+        return .serverTrustEvaluationFailed(
+            reason: .hostValidationFailed(output: .init(host: host, trust: trust, error: nil)))
     }
 }

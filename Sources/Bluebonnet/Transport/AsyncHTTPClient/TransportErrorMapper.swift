@@ -16,8 +16,9 @@ enum TransportErrorMapper {
         if let afError = error as? AFError { return afError }
         if error is URLError { return .sessionTaskFailed(error: error) }
         if let decompression = error as? NIOHTTPDecompression.DecompressionError, decompression == .limit {
-            return .responseLimitExceeded(reason: .decompressionRatioExceeded(
-                ratio: AsyncHTTPClientTransport.decompressionRatioLimit, error: error))
+            return .responseLimitExceeded(
+                reason: .decompressionRatioExceeded(
+                    ratio: AsyncHTTPClientTransport.decompressionRatioLimit, error: error))
         }
         return .sessionTaskFailed(error: URLError(code(for: error), userInfo: [NSUnderlyingErrorKey: error]))
     }
@@ -28,7 +29,9 @@ enum TransportErrorMapper {
         }
         if let connectionError = error as? NIOConnectionError {
             // No address at all means the name did not resolve; addresses that all refused mean the host is down.
-            if connectionError.connectionErrors.isEmpty, connectionError.dnsAError != nil || connectionError.dnsAAAAError != nil {
+            if connectionError.connectionErrors.isEmpty,
+                connectionError.dnsAError != nil || connectionError.dnsAAAAError != nil
+            {
                 return .cannotFindHost
             }
             return .cannotConnectToHost
@@ -59,7 +62,8 @@ enum TransportErrorMapper {
         }
         // TLS failures by their types, as swift-nio-ssl declares them.
         switch error {
-        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError, is NIOSSLCloseTimedOutError, is NIOTLSUnwrappingError:
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError, is NIOSSLCloseTimedOutError,
+            is NIOTLSUnwrappingError:
             return .secureConnectionFailed
         default:
             return .unknown
@@ -69,7 +73,7 @@ enum TransportErrorMapper {
     static func code(for error: HTTPClientError) -> URLError.Code {
         switch error {
         case .readTimeout, .writeTimeout, .connectTimeout, .deadlineExceeded, .tlsHandshakeTimeout,
-             .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
+            .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
             return .timedOut
         case .remoteConnectionClosed, .uncleanShutdown:
             return .networkConnectionLost
