@@ -56,6 +56,8 @@ public final class FaultServer: Sendable {
     public var connectionCount: Int { stats.snapshot.connections }
     /// Every request head received, as text, in arrival order.
     public var receivedHeads: [String] { stats.snapshot.heads }
+    /// Every request target received, with a barrier to wait for one.
+    public var arrivals: RequestArrivals { stats.arrivals }
     /// How many requests `/flaky` has seen for `key`.
     ///
     /// - Parameter key: The `key` query value.
@@ -75,6 +77,7 @@ final class FaultServerStats: Sendable {
     }
 
     private let state = NIOLockedValueBox(Snapshot())
+    let arrivals = RequestArrivals()
 
     var snapshot: Snapshot { state.withLockedValue { $0 } }
     func connectionOpened() { state.withLockedValue { $0.connections += 1 } }
@@ -117,6 +120,7 @@ final class FaultConnectionHandler: ChannelInboundHandler, RemovableChannelHandl
         let requestHead = String(text[..<end.lowerBound])
         stats.received(head: requestHead)
         let target = requestHead.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? "/"
+        stats.arrivals.record(target: target)
         FaultScript(target: target).run(on: FaultWriter(channel: context.channel, stats: stats))
     }
 

@@ -14,12 +14,15 @@ public final class TestServer: Sendable {
     public let baseURL: URL
     /// The port the server listens on.
     public let port: Int
+    /// Every request the server received, with a barrier to wait for one.
+    public let arrivals: RequestArrivals
     private let task: Task<Void, any Error>
     private let group: ServiceGroup
 
-    private init(baseURL: URL, port: Int, task: Task<Void, any Error>, group: ServiceGroup) {
+    private init(baseURL: URL, port: Int, arrivals: RequestArrivals, task: Task<Void, any Error>, group: ServiceGroup) {
         self.baseURL = baseURL
         self.port = port
+        self.arrivals = arrivals
         self.task = task
         self.group = group
     }
@@ -51,7 +54,8 @@ public final class TestServer: Sendable {
             try tls.map { tls in
                 http2 ? try .http2Upgrade(tlsConfiguration: tls) : try .tls(.http1(), tlsConfiguration: tls)
             } ?? .http1()
-        let app = makeApplication(host: host, port: port, server: server) { continuation.yield($0) }
+        let arrivals = RequestArrivals()
+        let app = makeApplication(host: host, port: port, server: server, arrivals: arrivals) { continuation.yield($0) }
         var configuration = ServiceGroupConfiguration(
             services: [app], logger: Logger(label: "BluebonnetTestServer.group"))
         configuration.maximumGracefulShutdownDuration = gracePeriod
@@ -67,7 +71,9 @@ public final class TestServer: Sendable {
             throw StartError.didNotStart(failure)
         }
         let scheme = tls == nil ? "http" : "https"
-        return TestServer(baseURL: URL(string: "\(scheme)://\(host):\(bound)")!, port: bound, task: task, group: group)
+        return TestServer(
+            baseURL: URL(string: "\(scheme)://\(host):\(bound)")!, port: bound, arrivals: arrivals, task: task,
+            group: group)
     }
 
     /// Runs the server in the foreground until SIGINT or SIGTERM.
@@ -79,7 +85,8 @@ public final class TestServer: Sendable {
     public static func run(host: String = "127.0.0.1", port: Int, onStart: @escaping @Sendable (Int) -> Void)
         async throws
     {
-        let app = makeApplication(host: host, port: port, server: .http1(), onStart: onStart)
+        let app = makeApplication(
+            host: host, port: port, server: .http1(), arrivals: RequestArrivals(), onStart: onStart)
         try await app.runService()
     }
 
@@ -105,6 +112,7 @@ public final class TestServer: Sendable {
         host: String,
         port: Int,
         server: HTTPServerBuilder,
+        arrivals: RequestArrivals,
         onStart: @escaping @Sendable (Int) -> Void
     ) -> some ApplicationProtocol {
         var logger = Logger(label: "BluebonnetTestServer")
@@ -112,7 +120,8 @@ public final class TestServer: Sendable {
         let router = HTTPBinRouter()
         return Application(
             responder: CallbackResponder<TestServerContext> { request, context in
-                try await router.respond(to: request, context: context)
+                arrivals.record(target: request.uri.description)
+                return try await router.respond(to: request, context: context)
             },
             server: server,
             configuration: ApplicationConfiguration(

@@ -92,11 +92,9 @@ final class CookieJarTests: XCTestCase {
     func testCookiesOfEqualPathGoOldestFirstAndAReplacementKeepsItsPlace() {
         let start = Date()
         set("first=1", from: "http://example.com/", now: start)
-        Thread.sleep(forTimeInterval: 0.01)
-        set("second=1", from: "http://example.com/")
-        Thread.sleep(forTimeInterval: 0.01)
-        set("first=2", from: "http://example.com/")
-        XCTAssertEqual(sent(to: "http://example.com/"), "first=2; second=1")
+        set("second=1", from: "http://example.com/", now: start + 0.01)
+        set("first=2", from: "http://example.com/", now: start + 0.02)
+        XCTAssertEqual(sent(to: "http://example.com/", now: start + 1), "first=2; second=1")
         XCTAssertEqual(storage.cookies?.count, 2)
     }
 

@@ -42,7 +42,7 @@ final class DownloadAndStreamEventTests: ServerTestCase {
         let unserialized = expectation(description: "response")
         request.response { _ in unserialized.fulfill() }
         await fulfillment(of: [unserialized], timeout: 10)
-        for _ in 0..<100 where parsed.values.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        session.drain()
         XCTAssertEqual(destinations.values, [target, target, target])
         XCTAssertEqual(validations.values, [target])
         XCTAssertEqual(parsed.values, [200])
@@ -64,9 +64,7 @@ final class DownloadAndStreamEventTests: ServerTestCase {
             if case let .stream(result) = event.event { ids.append(try result.get().id) }
         }
         XCTAssertEqual(ids, [0, 1])
-        for _ in 0..<100 where monitor.events.values.count < 2 || validations.values.isEmpty {
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
+        session.drain()
         XCTAssertEqual(monitor.events.values.count, 2)
         XCTAssertTrue(
             monitor.events.values.allSatisfy { $0.hasPrefix("parseStream Line(id: ") }, "\(monitor.events.values)")

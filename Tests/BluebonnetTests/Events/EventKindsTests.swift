@@ -23,7 +23,7 @@ final class EventKindsTests: ServerTestCase {
         let monitor = LifecycleOnly()
         let monitored = Session(eventMonitors: [monitor])
         _ = try await monitored.request(url("/get")).serializingData().value
-        try await Task.sleep(nanoseconds: 100_000_000)
+        monitored.drain()
         XCTAssertEqual(monitor.recorded, ["resume", "finish"])
         withExtendedLifetime(monitored) {}
     }

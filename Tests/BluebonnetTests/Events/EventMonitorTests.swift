@@ -18,7 +18,7 @@ final class EventMonitorTests: ServerTestCase {
         }
         let session = Session(eventMonitors: [monitor])
         _ = await session.request(url("/get")).response(queue: queue) { _ in }.serializingResponse().response
-        try await Task.sleep(nanoseconds: 200_000_000)
+        session.drain()
         let seen = events.values
         XCTAssertTrue(seen.contains("created /get"), "\(seen)")
         XCTAssertTrue(seen.contains("resumed"))
@@ -41,7 +41,7 @@ final class EventMonitorTests: ServerTestCase {
         let task = cancelled.serializingData()
         cancelled.cancel()
         _ = await task.response
-        try await Task.sleep(nanoseconds: 200_000_000)
+        session.drain()
         XCTAssertEqual(Set(events.values), ["invalid", "cancelled"])
     }
 

@@ -1,4 +1,4 @@
-import Bluebonnet
+@testable import Bluebonnet
 import BluebonnetTestServer
 import Foundation
 import XCTest
@@ -57,7 +57,7 @@ final class EventSequenceTests: FaultServerTestCase {
 
     func events(after request: DataRequest) async -> [String] {
         _ = await request.serializingResponse().response
-        try? await Task.sleep(nanoseconds: 100_000_000)
+        request.session?.drain()
         return monitor.recorded
     }
 
@@ -128,10 +128,10 @@ final class EventSequenceTests: FaultServerTestCase {
         let session = Session(eventMonitors: [monitor])
         let request = session.request(faults.url("/silent"))
         let response = request.serializingResponse()
-        try? await Task.sleep(nanoseconds: 200_000_000)
+        await arrival(of: "/silent")
         request.cancel()
         _ = await response.response
-        try? await Task.sleep(nanoseconds: 100_000_000)
+        session.drain()
         XCTAssertEqual(
             monitor.recorded,
             [
@@ -145,7 +145,7 @@ final class EventSequenceTests: FaultServerTestCase {
         let request = session.request(faults.url("/flaky?key=parse&failures=0"))
         _ = request.serializingString()  // never awaited
         _ = await request.serializingResponse().response
-        try? await Task.sleep(nanoseconds: 100_000_000)
+        session.drain()
         XCTAssertEqual(Array(monitor.recorded.suffix(3)), ["finish", "parsed String", "parsed"])
     }
 }

@@ -54,7 +54,7 @@ final class NotificationTests: ServerTestCase {
         let request = AF.request(url("/get"), shouldAutomaticallyResume: false)
         holder.request = request
         _ = try await request.resume().serializingData().value
-        try await Task.sleep(nanoseconds: 200_000_000)
+        AF.drain()
         XCTAssertEqual(observer.recorded, ["didResume", "didResumeTask", "didCompleteTask", "didFinish"])
         XCTAssertFalse(observer.sawEventLoop)
     }
@@ -66,12 +66,11 @@ final class NotificationTests: ServerTestCase {
         let request = session.request(url("/drip?numbytes=5&duration=2&delay=0"))
         holder.request = request
         let response = request.serializingData()
-        try await Task.sleep(nanoseconds: 300_000_000)
+        await arrival(of: "/drip")
         request.suspend()
-        try await Task.sleep(nanoseconds: 100_000_000)
         request.cancel()
         _ = await response.response
-        try await Task.sleep(nanoseconds: 200_000_000)
+        session.drain()
         XCTAssertEqual(
             observer.recorded,
             [
@@ -88,7 +87,7 @@ final class NotificationTests: ServerTestCase {
         let request = session.request(url("/get"))
         holder.request = request
         _ = try await request.serializingData().value
-        try await Task.sleep(nanoseconds: 200_000_000)
+        session.drain()
         XCTAssertEqual(observer.recorded, [])
     }
 

@@ -357,7 +357,7 @@ final class InterceptorTests: FaultServerTestCase {
                 check("progress"); progressed.append(1)
             }
         _ = try await request.serializingData().value
-        try await Task.sleep(nanoseconds: 200_000_000)
+        session.drain()
         XCTAssertEqual(request.retryCount, 1)
         XCTAssertEqual(
             request.redirectCount, 1, "counted again from zero by the retry, which followed the redirect again")

@@ -69,7 +69,7 @@ final class RequestLifecycleTests: ServerTestCase {
     func testCancelDuringBodyStopsTheRequestPromptly() async throws {
         let request = session.request(url("/drip?duration=6&numbytes=6"))
         let task = request.serializingData()
-        try await Task.sleep(nanoseconds: 400_000_000)
+        await arrival(of: "/drip")
         let start = Date()
         request.cancel()
         let response = await task.response
@@ -91,7 +91,7 @@ final class RequestLifecycleTests: ServerTestCase {
     func testCancellingTheAwaitingTaskCancelsTheRequest() async throws {
         let request = session.request(url("/delay/5"))
         let task = Task { await request.serializingData().response }
-        try await Task.sleep(nanoseconds: 200_000_000)
+        await arrival(of: "/delay/5")
         let start = Date()
         task.cancel()
         let response = await task.value
@@ -109,10 +109,11 @@ final class RequestLifecycleTests: ServerTestCase {
     func testSuspendPausesTheBodyAndResumeFinishesIt() async throws {
         let request = session.request(url("/drip?duration=0.4&numbytes=4"))
         let task = request.serializingData()
-        try await Task.sleep(nanoseconds: 150_000_000)
+        await arrival(of: "/drip")
         request.suspend()
         XCTAssertTrue(request.isSuspended)
         let pausedAt = Date()
+        // The pause under test, not a wait for something.
         try await Task.sleep(nanoseconds: 800_000_000)
         request.resume()
         let response = await task.response

@@ -74,8 +74,9 @@ final class UploadRequestTests: ServerTestCase {
         let session = Session(startRequestsImmediately: false)
         let request = session.upload(Data("later".utf8), to: url("/post"), headers: ["Content-Type": "text/plain"])
         let task = request.serializingData()
-        try await Task.sleep(nanoseconds: 200_000_000)
+        session.drain()
         XCTAssertNil(request.response, "nothing is sent before resume()")
+        XCTAssertTrue(server.arrivals.targets.isEmpty, "nothing is sent before resume()")
         XCTAssertEqual(request.state, .initialized)
         request.resume()
         let data = try await task.value

@@ -12,7 +12,7 @@ final class SessionRequestSetupTests: ServerTestCase {
         let slow = session.request(url("/delay/2"))
         let idle = session.request(url("/get"))
         let response = slow.serializingData()
-        try await Task.sleep(nanoseconds: 200_000_000)
+        await arrival(of: "/delay/2")
         let active: Set<Request> = await withCheckedContinuation { continuation in
             session.withAllRequests { continuation.resume(returning: $0) }
         }
@@ -29,7 +29,7 @@ final class SessionRequestSetupTests: ServerTestCase {
     func testCancelAllRequestsCancelsEveryActiveRequestThenCompletes() async throws {
         let requests = (0..<5).map { _ in session.request(url("/delay/5")) }
         let responses = requests.map { $0.serializingData() }
-        try await Task.sleep(nanoseconds: 200_000_000)
+        await arrival(of: "/delay/5", count: 5)
         let started = Date()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             session.cancelAllRequests(completingOnQueue: .global()) { continuation.resume() }
@@ -58,7 +58,7 @@ final class SessionRequestSetupTests: ServerTestCase {
         }
         let onQueue = Recorder<Bool>()
         let request = custom.request(Probe(url: url("/get"), onQueue: onQueue, key: key))
-        try await Task.sleep(nanoseconds: 200_000_000)
+        custom.drain()
         XCTAssertEqual(onQueue.values, [], "made before resume")
         let response = await request.serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200)

@@ -174,7 +174,7 @@ final class SessionLifetimeTests: ServerTestCase {
     func testRequestsFailWithSessionDeinitializedWhenTheSessionGoesAway() async throws {
         var owner: Session? = Session()
         let task = owner!.request(url("/delay/3")).serializingData()
-        try await Task.sleep(nanoseconds: 300_000_000)
+        await arrival(of: "/delay/3")
         owner = nil
         let start = Date()
         let response = await task.response

@@ -114,7 +114,7 @@ final class DataStreamRequestTests: ServerTestCase {
             }
             return count
         }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        await arrival(of: "/drip")
         consumer.cancel()
         let count = await consumer.value
         XCTAssertLessThan(count, 50)

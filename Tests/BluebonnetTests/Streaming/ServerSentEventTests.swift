@@ -145,7 +145,7 @@ final class ServerSentEventTests: ServerTestCase {
             for try await _ in source { count += 1 }
             return count
         }
-        try await Task.sleep(nanoseconds: 200_000_000)
+        await arrival(of: "/sse")
         task.cancel()
         let count = try await task.value
         XCTAssertLessThan(count, 1000)

@@ -26,4 +26,11 @@ class FaultServerTestCase: XCTestCase {
         faults = nil
         try await super.tearDown()
     }
+
+    /// A barrier instead of a sleep: returns once the server has received `count` requests for `path` (without its
+    /// query), so a test acts while they are on the wire.
+    func arrival(of path: String, count: Int = 1, file: StaticString = #filePath, line: UInt = #line) async {
+        let arrived = await faults.arrivals.wait(forPath: path, count: count)
+        XCTAssertTrue(arrived, "the server never received \(count) request(s) for \(path)", file: file, line: line)
+    }
 }

@@ -31,6 +31,13 @@ class ServerTestCase: XCTestCase {
         return Session(configuration: configuration)
     }
 
+    /// A barrier instead of a sleep: returns once the server has received `count` requests for `path` (without its
+    /// query), so a test acts while they are on the wire.
+    func arrival(of path: String, count: Int = 1, file: StaticString = #filePath, line: UInt = #line) async {
+        let arrived = await server.arrivals.wait(forPath: path, count: count)
+        XCTAssertTrue(arrived, "the server never received \(count) request(s) for \(path)", file: file, line: line)
+    }
+
     /// The absolute URL string of `path` on the test server.
     func url(_ path: String) -> String {
         server.url(path).absoluteString
