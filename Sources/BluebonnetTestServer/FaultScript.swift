@@ -55,6 +55,9 @@ struct FaultScript {
             reset(phase: query["phase"]?.first ?? "before-head", writer: writer)
         case "/silent":
             break
+        case "/stall-mid-body":
+            // 400 of 1,000 bytes, then nothing, with the connection left open.
+            writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 400))
         case "/drip":
             let count = int("bytes", default: 50, in: 1...100_000)
             let interval = TimeAmount.milliseconds(Int64(int("interval_ms", default: 100, in: 1...10_000)))

@@ -18,7 +18,7 @@ struct AuthenticationChallenge: Equatable, Sendable {
 
     /// Whether the challenge's scheme is `name`, in any case.
     func isScheme(_ name: String) -> Bool {
-        scheme.caseInsensitiveCompare(name) == .orderedSame
+        scheme.equalsIgnoringCase(name)
     }
 
     /// The value of the parameter `name` (case-insensitive).

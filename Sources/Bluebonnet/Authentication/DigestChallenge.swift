@@ -76,7 +76,7 @@ struct DigestChallenge: Sendable {
         let token = challenge["algorithm"]
         guard
             let algorithm = Algorithm.allCases.first(where: {
-                $0.rawValue.caseInsensitiveCompare(token ?? "MD5") == .orderedSame
+                $0.rawValue.equalsIgnoringCase(token ?? "MD5")
             })
         else { return nil }
         if let offered = challenge["qop"] {

@@ -35,7 +35,7 @@ struct CacheEntry: Codable, Equatable, Sendable {
 
     /// The value of a field; repeated fields joined by commas.
     func field(_ name: String) -> String? {
-        let values = headers.filter { $0.count == 2 && $0[0].caseInsensitiveCompare(name) == .orderedSame }.map {
+        let values = headers.filter { $0.count == 2 && $0[0].equalsIgnoringCase(name) }.map {
             $0[1]
         }
         return values.isEmpty ? nil : values.joined(separator: ", ")
@@ -44,7 +44,7 @@ struct CacheEntry: Codable, Equatable, Sendable {
     /// The response as `HTTPURLResponse`, its fields in their stored order, with `Age` set to `age` when given.
     func httpResponse(age: Int? = nil) -> HTTPURLResponse? {
         var fields = headers.filter {
-            $0.count == 2 && !(age != nil && $0[0].caseInsensitiveCompare("Age") == .orderedSame)
+            $0.count == 2 && !(age != nil && $0[0].equalsIgnoringCase("Age"))
         }
         .map { (name: $0[0], value: $0[1]) }
         if let age { fields.append((name: "Age", value: String(age))) }

@@ -9,7 +9,7 @@ struct CookieHeaderPreparer: HopPreparing {
 
     func prepare(_ hop: inout TransportRequest, of request: Request, features: FeatureValues) {
         guard hop.urlRequest.httpShouldHandleCookies, jar.sendsCookies, let url = hop.urlRequest.url,
-            !hop.headers.contains(where: { $0.name.caseInsensitiveCompare("Cookie") == .orderedSame }),
+            !hop.headers.contains(where: { $0.name.equalsIgnoringCase("Cookie") }),
             let cookie = jar.cookieHeader(for: url)
         else { return }
         hop.headers.append(("Cookie", cookie))

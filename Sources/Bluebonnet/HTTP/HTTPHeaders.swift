@@ -166,7 +166,7 @@ extension HTTPHeaders: Equatable {
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         guard lhs.headers.count == rhs.headers.count else { return false }
         return zip(lhs.headers, rhs.headers).allSatisfy {
-            $0.name.caseInsensitiveCompare($1.name) == .orderedSame && $0.value == $1.value
+            $0.name.equalsIgnoringCase($1.name) && $0.value == $1.value
         }
     }
 }
@@ -191,7 +191,7 @@ extension HTTPHeaders: CustomStringConvertible {
 extension Array where Element == HTTPHeader {
     /// Case-insensitively finds the index of an `HTTPHeader` with the provided name, if it exists.
     func index(of name: String) -> Int? {
-        firstIndex { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        firstIndex { $0.name.equalsIgnoringCase(name) }
     }
 }
 

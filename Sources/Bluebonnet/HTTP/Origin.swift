@@ -7,7 +7,7 @@ enum Origin {
 
     /// Whether `name` is one of `credentialHeaders`, in any case.
     static func isCredentialHeader(_ name: String) -> Bool {
-        credentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+        credentialHeaders.contains { $0.equalsIgnoringCase(name) }
     }
 
     /// Whether two URLs share scheme, host and port (a missing port is the scheme's default).

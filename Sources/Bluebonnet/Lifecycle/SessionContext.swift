@@ -76,7 +76,7 @@ struct SessionContext: Sendable {
         if !additionalHeaders.isEmpty {
             headers.reserveCapacity(own.count + additionalHeaders.count)
             for header in additionalHeaders
-            where !own.keys.contains(where: { $0.caseInsensitiveCompare(header.name) == .orderedSame }) {
+            where !own.keys.contains(where: { $0.equalsIgnoringCase(header.name) }) {
                 if !sendsSessionCredentials, Origin.isCredentialHeader(header.name) { continue }
                 headers.append((header.name, header.value))
             }
@@ -114,7 +114,14 @@ enum HeaderValidator {
 
     /// Whether `byte` is an RFC 9110 `tchar`.
     static func isTokenByte(_ byte: UInt8) -> Bool {
-        isASCIIAlphanumeric(byte) || "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default:
+            isASCIIAlphanumeric(byte)
+        }
     }
 
     /// Whether `byte` is an ASCII letter or digit.

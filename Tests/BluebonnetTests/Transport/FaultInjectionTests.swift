@@ -110,6 +110,20 @@ final class FaultInjectionTests: FaultServerTestCase {
         XCTAssertGreaterThanOrEqual(outcome.elapsed, Self.idleTimeout * 0.9)
     }
 
+    func testAStallMidBodyTimesOutAtTheIdleTimeout() async {
+        let outcome = await outcome(of: request("/stall-mid-body"), within: Self.idleTimeout + 1.5)
+        assertTransportError(outcome, .timedOut)
+        XCTAssertGreaterThanOrEqual(outcome.elapsed, Self.idleTimeout * 0.9)
+    }
+
+    func testEveryReadRestartsTheIdleTimeout() async {
+        // Eight bytes 200 ms apart take 1.6 s, longer than the idle timeout, and arrive whole.
+        let outcome = await outcome(of: request("/drip?bytes=8&interval_ms=200"), within: Self.resourceTimeout)
+        XCTAssertNil(outcome.error)
+        XCTAssertEqual(outcome.response.data?.count, 8)
+        XCTAssertGreaterThan(outcome.elapsed, Self.idleTimeout)
+    }
+
     func testADripUnderTheIdleTimeoutEndsAtTheResourceDeadline() async {
         // One byte every 200 ms keeps the connection busy; only the deadline on the whole request stops it.
         let outcome = await outcome(of: request("/drip?bytes=100&interval_ms=200"), within: Self.resourceTimeout + 1.5)

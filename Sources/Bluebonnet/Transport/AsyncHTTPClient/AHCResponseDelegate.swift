@@ -56,7 +56,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         self.sink = sink
         self.hasUploadBody = hasUploadBody
         self.maximumBodySize = maximumBodySize
-        expectsBody = method.caseInsensitiveCompare("HEAD") != .orderedSame
+        expectsBody = !method.equalsIgnoringCase("HEAD")
         self.idleTimeout = idleTimeout.map(AsyncHTTPClientTransport.timeAmount)
     }
 
