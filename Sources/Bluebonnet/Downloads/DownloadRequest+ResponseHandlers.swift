@@ -9,14 +9,14 @@ import FoundationNetworking
 extension DownloadRequest {
     /// What a handler sees of the finished download, taken when the handler's turn comes.
     struct Snapshot: @unchecked Sendable {
-        // @unchecked: a copy of the state taken under the lock; nothing mutates it afterwards.
-        let state: MutableState
+        // @unchecked: values copied under the lock; nothing mutates them afterwards.
+        let state: Finished
         let fileURL: URL?
         let resumeData: Data?
     }
 
     func snapshot() -> Snapshot {
-        Snapshot(state: mutableState.read(), fileURL: fileURL, resumeData: resumeData)
+        Snapshot(state: finished(), fileURL: fileURL, resumeData: resumeData)
     }
 
     /// The finished download as it is, nothing read from the file.
@@ -24,9 +24,9 @@ extension DownloadRequest {
         let end = Timeline.now()
         let result: AFResult<URL?> = snapshot.state.error.map { .failure($0) } ?? .success(snapshot.fileURL)
         let response = DownloadResponse(
-            request: snapshot.state.requests.last, response: snapshot.state.response, fileURL: snapshot.fileURL,
-            resumeData: snapshot.resumeData, metrics: snapshot.state.metrics.last, serializationDuration: 0,
-            result: result, timeline: Self.timeline(of: snapshot.state, serializationCompletedAt: end))
+            request: snapshot.state.request, response: snapshot.state.response, fileURL: snapshot.fileURL,
+            resumeData: snapshot.resumeData, metrics: snapshot.state.metrics, serializationDuration: 0,
+            result: result, timeline: snapshot.state.timeline(serializationCompletedAt: end))
         eventMonitor?.request(self, didParseResponse: response)
         return response
     }
@@ -42,7 +42,7 @@ extension DownloadRequest {
         do {
             result = .success(
                 try serializer.serializeDownload(
-                    request: state.requests.last, response: state.response,
+                    request: state.request, response: state.response,
                     fileURL: snapshot.fileURL, error: state.error))
         } catch {
             result = .failure(
@@ -50,9 +50,9 @@ extension DownloadRequest {
         }
         let end = Timeline.now()
         let response = DownloadResponse(
-            request: state.requests.last, response: state.response, fileURL: snapshot.fileURL,
-            resumeData: snapshot.resumeData, metrics: state.metrics.last, serializationDuration: end - start,
-            result: result, timeline: Self.timeline(of: state, serializationCompletedAt: end))
+            request: state.request, response: state.response, fileURL: snapshot.fileURL,
+            resumeData: snapshot.resumeData, metrics: state.metrics, serializationDuration: end - start,
+            result: result, timeline: state.timeline(serializationCompletedAt: end))
         eventMonitor?.request(self, didParseResponse: response)
         return response
     }

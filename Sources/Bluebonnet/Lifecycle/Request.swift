@@ -468,16 +468,37 @@ public class Request: @unchecked Sendable {
         }
     }
 
-    /// The timeline of `state` (a snapshot the caller already took) as of `serializationCompletedTime`.
-    static func timeline(of state: MutableState, serializationCompletedAt end: CFAbsoluteTime) -> Timeline {
-        let completed = state.completedTime ?? end
-        let start = state.startTime ?? completed
-        return Timeline(
-            requestStartTime: start,
-            initialResponseTime: state.initialResponseTime ?? completed,
-            requestCompletedTime: completed,
-            serializationCompletedTime: end
-        )
+    /// What a response handler sees of the finished request: only what a response is made of, taken in one lock
+    /// when the handler's turn comes, so later handlers cannot change it.
+    struct Finished: @unchecked Sendable {
+        // @unchecked: values copied under the lock; nothing mutates them afterwards (the response is immutable).
+        let request: URLRequest?
+        let response: HTTPURLResponse?
+        let data: Data?
+        let error: AFError?
+        let metrics: RequestTaskMetrics?
+        let startTime: CFAbsoluteTime?
+        let initialResponseTime: CFAbsoluteTime?
+        let completedTime: CFAbsoluteTime?
+
+        /// The timeline as of `serializationCompletedTime`.
+        func timeline(serializationCompletedAt end: CFAbsoluteTime) -> Timeline {
+            let completed = completedTime ?? end
+            let start = startTime ?? completed
+            return Timeline(
+                requestStartTime: start, initialResponseTime: initialResponseTime ?? completed,
+                requestCompletedTime: completed, serializationCompletedTime: end)
+        }
+    }
+
+    /// The finished request now, in one lock.
+    func finished() -> Finished {
+        mutableState.read { state in
+            Finished(
+                request: state.requests.last, response: state.response, data: state.data, error: state.error,
+                metrics: state.metrics.last, startTime: state.startTime, initialResponseTime: state.initialResponseTime,
+                completedTime: state.completedTime)
+        }
     }
 }
 

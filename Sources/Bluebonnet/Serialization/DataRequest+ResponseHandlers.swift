@@ -43,25 +43,19 @@ extension DataRequest {
     }
 
     /// What a handler sees of the finished request, taken when the handler's turn comes.
-    struct Snapshot: @unchecked Sendable {
-        // @unchecked: a copy of the state taken under the lock; nothing mutates it afterwards.
-        let state: MutableState
-        let data: Data?
-    }
+    typealias Snapshot = Finished
 
-    /// The request's state and body now; called in the handler's turn, so later handlers cannot change it.
-    func snapshot() -> Snapshot {
-        Snapshot(state: mutableState.read(), data: data)
-    }
+    /// The request's response and body now; called in the handler's turn, so later handlers cannot change it.
+    func snapshot() -> Snapshot { finished() }
 
     /// The finished request as it is, nothing parsed.
     func unserializedResponse(_ snapshot: Snapshot) -> AFDataResponse<Data?> {
         let end = Timeline.now()
-        let result: AFResult<Data?> = snapshot.state.error.map { .failure($0) } ?? .success(snapshot.data)
+        let result: AFResult<Data?> = snapshot.error.map { .failure($0) } ?? .success(snapshot.data)
         let response = DataResponse(
-            request: snapshot.state.requests.last, response: snapshot.state.response, data: snapshot.data,
-            metrics: snapshot.state.metrics.last, serializationDuration: 0, result: result,
-            timeline: Self.timeline(of: snapshot.state, serializationCompletedAt: end))
+            request: snapshot.request, response: snapshot.response, data: snapshot.data,
+            metrics: snapshot.metrics, serializationDuration: 0, result: result,
+            timeline: snapshot.timeline(serializationCompletedAt: end))
         eventMonitor?.request(self, didParseResponse: response)
         return response
     }
@@ -72,21 +66,20 @@ extension DataRequest {
         snapshot: Snapshot
     ) -> AFDataResponse<Serializer.SerializedObject> {
         let start = Timeline.now()
-        let state = snapshot.state
         let result: AFResult<Serializer.SerializedObject>
         do {
             result = .success(
                 try serializer.serialize(
-                    request: state.requests.last, response: state.response, data: snapshot.data, error: state.error))
+                    request: snapshot.request, response: snapshot.response, data: snapshot.data, error: snapshot.error))
         } catch {
             result = .failure(
                 error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
         }
         let end = Timeline.now()
         let response = DataResponse(
-            request: state.requests.last, response: state.response, data: snapshot.data,
-            metrics: state.metrics.last, serializationDuration: end - start, result: result,
-            timeline: Self.timeline(of: state, serializationCompletedAt: end))
+            request: snapshot.request, response: snapshot.response, data: snapshot.data,
+            metrics: snapshot.metrics, serializationDuration: end - start, result: result,
+            timeline: snapshot.timeline(serializationCompletedAt: end))
         eventMonitor?.request(self, didParseResponse: response)
         return response
     }
