@@ -2,8 +2,9 @@
 # Instructions and allocations per request, which do not drift the way CPU time does on a shared machine: each
 # client runs a workload under callgrind at two request counts, and the difference in instructions divided by the
 # difference in requests removes start-up, warm-up and connection set-up; allocations are counted the same way by a
-# malloc interposer (client process only: the server runs in a process of its own). Prints a table with each
-# client's ratio to raw AsyncHTTPClient, and with CHECK=1 fails when Bluebonnet's figures exceed
+# malloc interposer (client process only: the server runs in a process of its own), and the CPU time of those
+# counting runs is taken the same way, as a cross-check that drifts ±30% here. Prints a table with each client's
+# ratio to raw AsyncHTTPClient, and with CHECK=1 fails when Bluebonnet's figures exceed
 # Thresholds/per-request.json by more than 3% (repeated runs here agree within about 2%: the server shares the
 # machine, and how often the client's event loops wake depends on when it answers).
 #
@@ -48,7 +49,7 @@ counts() {
   esac
 }
 
-run_client() { # client workload count -> "instructions allocations"
+run_client() { # client workload count -> "instructions allocations cpu-microseconds"
   local out="$work/callgrind.$1.$2.$3"
   if ! valgrind --tool=callgrind --callgrind-out-file="$out" "$work/bench" run --client "$1" --workload "$2" \
     --base-url "http://127.0.0.1:$port" --paths builtin --count "$3" >/dev/null 2>"$work/valgrind.log"; then
@@ -58,9 +59,14 @@ run_client() { # client workload count -> "instructions allocations"
   local instructions
   instructions=$(grep -m1 -E '^(summary|totals):' "$out" | awk '{print $2}')
   [ -n "$instructions" ] || { echo "no instruction count in $out" >&2; return 1; }
-  BLUEBONNET_MALLOC_COUNT_FILE="$work/allocations" LD_PRELOAD="$work/malloc-counter.so" "$work/bench" run --client "$1" \
-    --workload "$2" --base-url "http://127.0.0.1:$port" --paths builtin --count "$3" >/dev/null
-  echo "$instructions $(cat "$work/allocations")"
+  # The allocation-counting run, outside valgrind, also gives the CPU time (user + system), a cross-check that drifts.
+  local TIMEFORMAT='%3U %3S'
+  { time BLUEBONNET_MALLOC_COUNT_FILE="$work/allocations" LD_PRELOAD="$work/malloc-counter.so" "$work/bench" run \
+    --client "$1" --workload "$2" --base-url "http://127.0.0.1:$port" --paths builtin --count "$3" >/dev/null ; } \
+    2>"$work/cpu"
+  local cpu
+  cpu=$(awk '{printf "%d", ($1 + $2) * 1000000}' "$work/cpu")
+  echo "$instructions $(cat "$work/allocations") $cpu"
 }
 
 results="$work/results"
@@ -70,10 +76,12 @@ for workload in "${workloads[@]}"; do
   for client in "${clients[@]}"; do
     first=$(run_client "$client" "$workload" "$low") || exit 1
     second=$(run_client "$client" "$workload" "$high") || exit 1
-    read -r i1 a1 <<<"$first"
-    read -r i2 a2 <<<"$second"
-    echo "$workload $client $(( (i2 - i1) / (high - low) )) $(( (a2 - a1) / (high - low) ))" >> "$results"
-    echo "== $workload $client: $(( (i2 - i1) / (high - low) )) instructions, $(( (a2 - a1) / (high - low) )) allocations per request" >&2
+    read -r i1 a1 c1 <<<"$first"
+    read -r i2 a2 c2 <<<"$second"
+    per_request="$(( (i2 - i1) / (high - low) )) $(( (a2 - a1) / (high - low) )) $(( (c2 - c1) / (high - low) ))"
+    echo "$workload $client $per_request" >> "$results"
+    read -r pi pa pc <<<"$per_request"
+    echo "== $workload $client: $pi instructions, $pa allocations, $pc µs CPU per request" >&2
   done
 done
 
@@ -81,15 +89,16 @@ python3 - "$results" "$here/Thresholds/per-request.json" "${CHECK:-0}" <<'PY'
 import json, sys
 rows = [line.split() for line in open(sys.argv[1]) if line.strip()]
 figures = {}
-for workload, client, instructions, allocations in rows:
-    figures.setdefault(workload, {})[client] = (int(instructions), int(allocations))
-print("| workload | client | instructions / request | ×AHC | allocations / request | ×AHC |")
-print("|---|---|---|---|---|---|")
+for workload, client, instructions, allocations, cpu in rows:
+    figures.setdefault(workload, {})[client] = (int(instructions), int(allocations), int(cpu))
+print("| workload | client | instructions / request | ×AHC | allocations / request | ×AHC | CPU µs / request | ×AHC |")
+print("|---|---|---|---|---|---|---|---|")
 for workload, clients in figures.items():
     base = clients.get("ahc")
-    for client, (instructions, allocations) in clients.items():
-        ratio = lambda value, index: f"{value / base[index]:.2f}" if base and base[index] else "-"
-        print(f"| {workload} | {client} | {instructions:,} | {ratio(instructions, 0)} | {allocations:,} | {ratio(allocations, 1)} |")
+    for client, (instructions, allocations, cpu) in clients.items():
+        ratio = lambda value, index: f"{value / base[index]:.2f}" if base and base[index] > 0 else "-"
+        print(f"| {workload} | {client} | {instructions:,} | {ratio(instructions, 0)} | {allocations:,} | "
+              f"{ratio(allocations, 1)} | {cpu:,} | {ratio(cpu, 2)} |")
 if sys.argv[3] == "1":
     thresholds = json.load(open(sys.argv[2]))
     failed = False

@@ -27,7 +27,7 @@ extension DownloadRequest {
             request: snapshot.state.request, response: snapshot.state.response, fileURL: snapshot.fileURL,
             resumeData: snapshot.resumeData, metrics: snapshot.state.metrics, serializationDuration: 0,
             result: result, timeline: snapshot.state.timeline(serializationCompletedAt: end))
-        eventMonitor?.request(self, didParseResponse: response)
+        if monitoredEvents.contains(.parsing) { eventMonitor?.request(self, didParseResponse: response) }
         return response
     }
 
@@ -53,7 +53,7 @@ extension DownloadRequest {
             request: state.request, response: state.response, fileURL: snapshot.fileURL,
             resumeData: snapshot.resumeData, metrics: state.metrics, serializationDuration: end - start,
             result: result, timeline: state.timeline(serializationCompletedAt: end))
-        eventMonitor?.request(self, didParseResponse: response)
+        if monitoredEvents.contains(.parsing) { eventMonitor?.request(self, didParseResponse: response) }
         return response
     }
 

@@ -56,7 +56,7 @@ extension DataRequest {
             request: snapshot.request, response: snapshot.response, data: snapshot.data,
             metrics: snapshot.metrics, serializationDuration: 0, result: result,
             timeline: snapshot.timeline(serializationCompletedAt: end))
-        eventMonitor?.request(self, didParseResponse: response)
+        if monitoredEvents.contains(.parsing) { eventMonitor?.request(self, didParseResponse: response) }
         return response
     }
 
@@ -80,7 +80,7 @@ extension DataRequest {
             request: snapshot.request, response: snapshot.response, data: snapshot.data,
             metrics: snapshot.metrics, serializationDuration: end - start, result: result,
             timeline: snapshot.timeline(serializationCompletedAt: end))
-        eventMonitor?.request(self, didParseResponse: response)
+        if monitoredEvents.contains(.parsing) { eventMonitor?.request(self, didParseResponse: response) }
         return response
     }
 
