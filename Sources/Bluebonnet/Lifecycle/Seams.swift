@@ -14,7 +14,8 @@ import FoundationNetworking
 /// cache handler). Runs on the thread that sends the hop; must be cheap and must not block.
 protocol HopPreparing: Sendable {
     /// - Parameters:
-    ///   - hop:      The hop as it will be sent; its headers are validated after every preparer ran.
+    ///   - hop:      The hop as it will be sent. A preparer appends headers and never removes or reorders those
+    ///               already there; what it appends is validated after every preparer ran.
     ///   - request:  The request sending it.
     ///   - features: The request's feature values.
     func prepare(_ hop: inout TransportRequest, of request: Request, features: FeatureValues)

@@ -10,6 +10,9 @@ struct SessionContext: Sendable {
     let transport: any HTTPTransport
     /// `URLSessionConfiguration.httpAdditionalHeaders`, sent unless the request sets the same name.
     let additionalHeaders: HTTPHeaders
+    /// Whether every one of `additionalHeaders` passes `HeaderValidator`: checked once, when the session is made,
+    /// rather than on every request.
+    let additionalHeadersAreValid: Bool
     /// `URLSessionConfiguration.timeoutIntervalForRequest`: the engine's idle timeout.
     let requestTimeout: TimeInterval
     /// `URLSessionConfiguration.timeoutIntervalForResource`: a deadline for the whole request, every hop included.
@@ -73,6 +76,7 @@ struct SessionContext: Sendable {
         // Merged into a plain list, not into the URLRequest: every URLRequest mutation copies an NSMutableURLRequest.
         let own = urlRequest.allHTTPHeaderFields ?? [:]
         var headers = own.map { (name: $0.key, value: $0.value) }
+        let sessionHeadersStart = headers.count
         if !additionalHeaders.isEmpty {
             headers.reserveCapacity(own.count + additionalHeaders.count)
             for header in additionalHeaders
@@ -88,15 +92,22 @@ struct SessionContext: Sendable {
         var hop = TransportRequest(
             urlRequest: urlRequest, headers: headers, idleTimeout: idle, deadline: deadline,
             maximumBodySize: maximumBodySize, logger: logger)
+        let sessionHeaders = sessionHeadersStart..<headers.count
         for preparer in preparers { preparer.prepare(&hop, of: request, features: features) }
-        try HeaderValidator.validate(hop.headers)
+        // The session's headers were checked once; the request's own and what preparers added, every time.
+        if additionalHeadersAreValid && !sessionHeaders.isEmpty && hop.headers.count >= sessionHeaders.upperBound {
+            try HeaderValidator.validate(hop.headers[..<sessionHeaders.lowerBound])
+            try HeaderValidator.validate(hop.headers[sessionHeaders.upperBound...])
+        } else {
+            try HeaderValidator.validate(hop.headers[...])
+        }
         return hop
     }
 }
 
 /// Refuses header bytes that would let a value forge further headers or split the request.
 enum HeaderValidator {
-    static func validate(_ headers: [(name: String, value: String)]) throws {
+    static func validate(_ headers: ArraySlice<(name: String, value: String)>) throws {
         for (name, value) in headers {
             guard isValidName(name) else {
                 throw AFError.urlRequestValidationFailed(reason: .invalidHeaderName(name))

@@ -192,6 +192,9 @@ open class Session: @unchecked Sendable, RequestDelegate {
         context = SessionContext(
             transport: transport,
             additionalHeaders: configuration.headers,
+            additionalHeadersAreValid: (try? HeaderValidator.validate(
+                configuration.headers.map { ($0.name, $0.value) }[...]))
+                != nil,
             requestTimeout: requestTimeout,
             resourceTimeout: resourceTimeout,
             startRequestsImmediately: startRequestsImmediately,

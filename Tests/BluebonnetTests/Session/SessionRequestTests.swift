@@ -110,6 +110,25 @@ final class SessionRequestTests: ServerTestCase {
         XCTAssertNil(response.response)
     }
 
+    func testASessionHeaderWithCRLFIsRefusedOnEveryRequestThatWouldSendIt() async {
+        // The session's headers are checked once when it is made, and still refused on each request that sends them.
+        let evil = session(configuring: { $0.headers = ["X-Evil": "a\r\nInjected: yes", "Accept": "*/*"] })
+        for _ in 0..<2 {
+            let response = await evil.request(url("/headers")).serializingData().response
+            guard case .urlRequestValidationFailed(.invalidHeaderValue(name: "X-Evil")) = response.error else {
+                return XCTFail("\(String(describing: response.error))")
+            }
+        }
+        // A request that sets the header itself replaces the session's, so nothing bad is sent.
+        let replaced = await evil.request(url("/headers"), headers: ["X-Evil": "fine"]).serializingData().response
+        XCTAssertEqual(replaced.response?.statusCode, 200, "\(String(describing: replaced.error))")
+        // And good session headers do not excuse a bad one of the request's.
+        let good = session(configuring: { $0.headers = ["X-Good": "yes"] })
+        let own = await good.request(url("/headers"), headers: ["X-Bad": "a\nb"]).serializingData().response
+        XCTAssertEqual(own.error?.isURLRequestValidationError, true)
+        withExtendedLifetime((evil, good)) {}
+    }
+
     func testHeaderValueWithNULOrBareLFIsRefused() async {
         for value in ["a\u{0}b", "a\nb", "a\rb"] {
             let response = await session.request(url("/headers"), headers: ["X-Bad": value]).serializingData().response
