@@ -352,10 +352,11 @@ struct RequestCommand: AsyncParsableCommand {
             sendsMultipart ? Self.multipartUpload(items, with: urlRequest, on: session) : session.request(urlRequest)
         if let challengeCredential { request.authenticate(with: challengeCredential) }
         if curl {
-            let command = await withCheckedContinuation { continuation in
-                request.cURLDescription(calling: { continuation.resume(returning: $0) })
+            // Once the URLRequest exists, in single quotes: a command line is pasted into a shell.
+            await withCheckedContinuation { continuation in
+                request.cURLDescription(calling: { _ in continuation.resume() })
             }
-            print(command)
+            print(request.cURLDescription(quoting: .shellSafe))
         }
         // Updates and the final newline go through one serial queue, so the newline comes after the last redraw.
         let barQueue = DispatchQueue(label: "bonnet.progress")

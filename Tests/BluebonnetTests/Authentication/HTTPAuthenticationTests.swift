@@ -139,8 +139,8 @@ final class HTTPAuthenticationTests: ServerTestCase {
         let curl = request.cURLDescription()
         XCTAssertFalse(curl.contains("p%40ss"), curl)
         XCTAssertFalse(curl.contains("p@ss@"), curl)
-        XCTAssertTrue(curl.contains("-u 'user:***'"), curl)
-        XCTAssertTrue(request.cURLDescription(revealingSecrets: true).contains("-u 'user:p@ss'"))
+        XCTAssertTrue(curl.contains("-u \"user:***\""), curl)
+        XCTAssertTrue(request.cURLDescription(revealingSecrets: true).contains("-u \"user:p@ss\""))
         for description in [request.description, response.debugDescription, "\(request)"] {
             XCTAssertFalse(description.contains("p%40ss"), description)
             XCTAssertFalse(description.contains("user:"), description)
@@ -151,8 +151,8 @@ final class HTTPAuthenticationTests: ServerTestCase {
         let request = session.request(url("/basic-auth/user/passwd")).authenticate(username: "user", password: "passwd")
         _ = await request.serializingData().response
         XCTAssertFalse(request.cURLDescription().contains("user:passwd"), request.cURLDescription())
-        XCTAssertTrue(request.cURLDescription().contains("-u 'user:***'"), request.cURLDescription())
-        XCTAssertTrue(request.cURLDescription(revealingSecrets: true).contains("-u 'user:passwd'"))
+        XCTAssertTrue(request.cURLDescription().contains("-u \"user:***\""), request.cURLDescription())
+        XCTAssertTrue(request.cURLDescription(revealingSecrets: true).contains("-u \"user:passwd\""))
     }
 
     func testSessionCredentialStorageAnswersByProtectionSpace() async throws {

@@ -159,9 +159,48 @@ final class RequestLifecycleTests: ServerTestCase {
         let request = session.request(url("/get"), headers: [.authorization(bearerToken: "s3cret")])
         _ = await request.serializingData().response
         XCTAssertFalse(request.cURLDescription().contains("s3cret"))
-        XCTAssertTrue(request.cURLDescription().contains("-H 'Authorization: ***'"))
+        XCTAssertTrue(request.cURLDescription().contains("-H \"Authorization: ***\""))
         XCTAssertTrue(request.cURLDescription(revealingSecrets: true).contains("Bearer s3cret"))
-        XCTAssertTrue(request.cURLDescription().hasSuffix("'\(url("/get"))'"))
+        XCTAssertTrue(request.cURLDescription().hasSuffix("\"\(url("/get"))\""))
+    }
+
+    /// Splits a command as tools written for Alamofire do: on spaces, dropping the continuation backslashes.
+    func words(_ command: String) -> [String] {
+        command.split(whereSeparator: \.isWhitespace).map(String.init).filter { $0 != "\\" }
+    }
+
+    func testCURLDescriptionIsInAlamofiresFormat() async throws {
+        let jar = HTTPCookieStorage.shared
+        let cookie = try XCTUnwrap(
+            HTTPCookie(properties: [.domain: "127.0.0.1", .path: "/post", .name: "foo", .value: "bar"]))
+        jar.setCookie(cookie)
+        defer { jar.deleteCookie(cookie) }
+        let parameters = ["f'oo": "ba'r", "fo\"o": "b\"ar"]
+        let request = session.request(
+            url("/post"), method: .post, parameters: parameters, encoding: JSONEncoding(options: .sortedKeys),
+            headers: ["X-Custom": "{\"key\": \"value\"}"])
+        _ = await request.serializingData().response
+        let command = request.cURLDescription(revealingSecrets: true)
+        let parts = words(command)
+        XCTAssertEqual(Array(parts.prefix(5)), ["$", "curl", "-v", "-X", "POST"], command)
+        XCTAssertEqual(parts[5], "-b", "the cookies the session sends come first, as in Alamofire: \(command)")
+        XCTAssertTrue(command.contains("-b \"foo=bar\""), command)
+        XCTAssertTrue(command.contains("-H \"X-Custom: {\\\"key\\\": \\\"value\\\"}\""), command)
+        XCTAssertTrue(command.contains("-H \"Content-Type: application/json\""), command)
+        // A body's quotes escaped as Alamofire escapes them, its escaped quotes once more.
+        XCTAssertTrue(command.contains("-d \"{"), command)
+        XCTAssertTrue(command.contains("\\\"f'oo\\\":\\\"ba'r\\\""), command)
+        XCTAssertTrue(command.contains("\\\"fo\\\\\\\"o\\\":\\\"b\\\\\\\"ar\\\""), command)
+        XCTAssertEqual(parts.last, "\"\(url("/post"))\"")
+        XCTAssertTrue(request.cURLDescription().contains("-b \"foo=***\""), "cookie values are credentials")
+    }
+
+    func testCURLDescriptionCanQuoteForAShell() async {
+        let request = session.request(url("/get"), headers: ["X-Quote": "it's $HOME"])
+        _ = await request.serializingData().response
+        let command = request.cURLDescription(quoting: .shellSafe)
+        XCTAssertTrue(command.contains("-H 'X-Quote: it'\\''s $HOME'"), command)
+        XCTAssertTrue(command.hasSuffix("'\(url("/get"))'"), command)
     }
 
     func testCURLDescriptionCallbackFiresOnceTheRequestExists() async {
@@ -172,7 +211,7 @@ final class RequestLifecycleTests: ServerTestCase {
         }
         XCTAssertTrue(command.hasPrefix("$ curl -v"))
         XCTAssertTrue(command.contains("-X POST"))
-        XCTAssertTrue(command.contains("-d '{\"a\":\"b\"}'"))
+        XCTAssertTrue(command.contains("-d \"{\\\"a\\\":\\\"b\\\"}\""), command)
     }
 
     func testCURLDescriptionCallbackFiresWithoutAResponseHandlerOrResume() async {
@@ -181,7 +220,7 @@ final class RequestLifecycleTests: ServerTestCase {
         let command: String = await withCheckedContinuation { continuation in
             request.cURLDescription { continuation.resume(returning: $0) }
         }
-        XCTAssertTrue(command.contains("-H 'X-A: 1'"))
+        XCTAssertTrue(command.contains("-H \"X-A: 1\""), command)
         XCTAssertTrue(request.isInitialized, "asking for the command does not start the request")
         let response = await request.serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200)
@@ -237,7 +276,7 @@ final class RequestLifecycleTests: ServerTestCase {
         let command: String = await withCheckedContinuation { continuation in
             request.cURLDescription { continuation.resume(returning: $0) }
         }
-        XCTAssertTrue(command.hasSuffix("'\(url("/get"))'"))
+        XCTAssertTrue(command.hasSuffix("\"\(url("/get"))\""), command)
     }
 
     func testOnURLRequestCreationSeesEveryHop() async {
