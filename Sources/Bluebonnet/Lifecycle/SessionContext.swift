@@ -64,9 +64,14 @@ struct SessionContext: Sendable {
         switch RequestTarget.problem(with: url) {
         case nil:
             break
-        case .unsupportedScheme where url.scheme != nil && url.host?.isEmpty == false:
+        case _ where url.scheme == nil || url.host?.isEmpty != false:
+            // A URL that parses but names no scheme or no host (`"invalid"`, `"/path"`, `"http://"`) is one the
+            // engine cannot load, as URLSession says for Alamofire; `invalidURL` is for strings that do not parse.
+            throw AFError.sessionTaskFailed(
+                error: URLError(.unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: url]))
+        case .unsupportedScheme:
             throw AFError.urlRequestValidationFailed(reason: .unsupportedURLScheme(url.scheme))
-        case .unsupportedScheme, .invalidHost, .invalidPort:
+        case .invalidHost, .invalidPort:
             throw AFError.invalidURL(url: url)
         }
         let method = urlRequest.httpMethod ?? "GET"

@@ -88,9 +88,24 @@ final class SessionRequestTests: ServerTestCase {
     }
 
     func testMalformedURLStringsFailWithInvalidURL() async {
-        for string in ["http://exa mple.com/", "not a url", "http://", "/relative/path"] {
+        for string in ["http://exa mple.com/", "http://[not a url"] {
             let response = await session.request(string).serializingData().response
             XCTAssertEqual(response.error?.isInvalidURLError, true, "\(string): \(String(describing: response.error))")
+        }
+    }
+
+    func testAURLWithoutSchemeOrHostFailsAsAnUnsupportedURLAsInAlamofire() async {
+        // `URL(string:)` accepts each of these; URLSession refuses to load them, and Alamofire reports that.
+        for string in ["invalid", "not a url", "/relative/path", "http://", "mailto:a@b.example"] {
+            let response = await session.request(string, parameters: ["foo": "bar"]).serializingData().response
+            guard case let .sessionTaskFailed(error as URLError)? = response.error else {
+                XCTFail("\(string): \(String(describing: response.error))")
+                continue
+            }
+            XCTAssertEqual(error.code, .unsupportedURL, string)
+            XCTAssertNotNil(response.request, string)
+            XCTAssertNil(response.response, string)
+            XCTAssertNotNil(response.metrics, string)
         }
     }
 
