@@ -53,7 +53,7 @@ public class Request: @unchecked Sendable {
         var cURLHandlers: [(queue: DispatchQueue, handler: @Sendable (String) -> Void)] = []
         var progress = ProgressTracking()
         /// The request's own interceptor: its `interceptor:`, composed with those chained on in order. It runs
-        /// before the session's, as in Alamofire.
+        /// after the session's, as in Alamofire.
         var interceptor: (any RequestInterceptor)?
         /// The attempt's task, made only when a monitor listens for task events.
         var task: RequestTask?
@@ -155,7 +155,7 @@ public class Request: @unchecked Sendable {
     /// The request's own interceptor: the one it was made with, composed with those chained on; `nil` when none.
     public var interceptor: (any RequestInterceptor)? { mutableState.read { $0.interceptor } }
 
-    /// Adds an interceptor: it adapts and retries after the request's earlier ones and before the session's. Chain it
+    /// Adds an interceptor: it adapts and retries after the session's and the request's earlier ones. Chain it
     /// before the request is resumed to have it see the first attempt.
     ///
     /// - Parameter interceptor: The `RequestInterceptor`.
@@ -169,7 +169,7 @@ public class Request: @unchecked Sendable {
         return self
     }
 
-    /// Adds an adapter: it runs after the request's earlier adapters and before the session's.
+    /// Adds an adapter: it runs after the session's and the request's earlier adapters.
     ///
     /// - Parameter adapter: The `RequestAdapter`.
     /// - Returns: The instance.
@@ -183,7 +183,7 @@ public class Request: @unchecked Sendable {
         return self
     }
 
-    /// Adds a retrier: it is asked after the request's earlier retriers and before the session's.
+    /// Adds a retrier: it is asked after the session's and the request's earlier retriers.
     ///
     /// - Parameter retrier: The `RequestRetrier`.
     /// - Returns: The instance.
@@ -197,18 +197,19 @@ public class Request: @unchecked Sendable {
         return self
     }
 
-    /// The request's interceptor, then the session's, as one adapter; `nil` when there is none.
+    /// The session's interceptor, then the request's, as one adapter (Alamofire's order); `nil` when there is none.
     var adapter: (any RequestAdapter)? {
         switch (interceptor, context.interceptor) {
-        case let (own?, session?): Interceptor(adapters: [own, session])
+        case let (own?, session?): Interceptor(adapters: [session, own])
         case let (own, session): own ?? session
         }
     }
 
-    /// The request's interceptor, then the session's, as one retrier; `nil` when there is none.
+    /// The session's interceptor, then the request's, as one retrier (Alamofire's order): a `.retry` of the session's
+    /// means the request's is not asked. `nil` when there is none.
     var retrier: (any RequestRetrier)? {
         switch (interceptor, context.interceptor) {
-        case let (own?, session?): Interceptor(retriers: [own, session])
+        case let (own?, session?): Interceptor(retriers: [session, own])
         case let (own, session): own ?? session
         }
     }

@@ -20,7 +20,7 @@ final class InterceptorTests: FaultServerTestCase {
 
     // MARK: - Adapters
 
-    func testTheAdapterChangesEveryRequestAndRequestAndSessionAdaptersRunRequestFirst() async throws {
+    func testTheAdapterChangesEveryRequestAndTheSessionsAdaptsBeforeTheRequestsAsInAlamofire() async throws {
         let order = Recorder<String>()
         let sessionAdapter = Adapter { request, _, completion in
             order.append("session")
@@ -37,13 +37,13 @@ final class InterceptorTests: FaultServerTestCase {
         let session = Session(interceptor: sessionAdapter)
         let request = session.request(flaky("adapt", failures: 0), interceptor: requestAdapter)
         _ = await request.serializingData().response
-        XCTAssertEqual(order.values, ["request", "session"])
+        XCTAssertEqual(order.values, ["session", "request"])
         let head = try XCTUnwrap(faults.receivedHeads.last)
         XCTAssertTrue(head.contains("X-Session: 1") && head.contains("X-Request: 1"), head)
         XCTAssertEqual(request.requests.count, 2, "the initial and the adapted URLRequest")
     }
 
-    func testChainedAdaptersRunAfterTheRequestsOwnAndBeforeTheSessions() async throws {
+    func testChainedAdaptersRunAfterTheSessionsAndTheRequestsOwn() async throws {
         let order = Recorder<String>()
         func adapter(_ name: String) -> Adapter {
             Adapter { request, _, completion in
@@ -58,7 +58,7 @@ final class InterceptorTests: FaultServerTestCase {
             .adapt(using: adapter("chained"))
             .interceptor(adapter("intercepting"))
         _ = await request.serializingData().response
-        XCTAssertEqual(order.values, ["own", "chained", "intercepting", "session"])
+        XCTAssertEqual(order.values, ["session", "own", "chained", "intercepting"])
         let sent = try XCTUnwrap(request.lastRequest)
         for name in ["own", "chained", "intercepting", "session"] {
             XCTAssertEqual(sent.value(forHTTPHeaderField: "X-\(name)"), "1")
@@ -160,7 +160,7 @@ final class InterceptorTests: FaultServerTestCase {
         XCTAssertEqual(validations.values, [500, 500, 200])
     }
 
-    func testRequestAndSessionRetriersAreAskedRequestFirst() async {
+    func testTheSessionsRetrierIsAskedBeforeTheRequestsAsInAlamofire() async {
         let order = Recorder<String>()
         let sessionRetrier = Retrier { _, _, _, completion in
             order.append("session"); completion(.doNotRetry)
@@ -170,7 +170,24 @@ final class InterceptorTests: FaultServerTestCase {
         }
         let session = Session(interceptor: sessionRetrier)
         _ = await session.request(flaky("order", failures: 1), interceptor: requestRetrier).serializingData().response
-        XCTAssertEqual(order.values, ["request", "session"])
+        XCTAssertEqual(order.values, ["session", "request"])
+    }
+
+    func testASessionRetrierThatRetriesIsNotFollowedByTheRequests() async {
+        let order = Recorder<String>()
+        let sessionRetrier = Retrier { request, _, _, completion in
+            order.append("session \(request.retryCount)")
+            completion(request.retryCount < 1 ? .retry : .doNotRetry)
+        }
+        let requestRetrier = Retrier { request, _, _, completion in
+            order.append("request \(request.retryCount)")
+            completion(.doNotRetry)
+        }
+        let session = Session(interceptor: sessionRetrier)
+        let response = await session.request(flaky("session-retries", failures: 5), interceptor: requestRetrier)
+            .validate().serializingData().response
+        XCTAssertNotNil(response.error)
+        XCTAssertEqual(order.values, ["session 0", "session 1", "request 1"])
     }
 
     func testUploadsReplayTheirBodyOnRetry() async throws {
