@@ -453,7 +453,9 @@ extension Request: TransportSink {
 
     func transportDidSendRequest(hadBody: Bool) {
         let now = Timeline.now()
-        updateProgress(.upload) { state in
+        // The total of a body of unknown length is known now, for `uploadProgress`; the handlers are not called for
+        // it, as Alamofire reports progress per chunk sent only.
+        mutableState.write { state in
             state.metrics.updateHop { $0.requestEndTime = now }
             if hadBody, state.progress.upload.total < 0 {
                 state.progress.upload.total = state.progress.upload.completed

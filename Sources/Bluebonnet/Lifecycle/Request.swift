@@ -384,23 +384,22 @@ public class Request: @unchecked Sendable {
         let now = Timeline.now()
         let cleanupBlocks = self.cleanupBlocks
         let error = outcome.error
-        let (inline, downloadObserved, ended) = mutableState.write { state -> (Bool, Bool, (@Sendable () -> Void)?) in
+        let (inline, ended) = mutableState.write { state -> (Bool, (@Sendable () -> Void)?) in
             state.machine.beginFinishing()
             // A request cancelled while a redirect or retry was being decided ends its attempt here.
             let ended = endAttempt(&state, at: now, error: error)
-            // Complete, the download's total is what arrived, so a watched download ends at exactly 1.0.
-            let completesDownload = error == nil && state.progress.download.total != state.progress.download.completed
-            if completesDownload { state.progress.download.total = state.progress.download.completed }
+            // Complete, the download's total is what arrived, so `downloadProgress` reads 1.0; the handlers are not
+            // called again for it, as Alamofire reports progress per chunk only.
+            if error == nil { state.progress.download.total = state.progress.download.completed }
             state.completedTime = now
             if let error { state.error = error }
             let inline =
                 !cleanupBlocks && (outcome.validated || state.validatorsAreLightweight)
                 && state.machine.handlersAreInlineSafe
-            return (inline, completesDownload && state.progress.download.progress != nil, ended)
+            return (inline, ended)
         }
         ended?()
         context.logger?.debug("completed", metadata: logMetadata(["error": "\(Self.logName(of: error))"]))
-        if downloadObserved { updateProgress(.download) { _ in } }
         guard inline else {
             serializationQueue.async { [self] in runFinish(validated: outcome.validated, inline: false) }
             return

@@ -319,6 +319,25 @@ final class UploadRequestTests: ServerTestCase {
         XCTAssertEqual(request.downloadProgress.fractionCompleted, 1.0)
     }
 
+    func testProgressHandlersOfBodiesOfUnknownLengthAreCalledPerChunkOnlyAsInAlamofire() async throws {
+        let queue = DispatchQueue(label: "progress")
+        let downloads = Recorder<Int64>()
+        let uploads = Recorder<Int64>()
+        let request = session.upload(InputStream(data: patternedData(count: 300_000)), to: url("/drain"))
+            .uploadProgress(queue: queue) { uploads.append($0.totalUnitCount) }
+        _ = try await request.serializingData().value
+        let chunked = session.request(url("/chunked/20000"))
+            .downloadProgress(queue: queue) { downloads.append($0.totalUnitCount) }
+        _ = try await chunked.serializingData().value
+        queue.sync {}
+        // Every call came with a chunk, while the length was still unknown: none after the end to report it.
+        XCTAssertFalse(downloads.values.isEmpty)
+        XCTAssertEqual(Set(downloads.values), [-1], "\(downloads.values)")
+        XCTAssertFalse(uploads.values.isEmpty)
+        XCTAssertEqual(Set(uploads.values), [-1], "\(uploads.values)")
+        XCTAssertEqual(request.uploadProgress.fractionCompleted, 1.0, "the property still reads complete")
+    }
+
     func testOnURLRequestCreationSeesTheUploadsRequest() async throws {
         let seen = Recorder<String>()
         let request = session.upload(Data("x".utf8), to: url("/post"))
