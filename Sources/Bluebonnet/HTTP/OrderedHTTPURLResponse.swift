@@ -24,6 +24,12 @@ final class OrderedHTTPURLResponse: HTTPURLResponse, @unchecked Sendable {
         orderedFields = []
         super.init(coder: coder)
     }
+
+    /// Darwin's answer rather than FoundationNetworking's `"Unknown"` whenever no `Content-Disposition` names a file:
+    /// the header's file name, else the URL's last path component (both made safe as a file name), else `"Unknown"`.
+    override var suggestedFilename: String? {
+        SuggestedFilename.name(for: self) ?? "Unknown"
+    }
 }
 
 extension HTTPURLResponse: AlamofireExtended {}

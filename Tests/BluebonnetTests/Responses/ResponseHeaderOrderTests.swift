@@ -24,4 +24,15 @@ final class ResponseHeaderOrderTests: ServerTestCase {
                 headerFields: ["B": "2", "A": "1"]))
         XCTAssertEqual(Set(made.headers.map(\.name)), ["A", "B"])
     }
+
+    func testTheSuggestedFilenameIsDarwinsNotUnknown() async throws {
+        let plain = await session.request(url("/json")).serializingData().response
+        XCTAssertEqual(plain.response?.suggestedFilename, "json", "the URL's last path component, as on Darwin")
+        let named = await session.request(
+            url("/response-headers?Content-Disposition=attachment;%20filename%3D%22report.csv%22")
+        ).serializingData().response
+        XCTAssertEqual(named.response?.suggestedFilename, "report.csv")
+        let root = await session.request(url("/")).serializingData().response
+        XCTAssertEqual(root.response?.suggestedFilename, "Unknown", "nothing usable to suggest")
+    }
 }
