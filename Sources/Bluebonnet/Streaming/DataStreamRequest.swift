@@ -23,6 +23,30 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         public func cancel() {
             token.cancel()
         }
+
+        /// The chunk's result, when the event is one (`Event.stream`).
+        public var result: Result<Success, Failure>? {
+            if case let .stream(result) = event { return result }
+            return nil
+        }
+
+        /// The chunk's value, when the event is a chunk that serialized.
+        public var value: Success? {
+            if case let .success(value)? = result { return value }
+            return nil
+        }
+
+        /// The chunk's error, when the event is a chunk that failed to serialize.
+        public var error: Failure? {
+            if case let .failure(error)? = result { return error }
+            return nil
+        }
+
+        /// How the request ended, when the event is the last one (`Event.complete`).
+        public var completion: Completion? {
+            if case let .complete(completion) = event { return completion }
+            return nil
+        }
     }
 
     /// What a stream handler is told: a chunk's result, or the end.

@@ -53,6 +53,41 @@ final class DataStreamRequestTests: ServerTestCase {
         XCTAssertNotNil(events.ended?.metrics)
     }
 
+    func testAHandlerWrittenForAlamofireReadsTheStreamsAccessors() async throws {
+        // As Alamofire's users write them: `stream.value`, `stream.error`, `stream.result`, `stream.completion`.
+        let done = expectation(description: "complete")
+        struct IDLine: Decodable, Sendable { let id: Int }
+        let values = Recorder<IDLine>()
+        let errors = Recorder<String>()
+        let results = Recorder<Bool>()
+        let completions = Recorder<Int>()
+        session.streamRequest(url("/stream/3")).responseStreamDecodable(of: IDLine.self, on: queue) { stream in
+            if let value = stream.value { values.append(value) }
+            if let error = stream.error { errors.append("\(error)") }
+            if let result = stream.result { results.append((try? result.get()) != nil) }
+            if let completion = stream.completion {
+                completions.append(completion.response?.statusCode ?? 0)
+                XCTAssertNil(stream.result, "the completion carries no chunk")
+                done.fulfill()
+            }
+        }
+        await fulfillment(of: [done], timeout: 10)
+        XCTAssertEqual(values.values.map(\.id), [0, 1, 2])
+        XCTAssertEqual(errors.values, [])
+        XCTAssertEqual(results.values, [true, true, true])
+        XCTAssertEqual(completions.values, [200])
+    }
+
+    func testAStreamAccessorsErrorIsTheChunksFailure() {
+        struct Broken: Error {}
+        let request = session.streamRequest(url("/get"))
+        let stream = DataStreamRequest.Stream<Int, Broken>(
+            event: .stream(.failure(Broken())), token: DataStreamRequest.CancellationToken(request))
+        XCTAssertNotNil(stream.error)
+        XCTAssertNil(stream.value)
+        XCTAssertNil(stream.completion)
+    }
+
     func testValidationRunsOnTheHeadBeforeAnyDataFlows() async throws {
         let status = Events<Data>(expectation(description: "status"))
         session.streamRequest(url("/status/404")).validate().responseStream(on: queue) { status.handle($0) }
