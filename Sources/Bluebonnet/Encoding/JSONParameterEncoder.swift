@@ -50,3 +50,16 @@ public struct JSONParameterEncoder: ParameterEncoder {
         return request
     }
 }
+
+extension ParameterEncoder where Self == JSONParameterEncoder {
+    /// A `JSONParameterEncoder` with a default `JSONEncoder`: `parameterEncoder: .json`.
+    public static var json: JSONParameterEncoder { JSONParameterEncoder() }
+
+    /// A `JSONParameterEncoder` with `encoder`.
+    ///
+    /// - Parameter encoder: The `JSONEncoder`. `JSONEncoder()` by default.
+    /// - Returns: The encoder.
+    public static func json(encoder: JSONEncoder = JSONEncoder()) -> JSONParameterEncoder {
+        JSONParameterEncoder(encoder: encoder)
+    }
+}

@@ -67,3 +67,21 @@ public struct URLEncodedFormParameterEncoder: ParameterEncoder {
         return request
     }
 }
+
+extension ParameterEncoder where Self == URLEncodedFormParameterEncoder {
+    /// A `URLEncodedFormParameterEncoder` with its defaults: `parameterEncoder: .urlEncodedForm`.
+    public static var urlEncodedForm: URLEncodedFormParameterEncoder { URLEncodedFormParameterEncoder() }
+
+    /// A `URLEncodedFormParameterEncoder` with `encoder` and `destination`.
+    ///
+    /// - Parameters:
+    ///   - encoder:     The `URLEncodedFormEncoder`. `URLEncodedFormEncoder()` by default.
+    ///   - destination: Where the parameters go. `.methodDependent` by default.
+    /// - Returns: The encoder.
+    public static func urlEncodedForm(
+        encoder: URLEncodedFormEncoder = URLEncodedFormEncoder(),
+        destination: URLEncodedFormParameterEncoder.Destination = .methodDependent
+    ) -> URLEncodedFormParameterEncoder {
+        URLEncodedFormParameterEncoder(encoder: encoder, destination: destination)
+    }
+}

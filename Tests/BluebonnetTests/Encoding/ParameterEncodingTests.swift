@@ -207,3 +207,26 @@ final class EncodingErrorPathTests: XCTestCase {
         }
     }
 }
+
+/// The static members Alamofire's users write in parameter position: `.json`, `.urlEncodedForm`.
+final class ParameterEncoderStaticMemberTests: XCTestCase {
+    struct Parameters: Encodable, Sendable { let a: Int }
+
+    func encoded(_ encoder: some ParameterEncoder, method: HTTPMethod = .post) throws -> URLRequest {
+        try encoder.encode(
+            Parameters(a: 1), into: URLRequest(url: URL(string: "https://example.com/p")!, method: method))
+    }
+
+    func testJSONMembers() throws {
+        XCTAssertEqual(try encoded(.json).httpBody, Data(#"{"a":1}"#.utf8))
+        let sorted = JSONEncoder()
+        sorted.outputFormatting = .sortedKeys
+        XCTAssertEqual(try encoded(.json(encoder: sorted)).headers["Content-Type"], "application/json")
+    }
+
+    func testURLEncodedFormMembers() throws {
+        XCTAssertEqual(try encoded(.urlEncodedForm).httpBody, Data("a=1".utf8))
+        XCTAssertEqual(try encoded(.urlEncodedForm(destination: .queryString)).url?.query, "a=1")
+        XCTAssertEqual(try encoded(.urlEncodedForm, method: .get).url?.query, "a=1", "method dependent by default")
+    }
+}
