@@ -91,6 +91,7 @@ enum ResponseValidator {
             : .failure(AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: statusCode)))
     }
 
+    /// The content type check; the acceptable types are sorted in its error, as in Alamofire.
     static func validate(contentType acceptable: [String], response: HTTPURLResponse, data: Data?)
         -> Request.ValidationResult
     {
@@ -100,7 +101,8 @@ enum ResponseValidator {
         else {
             if acceptable.contains(where: { MIMEType($0)?.isWildcard == true }) { return .success(()) }
             return .failure(
-                AFError.responseValidationFailed(reason: .missingContentType(acceptableContentTypes: acceptable)))
+                AFError.responseValidationFailed(
+                    reason: .missingContentType(acceptableContentTypes: acceptable.sorted())))
         }
         for type in acceptable {
             if let acceptableType = MIMEType(type), acceptableType.matches(responseType) { return .success(()) }
@@ -108,7 +110,7 @@ enum ResponseValidator {
         return .failure(
             AFError.responseValidationFailed(
                 reason: .unacceptableContentType(
-                    acceptableContentTypes: acceptable,
+                    acceptableContentTypes: acceptable.sorted(),
                     responseContentType: "\(responseType.type)/\(responseType.subtype)"
                 )))
     }

@@ -74,4 +74,12 @@ final class ValidationTests: ServerTestCase {
         _ = await request.serializingString().response
         XCTAssertEqual(calls.values, [1])
     }
+
+    func testTheAcceptableTypesInAContentTypeErrorAreSortedAsInAlamofire() async {
+        let response = await session.request(url("/html"))
+            .validate(contentType: ["text/plain", "application/xml", "application/json"]).serializingData().response
+        XCTAssertEqual(
+            response.error?.acceptableContentTypes, ["application/json", "application/xml", "text/plain"],
+            "\(String(describing: response.error))")
+    }
 }
