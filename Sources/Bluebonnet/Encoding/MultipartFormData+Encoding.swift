@@ -10,7 +10,7 @@ extension MultipartFormData {
     /// - Throws: The first error an `append` recorded, or an `AFError.multipartEncodingFailed` while reading a part.
     public func encode() throws -> Data {
         var encoded = Data()
-        let length = contentLength
+        let length = encodedLength
         if length <= UInt64(Int.max) { encoded.reserveCapacity(Int(length)) }
         try encodeParts { encoded.append($0) }
         return encoded

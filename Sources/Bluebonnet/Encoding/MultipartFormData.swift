@@ -64,8 +64,15 @@ open class MultipartFormData: @unchecked Sendable {
         set { state.write { $0.contentType = newValue } }
     }
 
-    /// The exact number of bytes the encoded form holds: boundaries, part headers and bodies.
+    /// The sum of the parts' bodies, as Alamofire counts it (boundaries and part headers are not included; see
+    /// `encodedLength` for the size of the encoded form). `Session.upload(multipartFormData:...)` compares it with
+    /// its `usingThreshold:`.
     public var contentLength: UInt64 {
+        state.read().parts.reduce(0) { $0 + $1.length }
+    }
+
+    /// The exact number of bytes the encoded form holds: boundaries, part headers and bodies.
+    var encodedLength: UInt64 {
         let parts = state.read().parts
         guard !parts.isEmpty else { return 0 }
         let boundaries = UInt64(

@@ -25,7 +25,7 @@ final class MultipartFormDataTests: XCTestCase {
             --B--\r
 
             """)
-        XCTAssertEqual(form.contentLength, UInt64(encoded.count))
+        XCTAssertEqual(form.encodedLength, UInt64(encoded.count))
         XCTAssertEqual(form.contentType, "multipart/form-data; boundary=B")
     }
 
@@ -71,7 +71,7 @@ final class MultipartFormDataTests: XCTestCase {
             text(encoded).contains(
                 #"Content-Disposition: form-data; name="upload"; filename="photo.JPG""#
                     + "\r\nContent-Type: image/jpeg\r\n\r\n"))
-        XCTAssertEqual(form.contentLength, UInt64(encoded.count))
+        XCTAssertEqual(form.encodedLength, UInt64(encoded.count))
         XCTAssertNotNil(encoded.range(of: Data([0xFF, 0xD8, 0xFF])))
     }
 
@@ -95,7 +95,7 @@ final class MultipartFormDataTests: XCTestCase {
         let head = Data("--B\r\nContent-Disposition: form-data; name=\"blob\"\r\nX-Part: 1\r\n\r\n".utf8)
         XCTAssertEqual(encoded.prefix(head.count), head)
         XCTAssertEqual(encoded.dropFirst(head.count).prefix(payload.count), payload)
-        XCTAssertEqual(form.contentLength, UInt64(encoded.count))
+        XCTAssertEqual(form.encodedLength, UInt64(encoded.count))
     }
 
     func testWriteEncodedDataProducesTheSameBytesAsEncode() throws {
@@ -190,7 +190,7 @@ final class MultipartFormDataTests: XCTestCase {
             InputStream(data: Data("longer than four".utf8)), withLength: 4, name: "s", fileName: "s.bin",
             mimeType: "text/plain")
         let encoded = try form.encode()
-        XCTAssertEqual(UInt64(encoded.count), form.contentLength, "the length announced is the length sent")
+        XCTAssertEqual(UInt64(encoded.count), form.encodedLength, "the length announced is the length sent")
         let text = String(decoding: encoded, as: UTF8.self)
         XCTAssertTrue(text.contains("\r\n\r\nlong\r\n--b--"), text)
     }
@@ -352,5 +352,15 @@ private final class ScriptedFileManager: FileManager, @unchecked Sendable {
     override func removeItem(at url: URL) throws {
         guard url.path == pretendMissing else { return try super.removeItem(at: url) }
         removed.append(url.path)
+    }
+
+    func testContentLengthIsTheSumOfThePartsBodiesAsInAlamofire() {
+        let form = MultipartFormData()
+        let first = Data("Lorem ipsum dolor sit amet.".utf8)
+        let second = Data("Vim at integre alterum.".utf8)
+        form.append(first, withName: "first")
+        form.append(second, withName: "second", fileName: "second.txt", mimeType: "text/plain")
+        XCTAssertEqual(form.contentLength, UInt64(first.count + second.count))
+        XCTAssertGreaterThan(form.encodedLength, form.contentLength, "boundaries and part headers come on top")
     }
 }
