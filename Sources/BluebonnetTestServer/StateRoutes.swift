@@ -33,8 +33,9 @@ enum StateRoutes {
                 return HTTPBinResponses.json(["authenticated": true, "user": segments[0]])
             }
             if kind == "hidden-basic-auth" { return HTTPBinResponses.notFound() }
-            return HTTPBinResponses.empty(
-                status: .unauthorized, headers: [("WWW-Authenticate", "Basic realm=\"Fake Realm\"")])
+            // `?realm=none` challenges without a realm.
+            let challenge = call.queryValue("realm") == "none" ? "Basic" : "Basic realm=\"Fake Realm\""
+            return HTTPBinResponses.empty(status: .unauthorized, headers: [("WWW-Authenticate", challenge)])
         case "cookies":
             return cookies(call, action: segments.first)
         default:

@@ -140,20 +140,28 @@ struct ChallengeResponder: Sendable {
         }
         guard let storage, let scheme = url.scheme?.lowercased(), let host = url.host else { return nil }
         let port = url.port ?? (scheme == "https" ? 443 : 80)
-        for method in [method, NSURLAuthenticationMethodDefault] {
-            let space = URLProtectionSpace(
-                host: host, port: port, protocol: scheme, realm: realm, authenticationMethod: method)
-            if let credential = storage.defaultCredential(for: space) { return credential }
+        // A challenge without a realm is looked up as itself, then with the host as its realm, as URLSession
+        // describes such a protection space on Darwin.
+        let realms: [String?] = realm == nil ? [nil, host] : [realm]
+        for realm in realms {
+            for method in [method, NSURLAuthenticationMethodDefault] {
+                let space = URLProtectionSpace(
+                    host: host, port: port, protocol: scheme, realm: realm, authenticationMethod: method)
+                if let credential = storage.defaultCredential(for: space) { return credential }
+            }
         }
         // FoundationNetworking's lookup by an equal space built elsewhere can miss; match the stored spaces by their
         // fields, and only when one credential is stored for them, since there is no default to choose.
-        let matching = storage.allCredentials.filter { space, _ in
-            space.host.caseInsensitiveCompare(host) == .orderedSame && space.port == port
-                && space.protocol?.lowercased() == scheme && space.realm == realm && !space.isProxy()
-                && (space.authenticationMethod == method
-                    || space.authenticationMethod == NSURLAuthenticationMethodDefault)
-        }.flatMap(\.value.values)
-        return matching.count == 1 ? matching.first : nil
+        for realm in realms {
+            let matching = storage.allCredentials.filter { space, _ in
+                space.host.caseInsensitiveCompare(host) == .orderedSame && space.port == port
+                    && space.protocol?.lowercased() == scheme && space.realm == realm && !space.isProxy()
+                    && (space.authenticationMethod == method
+                        || space.authenticationMethod == NSURLAuthenticationMethodDefault)
+            }.flatMap(\.value.values)
+            if matching.count == 1 { return matching.first }
+        }
+        return nil
     }
 
     /// The request-target of `url` as it goes on the wire (RFC 7616's `uri`): the path, `/` when empty, and query.

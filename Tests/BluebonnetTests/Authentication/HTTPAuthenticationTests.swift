@@ -170,6 +170,22 @@ final class HTTPAuthenticationTests: ServerTestCase {
         withExtendedLifetime(stored) {}
     }
 
+    func testAStoredCredentialAnswersARealmlessBasicChallengeUnderTheHostAsRealm() async throws {
+        // Alamofire's tests store it so: on Darwin, URLSession names such a protection space's realm after the host.
+        let storage = URLCredentialStorage()
+        let space = URLProtectionSpace(
+            host: "127.0.0.1", port: server.port, protocol: "http", realm: "127.0.0.1",
+            authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
+        storage.setDefaultCredential(
+            URLCredential(user: "user", password: "passwd", persistence: .forSession), for: space)
+        let stored = session { $0.urlCredentialStorage = storage }
+        let response = await stored.request(url("/basic-auth/user/passwd?realm=none")).serializingData().response
+        XCTAssertEqual(response.response?.statusCode, 200)
+        let realmed = await stored.request(url("/basic-auth/user/passwd")).serializingData().response
+        XCTAssertEqual(realmed.response?.statusCode, 401, "a challenge that names its realm gets only that realm's")
+        withExtendedLifetime(stored) {}
+    }
+
     func testACredentialIsNotOfferedToTheOriginARedirectLeadsTo() async throws {
         let other = try await TestServer.start()
         let target = other.url("/basic-auth/user/passwd").absoluteString
