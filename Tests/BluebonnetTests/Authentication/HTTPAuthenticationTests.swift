@@ -155,14 +155,19 @@ final class HTTPAuthenticationTests: ServerTestCase {
         XCTAssertTrue(request.cURLDescription(revealingSecrets: true).contains("-u \"user:passwd\""))
     }
 
-    func testSessionCredentialStorageAnswersByProtectionSpace() async throws {
+    /// A session whose credential storage holds user:passwd for this server's Basic challenges of `realm`.
+    func session(storingCredentialForRealm realm: String) -> Session {
         let storage = URLCredentialStorage()
         let space = URLProtectionSpace(
-            host: "127.0.0.1", port: server.port, protocol: "http", realm: "Fake Realm",
+            host: "127.0.0.1", port: server.port, protocol: "http", realm: realm,
             authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
         storage.setDefaultCredential(
             URLCredential(user: "user", password: "passwd", persistence: .forSession), for: space)
-        let stored = session { $0.urlCredentialStorage = storage }
+        return session { $0.urlCredentialStorage = storage }
+    }
+
+    func testSessionCredentialStorageAnswersByProtectionSpace() async throws {
+        let stored = session(storingCredentialForRealm: "Fake Realm")
         let response = await stored.request(url("/basic-auth/user/passwd")).serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200)
         let otherRealm = await stored.request(url("/digest-auth/auth/user/passwd")).serializingData().response
@@ -172,13 +177,7 @@ final class HTTPAuthenticationTests: ServerTestCase {
 
     func testAStoredCredentialAnswersARealmlessBasicChallengeUnderTheHostAsRealm() async throws {
         // Alamofire's tests store it so: on Darwin, URLSession names such a protection space's realm after the host.
-        let storage = URLCredentialStorage()
-        let space = URLProtectionSpace(
-            host: "127.0.0.1", port: server.port, protocol: "http", realm: "127.0.0.1",
-            authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
-        storage.setDefaultCredential(
-            URLCredential(user: "user", password: "passwd", persistence: .forSession), for: space)
-        let stored = session { $0.urlCredentialStorage = storage }
+        let stored = session(storingCredentialForRealm: "127.0.0.1")
         let response = await stored.request(url("/basic-auth/user/passwd?realm=none")).serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200)
         let realmed = await stored.request(url("/basic-auth/user/passwd")).serializingData().response
