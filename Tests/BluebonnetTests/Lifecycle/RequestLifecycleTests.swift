@@ -170,11 +170,12 @@ final class RequestLifecycleTests: ServerTestCase {
     }
 
     func testCURLDescriptionIsInAlamofiresFormat() async throws {
-        let jar = HTTPCookieStorage.shared
+        // A jar of its own: the shared one holds what other tests stored.
+        let jar = try XCTUnwrap(URLSessionConfiguration.ephemeral.httpCookieStorage)
         let cookie = try XCTUnwrap(
             HTTPCookie(properties: [.domain: "127.0.0.1", .path: "/post", .name: "foo", .value: "bar"]))
         jar.setCookie(cookie)
-        defer { jar.deleteCookie(cookie) }
+        let session = session(configuring: { $0.httpCookieStorage = jar })
         let parameters = ["f'oo": "ba'r", "fo\"o": "b\"ar"]
         let request = session.request(
             url("/post"), method: .post, parameters: parameters, encoding: JSONEncoding(options: .sortedKeys),
