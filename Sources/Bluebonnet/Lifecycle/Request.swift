@@ -411,8 +411,10 @@ public class Request: @unchecked Sendable {
         if !inline { dispatchPrecondition(condition: .onQueue(serializationQueue)) }
         cleanup()
         if !validated { runValidators() }
-        eventMonitor?.requestDidFinish(self)
         mutableState.write { $0.machine.beginHandlers() }
+        // After the handlers began, as Alamofire does: a request with no handler is `.finished` when its monitors hear
+        // of it; the event is still on its way before any handler runs.
+        eventMonitor?.requestDidFinish(self)
         processResponseSerializers(inline: inline)
     }
 

@@ -63,4 +63,22 @@ final class EventMonitorTests: ServerTestCase {
         try await waitUntil { events.values.count == 2 }
         XCTAssertEqual(Set(events.values), ["data 5", "uploadable failed"])
     }
+
+    func testARequestWithoutHandlersIsFinishedWhenItsMonitorsHearItFinished() async throws {
+        let states = Recorder<Request.State>()
+        let monitor = ClosureEventMonitor(queue: DispatchQueue(label: "monitor"))
+        let session = Session(eventMonitors: [monitor])
+        for _ in 0..<20 {
+            let finished = expectation(description: "finished")
+            monitor.requestDidFinish = { request in
+                states.append(request.state)
+                finished.fulfill()
+            }
+            let request = session.request(url("/get")).resume()
+            await fulfillment(of: [finished], timeout: 10)
+            withExtendedLifetime(request) {}
+        }
+        XCTAssertEqual(states.values.count, 20)
+        XCTAssertEqual(Set(states.values), [.finished], "as in Alamofire, the state changes before the event is sent")
+    }
 }
