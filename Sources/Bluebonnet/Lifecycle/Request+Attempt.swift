@@ -292,8 +292,14 @@ extension Request {
         perform(action)
     }
 
-    /// Carries out a follower's decision: send another hop, the same hop again, or deliver the response.
-    private func settle(_ decision: HopDecision) {
+    /// Carries out a follower's decision: send another hop, the same hop again, or deliver the response. A decision
+    /// may come back on any thread, an event loop included; delivering hands the body to the request (a download
+    /// writes it to its file) and may finish it, so a delivery is made on `underlyingQueue`.
+    private func settle(_ decision: HopDecision, onUnderlyingQueue: Bool = false) {
+        if case .deliver = decision, !onUnderlyingQueue {
+            underlyingQueue.async { [self] in settle(decision, onUnderlyingQueue: true) }
+            return
+        }
         typealias URLHandlers = [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)]
         let (action, urlHandlers) = mutableState.write { state -> (RequestStateMachine.Action?, URLHandlers) in
             guard let action = state.machine.didDecideNextHop(decision) else { return (nil, []) }

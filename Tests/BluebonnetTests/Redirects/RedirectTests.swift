@@ -41,6 +41,33 @@ final class RedirectTests: ServerTestCase {
         XCTAssertEqual(onLoop.values, [])
     }
 
+    func testADownloadWhoseRedirectIsRefusedFromAnEventLoopWritesItsFileOffTheLoop() async throws {
+        // The refused redirect's body is the download's: it is written and moved to the destination, file I/O that
+        // used to run on the thread that called the completion.
+        struct RefuseOnALoop: RedirectHandler {
+            func request(
+                _ request: Request, willBeRedirectedTo newRequest: URLRequest, for response: HTTPURLResponse,
+                completion: @escaping @Sendable (URLRequest?) -> Void
+            ) {
+                MultiThreadedEventLoopGroup.singleton.any().execute { completion(nil) }
+            }
+        }
+        let onLoop = Recorder<Bool>()
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("refused-\(UUID().uuidString).html")
+        defer { try? FileManager.default.removeItem(at: target) }
+        let session = Session(redirectHandler: RefuseOnALoop())
+        let destination: DownloadRequest.Destination = { _, _ in
+            onLoop.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
+            return (target, [.removePreviousFile])
+        }
+        let response = await session.download(url("/redirect/1"), to: destination).serializingDownloadedFileURL()
+            .response
+        XCTAssertEqual(response.response?.statusCode, 302)
+        XCTAssertEqual(response.fileURL, target, "\(String(describing: response.error))")
+        XCTAssertEqual(onLoop.values, [false])
+        withExtendedLifetime(session) {}
+    }
+
     func testAnUnfollowedRedirectThatFailsValidationReachesTheRetrier() async throws {
         // It used to complete without asking the retrier, so a redirect the handler refused was never retried.
         let asked = Recorder<Int>()
