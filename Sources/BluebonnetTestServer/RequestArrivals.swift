@@ -13,26 +13,32 @@ public final class RequestArrivals: Sendable {
     }
 
     private struct State {
+        /// The latest targets, at most `RequestArrivals.keptTargets`.
         var targets: [String] = []
+        /// How many requests arrived for each path, however many targets were let go.
+        var counts: [String: Int] = [:]
         var waiters: [Waiter] = []
         var nextID = 0
 
-        func arrivals(of path: String) -> Int {
-            targets.lazy.filter { RequestArrivals.path(of: $0) == path }.count
-        }
+        func arrivals(of path: String) -> Int { counts[path] ?? 0 }
     }
+
+    /// How many targets `targets` keeps: the latest ones; the counts behind `wait` stay exact.
+    static let keptTargets = 10_000
 
     private let state = NIOLockedValueBox(State())
 
     init() {}
 
-    /// Every request target (path and query) received so far, in arrival order.
+    /// The request targets (path and query) received, in arrival order: the latest `keptTargets` of them.
     public var targets: [String] { state.withLockedValue { $0.targets } }
 
     /// Records a request's arrival and releases the waiters it satisfies.
     func record(target: String) {
         let released = state.withLockedValue { state -> [Waiter] in
             state.targets.append(target)
+            if state.targets.count > Self.keptTargets { state.targets.removeFirst(state.targets.count / 2) }
+            state.counts[Self.path(of: target), default: 0] += 1
             let (done, waiting) = state.waiters.reduce(into: ([Waiter](), [Waiter]())) { split, waiter in
                 if state.arrivals(of: waiter.path) >= waiter.count {
                     split.0.append(waiter)

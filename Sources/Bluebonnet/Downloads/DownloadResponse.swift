@@ -5,7 +5,8 @@ import FoundationNetworking
 
 /// A `DownloadResponse` whose failure is always `AFError`.
 public typealias AFDownloadResponse<Success> = DownloadResponse<Success, AFError>
-/// Alamofire 4's unserialized download response (`DefaultDownloadResponse`): the request, response, file, resume data, error and timeline.
+/// Alamofire 4's unserialized download response (`DefaultDownloadResponse`): the request, response, file, resume
+/// data, error and timeline.
 public typealias DefaultDownloadResponse = DownloadResponse<URL?, AFError>
 
 /// Everything known about a finished `DownloadRequest`, with its serialized result.

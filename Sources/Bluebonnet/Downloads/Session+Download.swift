@@ -12,7 +12,7 @@ extension Session {
     ///   - parameters:      `Parameters` (a.k.a. `[String: any Any & Sendable]`) value to be encoded. `nil` by default.
     ///   - encoding:        `ParameterEncoding` to be used to encode the `parameters`. `URLEncoding.default` by default.
     ///   - headers:         `HTTPHeaders` value to be added to the `URLRequest`. `nil` by default.
-    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - requestModifier: `RequestModifier` applied to the `URLRequest` before encoding. `nil` by default.
     ///   - destination:     `DownloadRequest.Destination` closure used to determine where the file is moved. `nil`
     ///                      by default: a file of its own in the temporary directory.
@@ -43,7 +43,7 @@ extension Session {
     ///   - encoder:         `ParameterEncoder` to be used to encode the `parameters`.
     ///                      `URLEncodedFormParameterEncoder.default` by default.
     ///   - headers:         `HTTPHeaders` value to be added to the `URLRequest`. `nil` by default.
-    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - requestModifier: `RequestModifier` applied to the `URLRequest` before encoding. `nil` by default.
     ///   - destination:     `DownloadRequest.Destination` closure used to determine where the file is moved. `nil`
     ///                      by default.
@@ -69,7 +69,7 @@ extension Session {
     ///
     /// - Parameters:
     ///   - convertible: `URLRequestConvertible` value to be used to create the `URLRequest`.
-    ///   - interceptor: `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor: `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - destination: `DownloadRequest.Destination` closure used to determine where the file is moved. `nil` by
     ///                  default.
     /// - Returns: The created `DownloadRequest`.
@@ -87,7 +87,7 @@ extension Session {
     ///
     /// - Parameters:
     ///   - data:        The resume data of an earlier `DownloadRequest`.
-    ///   - interceptor: `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor: `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - destination: `DownloadRequest.Destination` closure used to determine where the file is moved. `nil` by
     ///                  default.
     /// - Returns: The created `DownloadRequest`.

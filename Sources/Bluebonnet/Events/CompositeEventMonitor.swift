@@ -191,6 +191,8 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
 final class EventMailbox: Sendable {
     private struct State {
         var events: [@Sendable () -> Void] = []
+        /// The next event to run: those before it ran already. Reset, storage kept, when the drain catches up.
+        var next = 0
         /// Whether a drain is on the queue or running.
         var draining = false
     }
@@ -214,13 +216,17 @@ final class EventMailbox: Sendable {
 
     private func drain() {
         Confinement.assertOffEventLoop("An event monitor")
-        // One event at a time, so the array keeps its storage and a burst allocates nothing but its closures.
+        // One event at a time, taken by index (a backlog behind a slow monitor costs no shifting), and the array keeps
+        // its storage, so a burst allocates nothing but its closures.
         while let event = state.write({ state -> (@Sendable () -> Void)? in
-            guard !state.events.isEmpty else {
+            guard state.next < state.events.count else {
+                state.events.removeAll(keepingCapacity: true)
+                state.next = 0
                 state.draining = false
                 return nil
             }
-            return state.events.removeFirst()
+            defer { state.next += 1 }
+            return state.events[state.next]
         }) {
             event()
         }

@@ -202,19 +202,9 @@ extension Request {
             ]))
         var prepared: TransportRequest
         do {
-            // The session's credentials were set for the origin the request starts on; a redirect elsewhere
-            // goes without them, as the redirect rules already stripped the request's own.
-            // A resumed download's first URL may be another origin's than the one its credentials belong to.
-            var sameOrigin: Bool
-            if let override = credentialOwnerOverride {
-                let owner = credentialOwner(firstURL: firstURL, override: override)
-                sameOrigin = owner.flatMap { owner in urlRequest.url.map { Origin.same(owner, $0) } } ?? false
-            } else {
-                sameOrigin = hop == 0
-                if !sameOrigin, let firstURL, let url = urlRequest.url { sameOrigin = Origin.same(firstURL, url) }
-            }
             prepared = try context.transportRequest(
-                for: urlRequest, deadline: deadline, sendsSessionCredentials: sameOrigin,
+                for: urlRequest, deadline: deadline,
+                sendsSessionCredentials: sendsSessionCredentials(to: urlRequest.url, firstURL: firstURL, hop: hop),
                 maximumBodySize: ownLimit ?? context.maximumResponseSize,
                 of: self, features: features)
             prepared.body = try uploadBody(for: urlRequest, hop: hop)
@@ -225,6 +215,25 @@ extension Request {
         }
         let task = context.transport.execute(prepared, sink: self)
         perform(mutableState.write { $0.machine.didCreateTask(task, serial: serial) }, monitoredTask: newTask?.0)
+    }
+
+    /// Whether a hop to `url` carries the session's credentials (`Authorization`, `Proxy-Authorization` and `Cookie`
+    /// headers): they were set for the origin the request starts on, so a redirect elsewhere goes without them, as
+    /// the redirect rules already stripped the request's own. A resumed download's first URL may be another origin's
+    /// than the one its credentials belong to.
+    ///
+    /// - Parameters:
+    ///   - url:      The hop's URL.
+    ///   - firstURL: The request's first URL.
+    ///   - hop:      How many redirects came before the hop (0 for the first request).
+    func sendsSessionCredentials(to url: URL?, firstURL: URL?, hop: Int) -> Bool {
+        if let override = credentialOwnerOverride {
+            let owner = credentialOwner(firstURL: firstURL, override: override)
+            return owner.flatMap { owner in url.map { Origin.same(owner, $0) } } ?? false
+        }
+        if hop == 0 { return true }
+        guard let firstURL, let url else { return false }
+        return Origin.same(firstURL, url)
     }
 
     /// The attempt ended: its metrics are sealed and, for a monitor, its task completes. Runs inside the caller's

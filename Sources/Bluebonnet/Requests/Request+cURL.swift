@@ -55,12 +55,14 @@ extension Request {
             let password = revealingSecrets ? credential.password ?? "" : "***"
             components.append("-u \(quote("\(user):\(password)"))")
         }
-        // What the hop would send: the session's headers merged in, the jar's cookies added.
-        let features = mutableState.read { $0.features }
+        // What the hop would send: the session's headers merged in (not its credentials on another origin), the jar's
+        // cookies added.
+        let (features, hop) = mutableState.read { ($0.features, $0.machine.redirectCount) }
+        let sendsCredentials = sendsSessionCredentials(to: url, firstURL: firstRequest?.url, hop: hop)
         let headers =
             (try? context.transportRequest(
-                for: request, deadline: nil, sendsSessionCredentials: true, maximumBodySize: nil, of: self,
-                features: features
+                for: request, deadline: nil, sendsSessionCredentials: sendsCredentials, maximumBodySize: nil,
+                of: self, features: features
             ).headers) ?? request.headers.map { ($0.name, $0.value) }
         let mask: (String, String) -> String = { name, value in
             !revealingSecrets && Self.secretHeaderNames.contains(name.lowercased()) ? "***" : value

@@ -61,7 +61,7 @@ extension Session {
     ///   - convertible:     The `URLConvertible` to send it to.
     ///   - method:          The `HTTPMethod`. `.post` by default.
     ///   - headers:         `HTTPHeaders` for the request. `nil` by default.
-    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
     ///                      follows the session's `startRequestsImmediately`.
     ///   - fileManager:     The `FileManager` for the request. `.default` by default.
@@ -88,7 +88,7 @@ extension Session {
     /// - Parameters:
     ///   - data:        The body.
     ///   - convertible: The `URLRequestConvertible`.
-    ///   - interceptor: `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor: `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
     ///                  follows the session's `startRequestsImmediately`.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.
@@ -112,7 +112,7 @@ extension Session {
     ///   - convertible:     The `URLConvertible` to send it to.
     ///   - method:          The `HTTPMethod`. `.post` by default.
     ///   - headers:         `HTTPHeaders` for the request. `nil` by default.
-    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
     ///                      follows the session's `startRequestsImmediately`.
     ///   - fileManager:     The `FileManager` used to measure the file. `.default` by default.
@@ -139,7 +139,7 @@ extension Session {
     /// - Parameters:
     ///   - fileURL:     The `file:` URL of the body.
     ///   - convertible: The `URLRequestConvertible`.
-    ///   - interceptor: `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor: `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
     ///                  follows the session's `startRequestsImmediately`.
     ///   - fileManager: The `FileManager` used to measure the file. `.default` by default.
@@ -163,7 +163,7 @@ extension Session {
     ///   - convertible:     The `URLConvertible` to send it to.
     ///   - method:          The `HTTPMethod`. `.post` by default.
     ///   - headers:         `HTTPHeaders` for the request. `nil` by default.
-    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
     ///                      follows the session's `startRequestsImmediately`.
     ///   - fileManager:     The `FileManager` for the request. `.default` by default.
@@ -190,7 +190,7 @@ extension Session {
     /// - Parameters:
     ///   - stream:      The `InputStream`; it is read once, off the caller's thread.
     ///   - convertible: The `URLRequestConvertible`.
-    ///   - interceptor: `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor: `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
     ///                  follows the session's `startRequestsImmediately`.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.
@@ -219,7 +219,7 @@ extension Session {
     ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
     ///   - method:                  The `HTTPMethod`. `.post` by default.
     ///   - headers:                 `HTTPHeaders` for the request. `nil` by default.
-    ///   - interceptor:             `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor:             `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; the session decides when `nil`
     ///                              (the default).
     ///   - fileManager:             The `FileManager` for the form and its temporary file. `.default` by default.
@@ -251,7 +251,7 @@ extension Session {
     ///   - multipartFormData:       The closure that appends the form's parts; it runs at once.
     ///   - request:                 The `URLRequestConvertible`.
     ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
-    ///   - interceptor:             `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor:             `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; the session decides when `nil`
     ///                              (the default).
     ///   - fileManager:             The `FileManager` for the form and its temporary file. `.default` by default.
@@ -279,7 +279,7 @@ extension Session {
     ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
     ///   - method:                  The `HTTPMethod`. `.post` by default.
     ///   - headers:                 `HTTPHeaders` for the request. `nil` by default.
-    ///   - interceptor:             `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor:             `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; the session decides when `nil`
     ///                              (the default).
     ///   - fileManager:             The `FileManager` for the temporary file. `.default` by default.
@@ -308,7 +308,7 @@ extension Session {
     ///   - multipartFormData:       The form.
     ///   - request:                 The `URLRequestConvertible`.
     ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
-    ///   - interceptor:             `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor:             `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; the session decides when `nil`
     ///                              (the default).
     ///   - fileManager:             The `FileManager` for the temporary file. `.default` by default.
@@ -334,7 +334,7 @@ extension Session {
     ///
     /// - Parameters:
     ///   - convertible: The `UploadConvertible`.
-    ///   - interceptor: `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor: `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
     ///                  follows the session's `startRequestsImmediately`.
     ///   - fileManager: The `FileManager` for the request. `.default` by default.

@@ -7,7 +7,8 @@ import FoundationNetworking
 public typealias AFResult<Success> = Result<Success, AFError>
 /// A `DataResponse` whose failure is always `AFError`.
 public typealias AFDataResponse<Success> = DataResponse<Success, AFError>
-/// Alamofire 4's unserialized response (`DefaultDataResponse`): the request, response, data, error and timeline, with nothing parsed.
+/// Alamofire 4's unserialized response (`DefaultDataResponse`): the request, response, data, error and timeline,
+/// with nothing parsed.
 public typealias DefaultDataResponse = DataResponse<Data?, AFError>
 
 /// Everything known about a finished `DataRequest`, with its serialized result.

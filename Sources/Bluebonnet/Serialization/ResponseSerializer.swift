@@ -220,7 +220,8 @@ enum ResponseAcceptance {
 
 /// Reads a downloaded body back for serialization.
 enum DownloadedFile {
-    /// The file's bytes, mapped when the system allows, or Alamofire's file errors (`inputFileNil`, `inputFileReadFailed`).
+    /// The file's bytes, mapped when the system allows, or Alamofire's file errors (`inputFileNil`,
+    /// `inputFileReadFailed`).
     static func read(_ fileURL: URL?) throws -> Data {
         guard let fileURL else {
             throw AFError.responseSerializationFailed(reason: .inputFileNil)

@@ -293,7 +293,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///   - parameters:      `Parameters` (a.k.a. `[String: any Any & Sendable]`) value to be encoded. `nil` by default.
     ///   - encoding:        `ParameterEncoding` to be used to encode the `parameters`. `URLEncoding.default` by default.
     ///   - headers:         `HTTPHeaders` value to be added to the `URLRequest`. `nil` by default.
-    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
     ///                      follows the session's `startRequestsImmediately`.
     ///   - requestModifier: `RequestModifier` applied to the `URLRequest` before encoding. `nil` by default.
@@ -339,7 +339,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///   - parameters:      `Encodable` value to be encoded into the `URLRequest`. `nil` by default.
     ///   - encoder:         `ParameterEncoder` to be used to encode the `parameters`. `URLEncodedFormParameterEncoder.default` by default.
     ///   - headers:         `HTTPHeaders` value to be added to the `URLRequest`. `nil` by default.
-    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
     ///                      follows the session's `startRequestsImmediately`.
     ///   - requestModifier: `RequestModifier` applied to the `URLRequest` before encoding. `nil` by default.
@@ -365,7 +365,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
     ///
     /// - Parameters:
     ///   - convertible: `URLRequestConvertible` value to be used to create the `URLRequest`.
-    ///   - interceptor: `RequestInterceptor` for this request, used after the session's, as in Alamofire. `nil` by default.
+    ///   - interceptor: `RequestInterceptor` for this request, used after the session's. `nil` by default.
     ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
     ///                  follows the session's `startRequestsImmediately`.
     /// - Returns: The created `DataRequest`.

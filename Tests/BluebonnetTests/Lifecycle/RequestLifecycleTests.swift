@@ -1,4 +1,5 @@
 import Bluebonnet
+import BluebonnetTestServer
 import Foundation
 import XCTest
 #if canImport(FoundationNetworking)
@@ -194,6 +195,22 @@ final class RequestLifecycleTests: ServerTestCase {
         XCTAssertTrue(command.contains("\\\"fo\\\\\\\"o\\\":\\\"b\\\\\\\"ar\\\""), command)
         XCTAssertEqual(parts.last, "\"\(url("/post"))\"")
         XCTAssertTrue(request.cURLDescription().contains("-b \"foo=***\""), "cookie values are credentials")
+    }
+
+    func testCURLDescriptionOfAHopOnAnotherOriginLeavesOutTheSessionsCredentials() async throws {
+        // As the hop was sent: the session's `Authorization` belongs to the origin the request started on.
+        let other = try await TestServer.start()
+        let session = session(configuring: { $0.headers = ["Authorization": "Bearer s3cret", "X-Session": "yes"] })
+        let target = other.url("/get").absoluteString
+        let escaped = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? target
+        let request = session.request(url("/redirect-to?url=\(escaped)"))
+        _ = await request.serializingData().response
+        await other.stop()
+        let command = request.cURLDescription(revealingSecrets: true)
+        XCTAssertTrue(command.hasSuffix("\"\(target)\""), command)
+        XCTAssertFalse(command.contains("Authorization"), command)
+        XCTAssertTrue(command.contains("-H \"X-Session: yes\""), command)
+        withExtendedLifetime(session) {}
     }
 
     func testCURLDescriptionCanQuoteForAShell() async {
