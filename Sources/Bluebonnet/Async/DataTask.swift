@@ -192,6 +192,26 @@ extension DataRequest {
         using serializer: Serializer,
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DataTask<Serializer.SerializedObject> {
+        dataTask(serializer: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+
+    /// Creates a `DataTask` to `await` serialization using the provided `ResponseSerializer`: the form that lets its
+    /// static members (`.data`, `.string`, `.decodable(of:)`) be named, as in Alamofire.
+    ///
+    /// - Parameters:
+    ///   - serializer:                Response serializer used to serialize the response.
+    ///   - shouldAutomaticallyCancel: Whether cancelling the awaiting Swift task cancels the request. `true` by default.
+    /// - Returns: The `DataTask`.
+    public func serializingResponse<Serializer: ResponseSerializer>(
+        using serializer: Serializer,
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true
+    ) -> DataTask<Serializer.SerializedObject> {
+        dataTask(serializer: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+
+    private func dataTask<Serializer: DataResponseSerializerProtocol>(
+        serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool
+    ) -> DataTask<Serializer.SerializedObject> {
         let box = ResponseBox<DataResponse<Serializer.SerializedObject, AFError>>()
         guard !monitoredEvents.contains(.parsing) else {
             // A monitor sees `didParseResponse` in the handler's turn, before the request finishes, as in Alamofire;

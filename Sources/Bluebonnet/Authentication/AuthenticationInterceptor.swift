@@ -160,7 +160,12 @@ where AuthenticatorType: Authenticator {
                 return .wait(.none)
             }
             guard let credential = state.credential else { return .fail(AuthenticationError.missingCredential) }
-            guard credential.requiresRefresh else { return .apply(credential) }
+            guard credential.requiresRefresh else {
+                // A request applying the credential starts afresh: a refresh that failed before it does not decide
+                // for its 401, which may start a new refresh (as in Alamofire 5.12).
+                state.refreshFailure = nil
+                return .apply(credential)
+            }
             state.waitingAdapts.append((urlRequest, completion))
             return .wait(beginRefresh(of: credential, in: &state))
         }
@@ -280,12 +285,10 @@ where AuthenticatorType: Authenticator {
                     return (waiters.adapts, waiters.retries)
                 }
                 switch result {
-                case let .success(credential):
-                    for (urlRequest, completion) in adapts {
-                        var authenticated = urlRequest
-                        authenticator.apply(credential, to: &authenticated)
-                        completion(.success(authenticated))
-                    }
+                case .success:
+                    // Adapted again, not handed the new credential: one that still requires a refresh starts
+                    // another, within the refresh window, as in Alamofire 5.12.
+                    for (urlRequest, completion) in adapts { adapt(urlRequest, for: session, completion: completion) }
                     for completion in retries { completion(.retry) }
                 case let .failure(error):
                     perform(.fail(adapts, retries, error), for: session)

@@ -18,7 +18,10 @@ extension HTTPCache: ResponseStore {}
 
 /// A `URLCache` other than `HTTPCache` (FoundationNetworking's own), used through `cachedResponse(for:)` and
 /// `storeCachedResponse(_:for:)`. It keeps one response per URL, so the variant's `Vary` values travel in the
-/// response's `userInfo` and a response for other values is a miss, never served. Its memory store is quick; its disk
+/// response's `userInfo` and a response for other values is a miss, never served. It also keys a URL by its host, port
+/// and path alone, so `/a?x=1` and `/a?x=2` would replace each other: a URL with a query is stored twice, under its own
+/// URL (where the cache's owner looks, and where the latest query wins, as on Linux) and under one whose path carries
+/// the query (where the session looks first). Its memory store is quick; its disk
 /// store took 80 ms a response when measured, which is why `URLCache.shared` is not used unless set on purpose.
 struct FoundationResponseStore: ResponseStore, @unchecked Sendable {
     // `URLCache` is not marked `Sendable`; FoundationNetworking's takes a lock in every method.
@@ -33,15 +36,35 @@ struct FoundationResponseStore: ResponseStore, @unchecked Sendable {
     func hasEntries(for key: String) -> Bool {
         guard cache.diskCapacity == 0 else { return true }
         guard let url = URL(string: String(key.dropFirst(4))) else { return false }
-        return cache.cachedResponse(for: URLRequest(url: url)) != nil
+        return Self.storageRequests(for: url).contains { cache.cachedResponse(for: $0) != nil }
+    }
+
+    private static let pathCharacters = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?%;"))
+
+    /// The requests a response for `url` is stored under: the one whose path carries the query first, if any.
+    static func storageRequests(for url: URL) -> [URLRequest] {
+        guard let query = url.query(percentEncoded: true),
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return [URLRequest(url: url)] }
+        // Encoded again as a whole (its `%` too), so that it is valid in a path and no two queries meet.
+        guard let encoded = query.addingPercentEncoding(withAllowedCharacters: Self.pathCharacters) else {
+            return [URLRequest(url: url)]
+        }
+        components.percentEncodedQuery = nil
+        components.percentEncodedPath += "%3F" + encoded
+        guard let queryKeyed = components.url else { return [URLRequest(url: url)] }
+        return [URLRequest(url: queryKeyed), URLRequest(url: url)]
     }
 
     func lookup(key: String, headers: [(name: String, value: String)]) -> (CacheEntry, Data)? {
-        guard let url = URL(string: String(key.dropFirst(4))),
-            let cached = cache.cachedResponse(for: URLRequest(url: url))
-        else {
-            return nil
-        }
+        guard let url = URL(string: String(key.dropFirst(4))) else { return nil }
+        return Self.storageRequests(for: url).lazy.compactMap { lookup(key: key, headers: headers, at: $0) }.first
+    }
+
+    private func lookup(key: String, headers: [(name: String, value: String)], at request: URLRequest) -> (
+        CacheEntry, Data
+    )? {
+        guard let cached = cache.cachedResponse(for: request) else { return nil }
         let stored = (cached.userInfo?[Self.metadataKey] as? Data).flatMap {
             try? JSONDecoder().decode(CacheEntry.self, from: $0)
         }
@@ -65,11 +88,11 @@ struct FoundationResponseStore: ResponseStore, @unchecked Sendable {
         let cached = CachedURLResponse(
             response: response, data: body, userInfo: userInfo,
             storagePolicy: memoryOnly ? .allowedInMemoryOnly : .allowed)
-        cache.storeCachedResponse(cached, for: URLRequest(url: entry.url))
+        for request in Self.storageRequests(for: entry.url) { cache.storeCachedResponse(cached, for: request) }
     }
 
     func invalidate(key: String) {
         guard let url = URL(string: String(key.dropFirst(4))) else { return }
-        cache.removeCachedResponse(for: URLRequest(url: url))
+        for request in Self.storageRequests(for: url) { cache.removeCachedResponse(for: request) }
     }
 }

@@ -88,6 +88,30 @@ extension DownloadRequest {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
+        appendResponseHandler(queue: queue, serializer: responseSerializer, completionHandler: completionHandler)
+    }
+
+    /// Adds a handler that serializes the downloaded file with `responseSerializer`: the form for a
+    /// `ResponseSerializer`, so that its static members (`.data`, `.string`) can be named, as in Alamofire.
+    ///
+    /// - Parameters:
+    ///   - queue:              The queue on which the completion handler is dispatched. `.main` by default.
+    ///   - responseSerializer: The response serializer responsible for serializing the request, response, and file.
+    ///   - completionHandler:  The code to be executed once the request has finished.
+    /// - Returns: The request.
+    @discardableResult
+    public func response<Serializer: ResponseSerializer>(
+        queue: DispatchQueue = .main,
+        responseSerializer: Serializer,
+        completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
+    ) -> Self {
+        appendResponseHandler(queue: queue, serializer: responseSerializer, completionHandler: completionHandler)
+    }
+
+    private func appendResponseHandler<Serializer: DownloadResponseSerializerProtocol>(
+        queue: DispatchQueue, serializer responseSerializer: Serializer,
+        completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
+    ) -> Self {
         // Never inline: the serializer reads a file.
         appendResponseSerializer { [self] in
             let response = UncheckedBox(serializedResponse(using: responseSerializer, snapshot: snapshot()))

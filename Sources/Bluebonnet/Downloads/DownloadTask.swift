@@ -59,6 +59,26 @@ extension DownloadRequest {
         using serializer: Serializer,
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DownloadTask<Serializer.SerializedObject> {
+        downloadTask(serializer: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+
+    /// Creates a `DownloadTask` to `await` serialization using the provided `ResponseSerializer`, which reads the
+    /// file: the form that lets its static members (`.data`, `.string`) be named, as in Alamofire.
+    ///
+    /// - Parameters:
+    ///   - serializer:                Response serializer used to serialize the downloaded file.
+    ///   - shouldAutomaticallyCancel: Whether cancelling the awaiting Swift task cancels the download. `true` by default.
+    /// - Returns: The `DownloadTask`.
+    public func serializingDownload<Serializer: ResponseSerializer>(
+        using serializer: Serializer,
+        automaticallyCancelling shouldAutomaticallyCancel: Bool = true
+    ) -> DownloadTask<Serializer.SerializedObject> {
+        downloadTask(serializer: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
+    }
+
+    private func downloadTask<Serializer: DownloadResponseSerializerProtocol>(
+        serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool
+    ) -> DownloadTask<Serializer.SerializedObject> {
         let box = ResponseBox<DownloadResponse<Serializer.SerializedObject, AFError>>()
         appendResponseSerializer(inlineSafe: true) { [self] in
             let snapshot = snapshot()

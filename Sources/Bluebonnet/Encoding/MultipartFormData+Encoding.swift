@@ -89,6 +89,10 @@ extension MultipartFormData {
                 length: part.length, chunkSize: streamBufferSize, truncatesLongerSource: truncates, to: sink)
         } catch let error as AFError {
             throw error
+        } catch let mismatch as BodyLengthMismatchError {
+            let error = AFError.UnexpectedInputStreamLength(
+                bytesExpected: mismatch.expected, bytesRead: mismatch.actual)
+            throw AFError.multipartEncodingFailed(reason: .inputStreamReadFailed(error: error))
         } catch {
             throw AFError.multipartEncodingFailed(reason: .inputStreamReadFailed(error: error))
         }

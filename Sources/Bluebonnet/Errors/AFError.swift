@@ -33,6 +33,15 @@ public enum AFError: Error, Sendable {
         case inputStreamReadFailed(error: any Error)
     }
 
+    /// A body part whose stream or file held a different number of bytes than its length said: the error inside
+    /// `MultipartEncodingFailureReason.inputStreamReadFailed(error:)`, as in Alamofire.
+    public struct UnexpectedInputStreamLength: Error, Sendable {
+        /// The expected byte count to read.
+        public var bytesExpected: UInt64
+        /// The actual byte count read (`bytesExpected + 1` for a file that grew past its length).
+        public var bytesRead: UInt64
+    }
+
     /// The underlying reason a `ParameterEncoding` failed.
     public enum ParameterEncodingFailureReason: Sendable {
         /// The `URLRequest` did not have a `URL` to encode.

@@ -25,8 +25,8 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidValidateRequestResponseDataWithResult:
             (@Sendable (DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)?
         var requestDidParseResponse: (@Sendable (DataRequest, DataResponse<Data?, AFError>) -> Void)?
-        var uploadRequestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)?
-        var uploadRequestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, AFError) -> Void)?
+        var requestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)?
+        var requestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, AFError) -> Void)?
         var requestDidValidateRequestResponseWithResult:
             (@Sendable (DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)?
         var requestDidCreateDestinationURL: (@Sendable (DownloadRequest, URL) -> Void)?
@@ -131,14 +131,14 @@ public final class ClosureEventMonitor: EventMonitor {
         set { closures.write { $0.requestDidParseResponse = newValue } }
     }
     /// Called for `request(_:didCreateUploadable:)`.
-    public var uploadRequestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)? {
-        get { closures.read().uploadRequestDidCreateUploadable }
-        set { closures.write { $0.uploadRequestDidCreateUploadable = newValue } }
+    public var requestDidCreateUploadable: (@Sendable (UploadRequest, UploadRequest.Uploadable) -> Void)? {
+        get { closures.read().requestDidCreateUploadable }
+        set { closures.write { $0.requestDidCreateUploadable = newValue } }
     }
     /// Called for `request(_:didFailToCreateUploadableWithError:)`.
-    public var uploadRequestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, AFError) -> Void)? {
-        get { closures.read().uploadRequestDidFailToCreateUploadableWithError }
-        set { closures.write { $0.uploadRequestDidFailToCreateUploadableWithError = newValue } }
+    public var requestDidFailToCreateUploadableWithError: (@Sendable (UploadRequest, AFError) -> Void)? {
+        get { closures.read().requestDidFailToCreateUploadableWithError }
+        set { closures.write { $0.requestDidFailToCreateUploadableWithError = newValue } }
     }
     /// Called for `request(_:didValidateRequest:response:withResult:)` of a stream.
     public var requestDidValidateRequestResponseWithResult:
@@ -239,11 +239,11 @@ public final class ClosureEventMonitor: EventMonitor {
     }
     /// Calls the closure.
     public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {
-        uploadRequestDidCreateUploadable?(request, uploadable)
+        requestDidCreateUploadable?(request, uploadable)
     }
     /// Calls the closure.
     public func request(_ request: UploadRequest, didFailToCreateUploadableWithError error: AFError) {
-        uploadRequestDidFailToCreateUploadableWithError?(request, error)
+        requestDidFailToCreateUploadableWithError?(request, error)
     }
     /// Calls the closure.
     public func request(

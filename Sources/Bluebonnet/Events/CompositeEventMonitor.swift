@@ -20,6 +20,21 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
         mailboxes = monitors.map { EventMailbox(queue: $0.queue) }
     }
 
+    private init(monitors: [any EventMonitor], kinds: [EventKinds], mailboxes: [EventMailbox]) {
+        self.monitors = monitors
+        self.kinds = kinds
+        handledEvents = kinds.reduce([]) { $0.union($1) }
+        self.mailboxes = mailboxes
+    }
+
+    /// The composite with `monitor` after these: the monitors already here keep their mailboxes, so what they were
+    /// told before reaches them before what they are told through the new composite.
+    func adding(_ monitor: any EventMonitor) -> CompositeEventMonitor {
+        CompositeEventMonitor(
+            monitors: monitors + [monitor], kinds: kinds + [EventKinds.handled(by: monitor)],
+            mailboxes: mailboxes + [EventMailbox(queue: monitor.queue)])
+    }
+
     /// What each monitor handles, in the order of `monitors`.
     private let kinds: [EventKinds]
     /// What any of the monitors handles.

@@ -34,8 +34,20 @@ extension Request {
 
     /// Called when the `URLRequest` could not be made.
     func didFailToCreateURLRequest(with error: AFError) {
+        recordErrorBeforeTelling(error)
         eventMonitor?.request(self, didFailToCreateURLRequestWithError: error)
         failBeforeExecuting(with: error)
+    }
+
+    /// Makes the request's `error` the failure to make or adapt its `URLRequest` before monitors hear of it, so a
+    /// monitor reads it there, as in Alamofire; a request that moved on (cancelled) keeps its own.
+    private func recordErrorBeforeTelling(_ error: AFError) {
+        mutableState.write { state in
+            switch state.machine.phaseKind {
+            case .creatingURLRequest, .adapting: state.error = error
+            default: break
+            }
+        }
     }
 
     /// The `URLRequest` (or the upload's body) could not be made, or the adapter failed: the retrier decides when
@@ -83,6 +95,8 @@ extension Request {
             adapt(urlRequest)
         case let .execute(urlRequest):
             execute(urlRequest)
+        case let .announceAttempt(urlRequest):
+            announceAttempt(urlRequest)
         case let .resumeTask(task):
             if let monitoredTask { eventMonitor?.request(self, didResumeTask: monitoredTask) }
             task.resume()
@@ -145,6 +159,7 @@ extension Request {
                 try adapted.validate()
             } catch {
                 let failure = AFError.requestAdaptationFailed(error: error)
+                recordErrorBeforeTelling(failure)
                 eventMonitor?.request(self, didFailToAdaptURLRequest: urlRequest, withError: failure)
                 failBeforeExecuting(with: failure)
                 return
@@ -162,13 +177,31 @@ extension Request {
 
     // MARK: - Sending a hop
 
+    /// Tells monitors of an attempt made and adapted before `resume()`, and of its task: `execute(_:)` then sends its
+    /// first hop without telling them again.
+    private func announceAttempt(_ urlRequest: URLRequest) {
+        let monitored = !monitoredEvents.isDisjoint(with: .tasks)
+        let task = mutableState.write { state -> RequestTask? in
+            state.attemptAnnounced = true
+            guard monitored, state.task == nil else { return nil }
+            let task = RequestTask(originalRequest: urlRequest)
+            state.task = task
+            return task
+        }
+        eventMonitor?.request(self, didCreateURLRequest: urlRequest)
+        if let task { eventMonitor?.request(self, didCreateTask: task) }
+    }
+
     /// Sends one hop. The machine is in `executing` with no task yet.
     func execute(_ urlRequest: URLRequest) {
         let now = Timeline.now()
         let monitored = !monitoredEvents.isDisjoint(with: .tasks)
-        let (deadline, hop, firstURL, ownLimit, newTask, features, serial) = mutableState.write {
+        let (deadline, hop, firstURL, ownLimit, newTask, announced, features, serial) = mutableState.write {
             state
-                -> (Date?, Int, URL?, Int64??, (RequestTask, Bool)?, FeatureValues, Int) in
+                -> (Date?, Int, URL?, Int64??, (RequestTask, Bool)?, RequestTask??, FeatureValues, Int) in
+            // Monitors heard of an announced attempt and its task already; they hear it resume.
+            let announced: RequestTask?? = state.attemptAnnounced ? .some(state.task) : nil
+            state.attemptAnnounced = false
             if state.startTime == nil {
                 state.startTime = now
                 if let resource = context.resourceTimeout {
@@ -184,11 +217,14 @@ extension Request {
             }
             return (
                 state.deadline, state.machine.redirectCount, state.requests.first?.url, state.maximumResponseSize,
-                newTask,
-                state.features, state.machine.hopSerial
+                newTask, announced, state.features, state.machine.hopSerial
             )
         }
-        eventMonitor?.request(self, didCreateURLRequest: urlRequest)
+        if let announced {
+            if let task = announced, let eventMonitor { eventMonitor.request(self, didResumeTask: task) }
+        } else {
+            eventMonitor?.request(self, didCreateURLRequest: urlRequest)
+        }
         // Told before the engine has it, so no event of the task can reach a monitor ahead of its creation.
         if let eventMonitor, let (task, running) = newTask {
             eventMonitor.request(self, didCreateTask: task)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -18,11 +19,26 @@ public class Request: @unchecked Sendable {
     public let underlyingQueue: DispatchQueue
     /// The queue where response handlers serialize.
     public let serializationQueue: DispatchQueue
-    /// The monitor told of this request's events.
-    public let eventMonitor: (any EventMonitor)?
+    /// The monitor told of this request's events: the session's monitors, then those `eventMonitor(_:)` added.
+    public var eventMonitor: (any EventMonitor)? {
+        guard hasOwnMonitors.load(ordering: .acquiring) else { return sessionMonitor }
+        return ownMonitors.read { $0?.monitor }
+    }
     /// The events some monitor handles: a request makes tasks, metrics or parsed responses for monitors only when one
     /// will look.
-    let monitoredEvents: EventKinds
+    var monitoredEvents: EventKinds {
+        guard hasOwnMonitors.load(ordering: .acquiring) else { return sessionMonitoredEvents }
+        return ownMonitors.read { $0?.events ?? [] }
+    }
+    /// The session's monitor, and what it handles.
+    private let sessionMonitor: (any EventMonitor)?
+    private let sessionMonitoredEvents: EventKinds
+    /// Whether `eventMonitor(_:)` added monitors: an atomic, so a request without any reads its monitor without a
+    /// lock, once per event.
+    private let hasOwnMonitors = Atomic<Bool>(false)
+    /// The session's monitors and those `eventMonitor(_:)` added, with what they handle. A lock of its own, taken
+    /// last: events are read inside `mutableState`'s.
+    private let ownMonitors = Protected<(monitor: CompositeEventMonitor, events: EventKinds)?>(nil)
     /// Whether the first response handler resumes the request; `nil` follows the session's
     /// `startRequestsImmediately`.
     public let shouldAutomaticallyResume: Bool?
@@ -57,6 +73,8 @@ public class Request: @unchecked Sendable {
         var interceptor: (any RequestInterceptor)?
         /// The attempt's task, made only when a monitor listens for task events.
         var task: RequestTask?
+        /// Whether monitors heard of the attempt before its first hop went out (`announceAttempt(_:)`).
+        var attemptAnnounced = false
         /// The stamps behind `metrics` and `allMetrics`.
         var metrics = MetricsLog()
         /// What features keep on the request (its own redirect handler, cache handler, credential).
@@ -88,8 +106,8 @@ public class Request: @unchecked Sendable {
         self.makeURLRequest = makeURLRequest
         self.underlyingQueue = underlyingQueue
         self.serializationQueue = serializationQueue
-        self.eventMonitor = eventMonitor
-        monitoredEvents = EventKinds.handled(by: eventMonitor)
+        sessionMonitor = eventMonitor
+        sessionMonitoredEvents = EventKinds.handled(by: eventMonitor)
         self.context = context
         self.delegate = delegate
         let creation: RequestStateMachine.Policy.Creation
@@ -223,13 +241,16 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func cancel() -> Self {
         // The monitored task is taken with the transition: once the engine is told, the attempt may end at once.
-        let (action, monitored) = mutableState.write { state -> (RequestStateMachine.Action?, RequestTask?) in
-            guard let action = state.machine.cancel() else { return (nil, nil) }
+        let (action, monitored, announced) = mutableState.write {
+            state -> (RequestStateMachine.Action?, RequestTask?, RequestTask?) in
+            guard let action = state.machine.cancel() else { return (nil, nil, nil) }
             state.error = .explicitlyCancelled
-            return (action, state.task)
+            return (action, state.task, state.attemptAnnounced ? state.task : nil)
         }
         guard let action else { return self }
         eventMonitor?.requestDidCancel(self)
+        // An announced attempt's task is cancelled before it ever ran, as Alamofire's suspended task is.
+        if let announced { eventMonitor?.request(self, didCancelTask: announced) }
         perform(action, monitoredTask: monitored)
         return self
     }
@@ -240,9 +261,12 @@ public class Request: @unchecked Sendable {
     /// - Returns: The instance.
     @discardableResult
     public func suspend() -> Self {
-        let (action, monitored) = mutableState.write { state in (state.machine.suspend(), state.task) }
+        let (action, monitored, announced) = mutableState.write { state in
+            (state.machine.suspend(), state.task, state.attemptAnnounced ? state.task : nil)
+        }
         guard let action else { return self }
         eventMonitor?.requestDidSuspend(self)
+        if let announced { eventMonitor?.request(self, didSuspendTask: announced) }
         perform(action, monitoredTask: monitored)
         return self
     }
@@ -260,6 +284,27 @@ public class Request: @unchecked Sendable {
         if first { delegate?.requestDidStart(self) }
         eventMonitor?.requestDidResume(self)
         perform(action, monitoredTask: monitored)
+        return self
+    }
+
+    /// Adds a monitor of this request's events alone, told after the session's monitors, from the next event on.
+    ///
+    /// - Parameter eventMonitor: The monitor.
+    /// - Returns: The instance.
+    @discardableResult
+    public func eventMonitor(_ eventMonitor: any EventMonitor) -> Self {
+        ownMonitors.write { own in
+            let composite: CompositeEventMonitor
+            if let existing = own?.monitor ?? (sessionMonitor as? CompositeEventMonitor) {
+                composite = existing.adding(eventMonitor)
+            } else if let sessionMonitor {
+                composite = CompositeEventMonitor(monitors: [sessionMonitor, eventMonitor])
+            } else {
+                composite = CompositeEventMonitor(monitors: [eventMonitor])
+            }
+            own = (composite, composite.handledEvents)
+        }
+        hasOwnMonitors.store(true, ordering: .releasing)
         return self
     }
 

@@ -27,8 +27,9 @@ struct RequestStateMachine {
         case initialized
         /// The `URLRequest` is being made from the convertible (the first time, or again for a retry).
         case creatingURLRequest
-        /// The `URLRequest` is made; the request waits for `resume()`.
-        case ready(URLRequest)
+        /// The `URLRequest` is made, and adapted when `adapted` (an `.eager` request is adapted before it is resumed,
+        /// as Alamofire creates its task then); the request waits for `resume()`.
+        case ready(URLRequest, adapted: Bool)
         /// The interceptor adapts the attempt's `URLRequest`.
         case adapting
         /// A hop is on the wire.
@@ -111,6 +112,9 @@ struct RequestStateMachine {
         case adapt(URLRequest)
         /// Send a hop (the machine is in `executing` with no task yet).
         case execute(URLRequest)
+        /// The attempt is made and adapted before `resume()`: monitors hear of it and of its task now (Alamofire's
+        /// `.eager` setup creates its task suspended), and its first hop goes out when the request is resumed.
+        case announceAttempt(URLRequest)
         /// The running task reads again.
         case resumeTask(any TransportTask)
         /// The running task stops reading.
@@ -324,8 +328,8 @@ struct RequestStateMachine {
         case .initialized where policy.creation == .onResumeOnRequestQueue:
             phase = .creatingURLRequest
             return .createURLRequest(onRequestQueue: true)
-        case let .ready(urlRequest):
-            return beginAttempt(with: urlRequest)
+        case let .ready(urlRequest, adapted):
+            return adapted ? enterExecuting(urlRequest, notes: FeatureValues()) : beginAttempt(with: urlRequest)
         case let .executing(hop):
             return hop.task.map { .resumeTask($0) } ?? Action.none
         default:
@@ -365,11 +369,12 @@ struct RequestStateMachine {
         return true
     }
 
-    /// The `URLRequest` was made; `nil` when the request moved on (cancelled), and the `URLRequest` is dropped.
+    /// The `URLRequest` was made; `nil` when the request moved on (cancelled), and the `URLRequest` is dropped. A
+    /// request not resumed waits in `ready`; one the session set up (`.eager`) is adapted first.
     mutating func didCreateURLRequest(_ urlRequest: URLRequest) -> Action? {
         guard takes(.urlRequestCreated) else { return nil }
-        guard control == .resumed else {
-            phase = .ready(urlRequest)
+        guard control == .resumed || policy.creation == .bySession else {
+            phase = .ready(urlRequest, adapted: false)
             return Action.none
         }
         return beginAttempt(with: urlRequest)
@@ -379,6 +384,15 @@ struct RequestStateMachine {
         if policy.adapts {
             phase = .adapting
             return .adapt(urlRequest)
+        }
+        return attemptIsReady(urlRequest)
+    }
+
+    /// The attempt's `URLRequest` is final: its first hop goes out, or waits for `resume()`.
+    private mutating func attemptIsReady(_ urlRequest: URLRequest) -> Action {
+        guard control == .resumed else {
+            phase = .ready(urlRequest, adapted: true)
+            return .announceAttempt(urlRequest)
         }
         return enterExecuting(urlRequest, notes: FeatureValues())
     }
@@ -413,7 +427,7 @@ struct RequestStateMachine {
     /// The adapter returned the `URLRequest` to send; `nil` when the request moved on meanwhile.
     mutating func didAdapt(_ adapted: URLRequest) -> Action? {
         guard takes(.adapted) else { return nil }
-        return enterExecuting(adapted, notes: FeatureValues())
+        return attemptIsReady(adapted)
     }
 
     // MARK: - Transport

@@ -34,6 +34,30 @@ extension DataRequest {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
+        appendResponseHandler(queue: queue, serializer: responseSerializer, completionHandler: completionHandler)
+    }
+
+    /// Adds a handler that serializes the response with `responseSerializer`: the form for a `ResponseSerializer`,
+    /// so that its static members (`.data`, `.string`, `.decodable(of:)`) can be named, as in Alamofire.
+    ///
+    /// - Parameters:
+    ///   - queue:              The queue on which the completion handler is dispatched. `.main` by default.
+    ///   - responseSerializer: The response serializer responsible for serializing the request, response, and data.
+    ///   - completionHandler:  The code to be executed once the request has finished.
+    /// - Returns: The request.
+    @discardableResult
+    public func response<Serializer: ResponseSerializer>(
+        queue: DispatchQueue = .main,
+        responseSerializer: Serializer,
+        completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
+    ) -> Self {
+        appendResponseHandler(queue: queue, serializer: responseSerializer, completionHandler: completionHandler)
+    }
+
+    private func appendResponseHandler<Serializer: DataResponseSerializerProtocol>(
+        queue: DispatchQueue, serializer responseSerializer: Serializer,
+        completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
+    ) -> Self {
         appendResponseSerializer(inlineSafe: responseSerializer.mayRunInline) { [self] in
             // The value may not be `Sendable` (JSON's `Any`); it is handed over once and never touched again here.
             let response = UncheckedBox(serializedResponse(using: responseSerializer, snapshot: snapshot()))

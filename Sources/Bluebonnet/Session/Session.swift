@@ -387,6 +387,467 @@ open class Session: @unchecked Sendable, RequestDelegate {
         return request
     }
 
+    // MARK: - Downloads (in the class, so that subclasses can override them, as in Alamofire)
+
+    /// Creates a `DownloadRequest` from a `URLRequest` made of the given parts.
+    ///
+    /// - Parameters:
+    ///   - convertible:     `URLConvertible` value to be used as the `URLRequest`'s `URL`.
+    ///   - method:          `HTTPMethod` for the `URLRequest`. `.get` by default.
+    ///   - parameters:      `Parameters` (a.k.a. `[String: any Any & Sendable]`) value to be encoded. `nil` by default.
+    ///   - encoding:        `ParameterEncoding` to be used to encode the `parameters`. `URLEncoding.default` by default.
+    ///   - headers:         `HTTPHeaders` value to be added to the `URLRequest`. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                  follows the session's `startRequestsImmediately`.
+    ///   - requestModifier: `RequestModifier` applied to the `URLRequest` before encoding. `nil` by default.
+    ///   - destination:     `DownloadRequest.Destination` closure used to determine where the file is moved. `nil`
+    ///                      by default: a file of its own in the temporary directory.
+    /// - Returns: The created `DownloadRequest`.
+    open func download(
+        _ convertible: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters? = nil,
+        encoding: any ParameterEncoding = URLEncoding.default,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        requestModifier: RequestModifier? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        download(
+            RequestConvertible(
+                url: convertible, method: method, parameters: parameters, encoding: encoding,
+                headers: headers, requestModifier: requestModifier),
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, to: destination)
+    }
+
+    /// Creates a `DownloadRequest` from a `URLRequest` made of the given parts, with `Encodable` parameters.
+    ///
+    /// - Parameters:
+    ///   - convertible:     `URLConvertible` value to be used as the `URLRequest`'s `URL`.
+    ///   - method:          `HTTPMethod` for the `URLRequest`. `.get` by default.
+    ///   - parameters:      `Encodable` value to be encoded into the `URLRequest`. `nil` by default.
+    ///   - encoder:         `ParameterEncoder` to be used to encode the `parameters`.
+    ///                      `URLEncodedFormParameterEncoder.default` by default.
+    ///   - headers:         `HTTPHeaders` value to be added to the `URLRequest`. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                  follows the session's `startRequestsImmediately`.
+    ///   - requestModifier: `RequestModifier` applied to the `URLRequest` before encoding. `nil` by default.
+    ///   - destination:     `DownloadRequest.Destination` closure used to determine where the file is moved. `nil`
+    ///                      by default.
+    /// - Returns: The created `DownloadRequest`.
+    open func download<Parameters: Encodable & Sendable>(
+        _ convertible: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters? = nil,
+        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        requestModifier: RequestModifier? = nil,
+        to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        download(
+            RequestEncodableConvertible(
+                url: convertible, method: method, parameters: parameters, encoder: encoder,
+                headers: headers, requestModifier: requestModifier),
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, to: destination)
+    }
+
+    /// Creates a `DownloadRequest` from a `URLRequestConvertible` value.
+    ///
+    /// - Parameters:
+    ///   - convertible: `URLRequestConvertible` value to be used to create the `URLRequest`.
+    ///   - interceptor: `RequestInterceptor` for this request, used after the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                  follows the session's `startRequestsImmediately`.
+    ///   - destination: `DownloadRequest.Destination` closure used to determine where the file is moved. `nil` by
+    ///                  default.
+    /// - Returns: The created `DownloadRequest`.
+    open func download(
+        _ convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil, to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        makeDownload(
+            .request(convertible), interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
+            destination: destination)
+    }
+
+    /// Creates a `DownloadRequest` that continues an earlier download from its `resumeData`: it asks for the rest
+    /// with `Range` and `If-Range`, appends a `206` to the partial file, and starts over on a `200` (the resource
+    /// changed). Resume data that is malformed or whose partial file is gone fails with
+    /// `AFError.createURLRequestFailed(error: DownloadResumeError)`.
+    ///
+    /// - Parameters:
+    ///   - data:        The resume data of an earlier `DownloadRequest`.
+    ///   - interceptor: `RequestInterceptor` for this request, used after the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                  follows the session's `startRequestsImmediately`.
+    ///   - destination: `DownloadRequest.Destination` closure used to determine where the file is moved. `nil` by
+    ///                  default.
+    /// - Returns: The created `DownloadRequest`.
+    open func download(
+        resumingWith data: Data, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil, to destination: DownloadRequest.Destination? = nil
+    ) -> DownloadRequest {
+        makeDownload(
+            .resumeData(data), interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
+            destination: destination)
+    }
+
+    // MARK: - Streams
+
+    /// Creates a `DataStreamRequest` from a `URLRequest` made of the given parts, with `Encodable` parameters.
+    ///
+    /// - Parameters:
+    ///   - convertible:                      `URLConvertible` value to be used as the `URLRequest`'s `URL`.
+    ///   - method:                           `HTTPMethod` for the `URLRequest`. `.get` by default.
+    ///   - parameters:                       `Encodable` value to be encoded into the `URLRequest`. `nil` by default.
+    ///   - encoder:                          `ParameterEncoder` to be used to encode the `parameters`.
+    ///                                       `URLEncodedFormParameterEncoder.default` by default.
+    ///   - headers:                          `HTTPHeaders` value to be added to the `URLRequest`. `nil` by default.
+    ///   - automaticallyCancelOnStreamError: Whether a stream handler that throws cancels the request. `false` by
+    ///                                       default.
+    ///   - interceptor:                      `RequestInterceptor` for this request. `nil` by default.
+    ///   - shouldAutomaticallyResume:        Whether the first stream handler resumes the request; `nil` (the default)
+    ///                                       follows the session's `startRequestsImmediately`.
+    ///   - requestModifier:                  `RequestModifier` applied to the `URLRequest`. `nil` by default.
+    /// - Returns: The created `DataStreamRequest`.
+    open func streamRequest<Parameters: Encodable & Sendable>(
+        _ convertible: any URLConvertible,
+        method: HTTPMethod = .get,
+        parameters: Parameters? = nil,
+        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+        headers: HTTPHeaders? = nil,
+        automaticallyCancelOnStreamError: Bool = false,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        requestModifier: RequestModifier? = nil
+    ) -> DataStreamRequest {
+        streamRequest(
+            RequestEncodableConvertible(
+                url: convertible, method: method, parameters: parameters, encoder: encoder,
+                headers: headers, requestModifier: requestModifier),
+            automaticallyCancelOnStreamError: automaticallyCancelOnStreamError, interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume)
+    }
+
+    /// Creates a `DataStreamRequest` from a `URLRequest` made of the given parts, without parameters.
+    ///
+    /// - Parameters:
+    ///   - convertible:                      `URLConvertible` value to be used as the `URLRequest`'s `URL`.
+    ///   - method:                           `HTTPMethod` for the `URLRequest`. `.get` by default.
+    ///   - headers:                          `HTTPHeaders` value to be added to the `URLRequest`. `nil` by default.
+    ///   - automaticallyCancelOnStreamError: Whether a stream handler that throws cancels the request. `false` by
+    ///                                       default.
+    ///   - interceptor:                      `RequestInterceptor` for this request. `nil` by default.
+    ///   - shouldAutomaticallyResume:        Whether the first stream handler resumes the request; `nil` (the default)
+    ///                                       follows the session's `startRequestsImmediately`.
+    ///   - requestModifier:                  `RequestModifier` applied to the `URLRequest`. `nil` by default.
+    /// - Returns: The created `DataStreamRequest`.
+    open func streamRequest(
+        _ convertible: any URLConvertible,
+        method: HTTPMethod = .get,
+        headers: HTTPHeaders? = nil,
+        automaticallyCancelOnStreamError: Bool = false,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        requestModifier: RequestModifier? = nil
+    ) -> DataStreamRequest {
+        streamRequest(
+            RequestEncodableConvertible<Empty>(
+                url: convertible, method: method, parameters: nil,
+                encoder: URLEncodedFormParameterEncoder.default, headers: headers,
+                requestModifier: requestModifier),
+            automaticallyCancelOnStreamError: automaticallyCancelOnStreamError, interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume)
+    }
+
+    /// Creates a `DataStreamRequest` from a `URLRequestConvertible` value.
+    ///
+    /// - Parameters:
+    ///   - convertible:                      `URLRequestConvertible` value to be used to create the `URLRequest`.
+    ///   - automaticallyCancelOnStreamError: Whether a stream handler that throws cancels the request. `false` by
+    ///                                       default.
+    ///   - interceptor:                      `RequestInterceptor` for this request. `nil` by default.
+    ///   - shouldAutomaticallyResume:        Whether the first stream handler resumes the request; `nil` (the default)
+    ///                                       follows the session's `startRequestsImmediately`.
+    /// - Returns: The created `DataStreamRequest`.
+    open func streamRequest(
+        _ convertible: any URLRequestConvertible, automaticallyCancelOnStreamError: Bool = false,
+        interceptor: (any RequestInterceptor)? = nil, shouldAutomaticallyResume: Bool? = nil
+    ) -> DataStreamRequest {
+        let request = DataStreamRequest(
+            convertible: convertible, automaticallyCancelOnStreamError: automaticallyCancelOnStreamError,
+            underlyingQueue: rootQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, context: context,
+            delegate: self)
+        perform(request)
+        return request
+    }
+
+    // MARK: - Uploads
+
+    /// Creates an `UploadRequest` that sends `data`.
+    ///
+    /// - Parameters:
+    ///   - data:            The body.
+    ///   - convertible:     The `URLConvertible` to send it to.
+    ///   - method:          The `HTTPMethod`. `.post` by default.
+    ///   - headers:         `HTTPHeaders` for the request. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                      follows the session's `startRequestsImmediately`.
+    ///   - fileManager:     The `FileManager` for the request. `.default` by default.
+    ///   - requestModifier: `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
+    /// - Returns: The created `UploadRequest`.
+    open func upload(
+        _ data: Data,
+        to convertible: any URLConvertible,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        fileManager: FileManager = .default,
+        requestModifier: RequestModifier? = nil
+    ) -> UploadRequest {
+        upload(
+            data,
+            with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier),
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+    }
+
+    /// Creates an `UploadRequest` that sends `data` with the given `URLRequest`.
+    ///
+    /// - Parameters:
+    ///   - data:        The body.
+    ///   - convertible: The `URLRequestConvertible`.
+    ///   - interceptor: `RequestInterceptor` for this request, used after the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                  follows the session's `startRequestsImmediately`.
+    ///   - fileManager: The `FileManager` for the request. `.default` by default.
+    /// - Returns: The created `UploadRequest`.
+    open func upload(
+        _ data: Data, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
+        upload(
+            Upload(request: convertible, uploadable: UploadRequest.Uploadable.data(data)), interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+    }
+
+    /// Creates an `UploadRequest` that streams the file at `fileURL` from disk.
+    ///
+    /// - Parameters:
+    ///   - fileURL:         The `file:` URL of the body.
+    ///   - convertible:     The `URLConvertible` to send it to.
+    ///   - method:          The `HTTPMethod`. `.post` by default.
+    ///   - headers:         `HTTPHeaders` for the request. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                      follows the session's `startRequestsImmediately`.
+    ///   - fileManager:     The `FileManager` used to measure the file. `.default` by default.
+    ///   - requestModifier: `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
+    /// - Returns: The created `UploadRequest`.
+    open func upload(
+        _ fileURL: URL,
+        to convertible: any URLConvertible,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        fileManager: FileManager = .default,
+        requestModifier: RequestModifier? = nil
+    ) -> UploadRequest {
+        upload(
+            fileURL,
+            with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier),
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+    }
+
+    /// Creates an `UploadRequest` that streams the file at `fileURL` with the given `URLRequest`.
+    ///
+    /// - Parameters:
+    ///   - fileURL:     The `file:` URL of the body.
+    ///   - convertible: The `URLRequestConvertible`.
+    ///   - interceptor: `RequestInterceptor` for this request, used after the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                  follows the session's `startRequestsImmediately`.
+    ///   - fileManager: The `FileManager` used to measure the file. `.default` by default.
+    /// - Returns: The created `UploadRequest`.
+    open func upload(
+        _ fileURL: URL, with convertible: any URLRequestConvertible, interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
+        upload(
+            Upload(request: convertible, uploadable: UploadRequest.Uploadable.file(fileURL, shouldRemove: false)),
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+    }
+
+    /// Creates an `UploadRequest` that sends what `stream` yields, with chunked transfer encoding.
+    ///
+    /// - Parameters:
+    ///   - stream:          The `InputStream`; it is read once, off the caller's thread.
+    ///   - convertible:     The `URLConvertible` to send it to.
+    ///   - method:          The `HTTPMethod`. `.post` by default.
+    ///   - headers:         `HTTPHeaders` for the request. `nil` by default.
+    ///   - interceptor:     `RequestInterceptor` for this request, used after the session's. `nil` by default.
+    ///   - fileManager:     The `FileManager` for the request. `.default` by default.
+    ///   - requestModifier: `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
+    /// - Returns: The created `UploadRequest`.
+    open func upload(
+        _ stream: InputStream,
+        to convertible: any URLConvertible,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
+        requestModifier: RequestModifier? = nil
+    ) -> UploadRequest {
+        upload(
+            stream,
+            with: Self.uploadRequest(convertible, method: method, headers: headers, requestModifier: requestModifier),
+            interceptor: interceptor, fileManager: fileManager)
+    }
+
+    /// Creates an `UploadRequest` that sends what `stream` yields with the given `URLRequest`.
+    ///
+    /// - Parameters:
+    ///   - stream:      The `InputStream`; it is read once, off the caller's thread.
+    ///   - convertible: The `URLRequestConvertible`.
+    ///   - interceptor: `RequestInterceptor` for this request, used after the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; `nil` (the default)
+    ///                  follows the session's `startRequestsImmediately`.
+    ///   - fileManager: The `FileManager` for the request. `.default` by default.
+    /// - Returns: The created `UploadRequest`.
+    open func upload(
+        _ stream: InputStream, with convertible: any URLRequestConvertible,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
+        upload(
+            Upload(request: convertible, uploadable: UploadRequest.Uploadable.stream(stream)), interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+    }
+
+    /// Creates an `UploadRequest` that sends the multipart form `multipartFormData` builds.
+    ///
+    /// The builder runs at once, on the caller's thread; the form is encoded later, on `requestQueue`: in memory
+    /// below `encodingMemoryThreshold`, otherwise into a temporary file that is streamed, then removed.
+    ///
+    /// - Parameters:
+    ///   - multipartFormData:       The closure that appends the form's parts.
+    ///   - url:                     The `URLConvertible` to send it to.
+    ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
+    ///   - method:                  The `HTTPMethod`. `.post` by default.
+    ///   - headers:                 `HTTPHeaders` for the request. `nil` by default.
+    ///   - interceptor:             `RequestInterceptor` for this request, used after the session's. `nil` by default.
+    ///   - fileManager:             The `FileManager` for the form and its temporary file. `.default` by default.
+    ///   - requestModifier:         `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
+    /// - Returns: The created `UploadRequest`.
+    open func upload(
+        multipartFormData: @escaping (MultipartFormData) -> Void,
+        to url: any URLConvertible,
+        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default,
+        requestModifier: RequestModifier? = nil
+    ) -> UploadRequest {
+        let form = MultipartFormData(fileManager: fileManager)
+        multipartFormData(form)
+        return upload(
+            multipartFormData: form, to: url, usingThreshold: encodingMemoryThreshold, method: method,
+            headers: headers, interceptor: interceptor, fileManager: fileManager, requestModifier: requestModifier)
+    }
+
+    /// Creates an `UploadRequest` that sends the multipart form `multipartFormData` builds, with the given
+    /// `URLRequest`.
+    ///
+    /// - Parameters:
+    ///   - multipartFormData:       The closure that appends the form's parts; it runs at once.
+    ///   - request:                 The `URLRequestConvertible`.
+    ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
+    ///   - interceptor:             `RequestInterceptor` for this request, used after the session's. `nil` by default.
+    ///   - fileManager:             The `FileManager` for the form and its temporary file. `.default` by default.
+    /// - Returns: The created `UploadRequest`.
+    open func upload(
+        multipartFormData: @escaping (MultipartFormData) -> Void,
+        with request: any URLRequestConvertible,
+        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+        interceptor: (any RequestInterceptor)? = nil,
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
+        let form = MultipartFormData(fileManager: fileManager)
+        multipartFormData(form)
+        return upload(
+            multipartFormData: form, with: request, usingThreshold: encodingMemoryThreshold, interceptor: interceptor,
+            fileManager: fileManager)
+    }
+
+    /// Creates an `UploadRequest` that sends a `MultipartFormData`.
+    ///
+    /// - Parameters:
+    ///   - multipartFormData:       The form.
+    ///   - url:                     The `URLConvertible` to send it to.
+    ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
+    ///   - method:                  The `HTTPMethod`. `.post` by default.
+    ///   - headers:                 `HTTPHeaders` for the request. `nil` by default.
+    ///   - interceptor:             `RequestInterceptor` for this request, used after the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; the session decides when `nil`
+    ///                              (the default).
+    ///   - fileManager:             The `FileManager` for the temporary file. `.default` by default.
+    ///   - requestModifier:         `RequestModifier` applied to the `URLRequest` when it is made. `nil` by default.
+    /// - Returns: The created `UploadRequest`.
+    open func upload(
+        multipartFormData: MultipartFormData,
+        to url: any URLConvertible,
+        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+        method: HTTPMethod = .post,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        fileManager: FileManager = .default,
+        requestModifier: RequestModifier? = nil
+    ) -> UploadRequest {
+        let request = Self.uploadRequest(url, method: method, headers: headers, requestModifier: requestModifier)
+        return upload(
+            multipartFormData: multipartFormData, with: request, usingThreshold: encodingMemoryThreshold,
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+    }
+
+    /// Creates an `UploadRequest` that sends a `MultipartFormData` with the given `URLRequest`.
+    ///
+    /// - Parameters:
+    ///   - multipartFormData:       The form.
+    ///   - request:                 The `URLRequestConvertible`.
+    ///   - encodingMemoryThreshold: The size above which the form goes through a file. 10 MB by default.
+    ///   - interceptor:             `RequestInterceptor` for this request, used after the session's. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first response handler resumes the request; the session decides when `nil`
+    ///                              (the default).
+    ///   - fileManager:             The `FileManager` for the temporary file. `.default` by default.
+    /// - Returns: The created `UploadRequest`.
+    open func upload(
+        multipartFormData: MultipartFormData,
+        with request: any URLRequestConvertible,
+        usingThreshold encodingMemoryThreshold: UInt64 = MultipartFormData.encodingMemoryThreshold,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        fileManager: FileManager = .default
+    ) -> UploadRequest {
+        upload(
+            MultipartUpload(
+                multipartFormData: multipartFormData, encodingMemoryThreshold: encodingMemoryThreshold,
+                request: request, fileManager: fileManager), interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume, fileManager: fileManager)
+    }
+
     /// With `.eager` setup, makes the request's `URLRequest` on `requestQueue` at once; a `.lazy` request makes it on
     /// its first `resume()`.
     func perform(_ request: Request) {

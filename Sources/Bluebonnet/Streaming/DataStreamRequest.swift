@@ -133,6 +133,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
         interceptor: (any RequestInterceptor)?,
+        shouldAutomaticallyResume: Bool?,
         context: SessionContext,
         delegate: any RequestDelegate
     ) {
@@ -140,7 +141,8 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         self.automaticallyCancelOnStreamError = automaticallyCancelOnStreamError
         super.init(
             underlyingQueue: underlyingQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
-            interceptor: interceptor, context: context, delegate: delegate,
+            interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, context: context,
+            delegate: delegate,
             makeURLRequest: { try convertible.asURLRequest() })
     }
 

@@ -70,3 +70,10 @@ extension Protected where Value: Copyable {
         }
     }
 }
+
+extension Protected where Value: Sendable {
+    /// Replaces the value.
+    func write(_ newValue: Value) {
+        write { $0 = newValue }
+    }
+}

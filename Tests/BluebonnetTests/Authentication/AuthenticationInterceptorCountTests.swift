@@ -20,8 +20,13 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
         private let lock = NSLock()
         private var counts = (apply: 0, refresh: 0, didRequest: 0, isRequest: 0)
         let failure: RefreshFailure?
+        /// Whether the credentials a refresh makes still require one.
+        let refreshedRequiresRefresh: Bool
 
-        init(failure: RefreshFailure? = nil) { self.failure = failure }
+        init(failure: RefreshFailure? = nil, refreshedRequiresRefresh: Bool = false) {
+            self.failure = failure
+            self.refreshedRequiresRefresh = refreshedRequiresRefresh
+        }
 
         var applyCount: Int { lock.withLock { counts.apply } }
         var refreshCount: Int { lock.withLock { counts.refresh } }
@@ -41,7 +46,8 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
                 counts.refresh += 1; return counts.refresh
             }
             let result: Result<OAuthCredential, any Error> =
-                failure.map { .failure($0) } ?? .success(OAuthCredential(accessToken: "a\(count)"))
+                failure.map { .failure($0) }
+                ?? .success(OAuthCredential(accessToken: "a\(count)", requiresRefresh: refreshedRequiresRefresh))
             // Long enough for other requests to queue up behind the refresh.
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { completion(result) }
         }
@@ -129,6 +135,39 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
         XCTAssertEqual(response.error?.underlyingError as? RefreshFailure, .network)
         XCTAssertEqual([authenticator.applyCount, authenticator.refreshCount], [0, 1])
         XCTAssertEqual(request.retryCount, 0)
+    }
+
+    func testANewRequestsRefusalAfterAFailedRefreshStartsANewRefresh() async {
+        let authenticator = CountingAuthenticator(failure: .network)
+        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential())
+        for round in 1...2 {
+            let (request, response) = await send("/status/401", interceptor: interceptor)
+            XCTAssertEqual(response.error?.isRequestRetryError, true)
+            XCTAssertEqual(response.error?.underlyingError as? RefreshFailure, .network)
+            XCTAssertEqual(request.retryCount, 0)
+            // Each request applied the credential anew, so its 401 is not judged by the earlier failure.
+            XCTAssertEqual(authenticator.allCounts, [round, round, round, round], "round \(round)")
+        }
+    }
+
+    func testARefreshedCredentialThatStillRequiresARefreshFailsTheWaitingAdaptsAtTheWindow() async {
+        let authenticator = CountingAuthenticator(refreshedRequiresRefresh: true)
+        let interceptor = AuthenticationInterceptor(
+            authenticator: authenticator, credential: OAuthCredential(requiresRefresh: true),
+            refreshWindow: .init(interval: 30, maximumAttempts: 1))
+        let session = session!
+        let targets = (0..<3).map { url("/status/\(200 + $0)") }
+        let results = await withTaskGroup(of: (DataRequest, AFDataResponse<Data>).self) { group in
+            for target in targets { group.addTask { await Self.send(target, interceptor: interceptor, on: session) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        for (request, response) in results {
+            XCTAssertEqual(response.request?.headers.count, 0, "nothing applied")
+            XCTAssertEqual(response.error?.isRequestAdaptationError, true)
+            XCTAssertEqual(response.error?.underlyingError as? AuthenticationError, .excessiveRefresh)
+            XCTAssertEqual(request.retryCount, 0)
+        }
+        XCTAssertEqual(authenticator.allCounts, [0, 1, 0, 0], "one refresh; the waiting adapts checked again")
     }
 
     func testAFailureThatIsNotAuthenticationIsNotRetried() async {

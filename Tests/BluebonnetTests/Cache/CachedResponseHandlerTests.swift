@@ -88,6 +88,27 @@ final class CachedResponseHandlerTests: ServerTestCase {
         XCTAssertEqual(other.metrics?.transactionMetrics.last?.resourceFetchType, .networkLoad)
     }
 
+    func testAFoundationCacheKeepsTheResponsesOfEachQueryOfAPath() async throws {
+        // FoundationNetworking keys by host, port and path: unhelped, `?n=2` would replace `?n=1`.
+        let cache = URLCache(memoryCapacity: 10_000_000, diskCapacity: 0, diskPath: nil)
+        let session = session(using: nil, cache: cache)
+        let id = UUID().uuidString
+        let targets = ["1", "2", "a%20b", "x%3Fy", "%2F"].map {
+            url("/cacheable/\(id)?cache_control=max-age=60&n=\($0)")
+        }
+        for target in targets {
+            let response = await session.request(target).serializingData().response
+            XCTAssertEqual(response.metrics?.transactionMetrics.last?.resourceFetchType, .networkLoad, target)
+        }
+        for (index, target) in targets.enumerated() {
+            let hit = await session.request(target).serializingData().response
+            XCTAssertEqual(hit.metrics?.transactionMetrics.last?.resourceFetchType, .localCache, target)
+            XCTAssertEqual(try json(hit.data)["answer"] as? Int, index + 1, "each query's own response: \(target)")
+        }
+        // The cache's owner still finds the latest response under the URL itself.
+        XCTAssertNotNil(cache.cachedResponse(for: URLRequest(url: try XCTUnwrap(URL(string: targets[4])))))
+    }
+
     func testTheDefaultSharedURLCacheIsNotUsed() async throws {
         let id = UUID().uuidString
         let target = url("/cacheable/\(id)?cache_control=max-age=60")

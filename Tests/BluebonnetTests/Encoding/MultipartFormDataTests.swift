@@ -179,9 +179,9 @@ final class MultipartFormDataTests: XCTestCase {
             InputStream(data: Data("short".utf8)), withLength: 100, name: "s", fileName: "s.bin",
             mimeType: "application/octet-stream")
         guard case let .inputStreamReadFailed(error)? = reason({ _ = try form.encode() }) else { return XCTFail() }
-        let mismatch = error as? BodyLengthMismatchError
-        XCTAssertEqual(mismatch?.expected, 100)
-        XCTAssertEqual(mismatch?.actual, 5)
+        let mismatch = error as? AFError.UnexpectedInputStreamLength
+        XCTAssertEqual(mismatch?.bytesExpected, 100)
+        XCTAssertEqual(mismatch?.bytesRead, 5)
     }
 
     func testStreamLongerThanItsLengthSendsTheDeclaredLengthAsAlamofireDoes() throws {

@@ -49,10 +49,10 @@ final class EventMonitorTests: ServerTestCase {
         let queue = DispatchQueue(label: "monitor")
         let events = Recorder<String>()
         let monitor = ClosureEventMonitor(queue: queue)
-        monitor.uploadRequestDidCreateUploadable = { _, uploadable in
+        monitor.requestDidCreateUploadable = { _, uploadable in
             if case let .data(data) = uploadable { events.append("data \(data.count)") }
         }
-        monitor.uploadRequestDidFailToCreateUploadableWithError = { _, error in
+        monitor.requestDidFailToCreateUploadableWithError = { _, error in
             events.append(error.isCreateUploadableError ? "uploadable failed" : "other")
         }
         monitor.requestDidFailToCreateURLRequestWithError = { _, _ in events.append("url request failed") }

@@ -116,6 +116,114 @@ final class EventSequenceTests: FaultServerTestCase {
             ])
     }
 
+    // MARK: - A request's own monitors
+
+    func testAMonitorAddedToOneRequestHearsThatRequestAlone() async {
+        let sessionMonitor = Recording()
+        let session = Session(eventMonitors: [sessionMonitor])
+        let events = await events(
+            after: session.request(faults.url("/flaky?key=own&failures=0")).eventMonitor(monitor).validate())
+        XCTAssertEqual(
+            events,
+            [
+                "resume", "initial", "send /flaky", "task", "taskResume", "metrics 1", "taskDone", "valid", "finish",
+                "parsed",
+            ])
+        XCTAssertEqual(sessionMonitor.recorded, events, "the session's monitor hears it too")
+        _ = await session.request(faults.url("/flaky?key=other&failures=0")).validate().serializingResponse().response
+        session.drain()
+        XCTAssertEqual(monitor.recorded, events, "not another request of the session")
+        XCTAssertEqual(sessionMonitor.recorded.count, 2 * events.count)
+    }
+
+    func testMonitorsAddedToARequestOfASessionWithoutMonitorsAreToldInOrder() async {
+        let second = Recording()
+        let request = Session().request(faults.url("/flaky?key=own2&failures=0")).eventMonitor(monitor)
+            .eventMonitor(second)
+        let events = await events(after: request)
+        second.queue.sync {}
+        XCTAssertEqual(events.first, "resume")
+        XCTAssertEqual(events.last, "parsed")
+        XCTAssertEqual(second.recorded, events)
+    }
+
+    // MARK: - `.eager` setup: the attempt is made, adapted and its task announced before any resume
+
+    func testAnEagerRequestIsAdaptedAndItsTaskCreatedBeforeItIsResumed() async {
+        let session = Session(
+            startRequestsImmediately: false, requestSetup: .eager,
+            interceptor: Adapter { request, _, completion in completion(.success(request)) }, eventMonitors: [monitor])
+        let request = session.request(faults.url("/flaky?key=eager&failures=0"))
+        session.drain()
+        XCTAssertEqual(monitor.recorded, ["initial", "adapted", "send /flaky", "task"])
+        XCTAssertTrue(request.isInitialized)
+        for _ in 0..<3 { request.suspend() }
+        session.drain()
+        XCTAssertEqual(monitor.recorded.suffix(2), ["suspend", "taskSuspend"], "once each, however many calls")
+        let events = await events(after: request.resume().validate())
+        XCTAssertEqual(
+            events,
+            [
+                "initial", "adapted", "send /flaky", "task", "suspend", "taskSuspend", "resume", "taskResume",
+                "metrics 1", "taskDone", "valid", "finish", "parsed",
+            ], "the hop is announced once")
+    }
+
+    func testAnEagerRequestCancelledBeforeItIsResumedCancelsItsTask() async {
+        let session = Session(startRequestsImmediately: false, requestSetup: .eager, eventMonitors: [monitor])
+        let request = session.request(faults.url("/flaky?key=eager-cancel&failures=0"))
+        session.drain()
+        for _ in 0..<3 { request.cancel() }
+        let events = await events(after: request)
+        XCTAssertEqual(
+            events, ["initial", "send /flaky", "task", "cancel", "taskCancel", "taskFailed", "finish", "parsed"])
+        XCTAssertEqual(request.state, .cancelled)
+        XCTAssertFalse(faults.arrivals.targets.contains { $0.hasPrefix("/flaky") }, "nothing reached the server")
+    }
+
+    func testAnEagerRequestWhoseAdapterFailsFinishesBeforeAnyResume() async {
+        struct Refused: Error {}
+        let session = Session(
+            startRequestsImmediately: false, requestSetup: .eager,
+            interceptor: Adapter { _, _, completion in completion(.failure(Refused())) }, eventMonitors: [monitor])
+        let request = session.request(faults.url("/flaky?key=eager-adapt&failures=0"))
+        let finished = expectation(description: "finished without a resume")
+        let failure = Recorder<AFError?>()
+        request.response(queue: .global()) {
+            failure.append($0.error)
+            finished.fulfill()
+        }
+        await fulfillment(of: [finished], timeout: 10)
+        session.drain()
+        XCTAssertEqual(monitor.recorded.prefix(2), ["initial", "adaptFailed"], "adapted at once, not on resume")
+        XCTAssertTrue(failure.values.first??.isRequestAdaptationError == true, "\(failure.values)")
+    }
+
+    func testAMonitorToldOfAFailedAdaptationOrCreationFindsTheErrorOnTheRequest() async {
+        struct Refused: Error {}
+        let seen = Recorder<String>()
+        let closures = ClosureEventMonitor(queue: DispatchQueue(label: "closures"))
+        closures.requestDidFailToAdaptURLRequestWithError = { request, _, _ in
+            seen.append(request.error?.isRequestAdaptationError == true ? "adapt" : "no error")
+        }
+        closures.requestDidFailToCreateURLRequestWithError = { request, error in
+            seen.append(request.error?.localizedDescription == error.localizedDescription ? "create" : "no error")
+        }
+        let refusing = Session(
+            interceptor: Adapter { _, _, completion in completion(.failure(Refused())) }, eventMonitors: [closures])
+        let unmakeable = Session(eventMonitors: [closures])
+        // The monitor runs on its own queue as soon as it is told, racing the request: repeated, so that telling it
+        // before the error is recorded would show.
+        for round in 0..<20 {
+            _ = await refusing.request(faults.url("/flaky?key=r\(round)&failures=0")).serializingResponse().response
+            _ = await unmakeable.request("http://[bad").serializingResponse().response
+        }
+        refusing.drain()
+        unmakeable.drain()
+        XCTAssertEqual(seen.values.filter { $0 == "no error" }.count, 0)
+        XCTAssertEqual(seen.values.count, 40)
+    }
+
     func testAdapterFailure() async {
         struct Refused: Error {}
         let session = Session(
