@@ -213,13 +213,17 @@ extension DataRequest {
         serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool
     ) -> DataTask<Serializer.SerializedObject> {
         let box = ResponseBox<DataResponse<Serializer.SerializedObject, AFError>>()
-        guard !monitoredEvents.contains(.parsing) else {
-            // A monitor sees `didParseResponse` in the handler's turn, before the request finishes, as in Alamofire;
-            // so the serializer runs then, on `serializationQueue`, whether or not anyone awaits the value.
-            appendResponseSerializer { [self] in
-                let response = UncheckedBox(serializedResponse(using: serializer, snapshot: snapshot()))
-                box.fulfill { response.value }
-            }
+        guard !monitoredEvents.contains(.parsing), !mutableState.read({ $0.machine.policy.retries }) else {
+            // A monitor sees `didParseResponse` in the handler's turn, before the request finishes, and a retrier is
+            // shown a failure to serialize, as in Alamofire; so the serializer runs then, on `serializationQueue`,
+            // whether or not anyone awaits the value.
+            appendSerializingHandler(
+                inlineSafe: false, serialize: { [self] in serializedResponse(using: serializer, snapshot: snapshot()) },
+                failure: { $0.error }, replacing: { response, error in response.mapError { _ in error } },
+                deliver: { response in
+                    let response = UncheckedBox(response)
+                    box.fulfill { response.value }
+                })
             return DataTask(request: self, box: box, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
         }
         appendResponseSerializer(inlineSafe: true) { [self] in

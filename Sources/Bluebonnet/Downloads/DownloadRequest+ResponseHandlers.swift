@@ -113,10 +113,14 @@ extension DownloadRequest {
         completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         // Never inline: the serializer reads a file.
-        appendResponseSerializer { [self] in
-            let response = UncheckedBox(serializedResponse(using: responseSerializer, snapshot: snapshot()))
-            queue.async { completionHandler(response.value) }
-        }
+        appendSerializingHandler(
+            inlineSafe: false,
+            serialize: { [self] in serializedResponse(using: responseSerializer, snapshot: snapshot()) },
+            failure: { $0.error }, replacing: { response, error in response.mapError { _ in error } },
+            deliver: { response in
+                let response = UncheckedBox(response)
+                queue.async { completionHandler(response.value) }
+            })
         return self
     }
 

@@ -45,7 +45,8 @@ open class MultipartFormData: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - fileManager: The `FileManager` for file checks and output. `.default` by default.
-    ///   - boundary:    The boundary to use. A random `bluebonnet.boundary.` string by default.
+    ///   - boundary:    The boundary to use. By default `bluebonnet.boundary` and 16 random hexadecimal digits: 35
+    ///                  characters, as long as Alamofire's, so a body's length is what code written for it computes.
     public init(fileManager: FileManager = .default, boundary: String? = nil) {
         self.fileManager = fileManager
         self.boundary = boundary ?? Self.randomBoundary()
@@ -54,7 +55,7 @@ open class MultipartFormData: @unchecked Sendable {
     static func randomBoundary() -> String {
         let high = String(UInt32.random(in: .min ... .max), radix: 16)
         let low = String(UInt32.random(in: .min ... .max), radix: 16)
-        return "bluebonnet.boundary." + String(repeating: "0", count: 8 - high.count) + high
+        return "bluebonnet.boundary" + String(repeating: "0", count: 8 - high.count) + high
             + String(repeating: "0", count: 8 - low.count) + low
     }
 

@@ -181,15 +181,19 @@ extension Request {
     /// first hop without telling them again.
     private func announceAttempt(_ urlRequest: URLRequest) {
         let monitored = !monitoredEvents.isDisjoint(with: .tasks)
-        let task = mutableState.write { state -> RequestTask? in
+        let (task, suspended) = mutableState.write { state -> (RequestTask?, Bool) in
             state.attemptAnnounced = true
-            guard monitored, state.task == nil else { return nil }
+            let suspended = state.machine.control == .suspended
+            guard monitored, state.task == nil else { return (nil, suspended) }
             let task = RequestTask(originalRequest: urlRequest)
             state.task = task
-            return task
+            return (task, suspended)
         }
         eventMonitor?.request(self, didCreateURLRequest: urlRequest)
-        if let task { eventMonitor?.request(self, didCreateTask: task) }
+        guard let task else { return }
+        eventMonitor?.request(self, didCreateTask: task)
+        // Suspended before its task existed: the task is suspended as it is made, as Alamofire's is.
+        if suspended { eventMonitor?.request(self, didSuspendTask: task) }
     }
 
     /// Sends one hop. The machine is in `executing` with no task yet.

@@ -34,6 +34,10 @@ struct ProgressTracking {
 
     var upload = Track()
     var download = Track()
+
+    /// Whether a progress handler is registered: its calls are queued as the bytes move, so the response handlers
+    /// run on `serializationQueue`, behind them when both go through the session's root queue, as in Alamofire.
+    var hasHandlers: Bool { !upload.handlers.isEmpty || !download.handlers.isEmpty }
 }
 
 extension Request {

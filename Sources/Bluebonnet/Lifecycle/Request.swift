@@ -440,7 +440,7 @@ public class Request: @unchecked Sendable {
             if let error { state.error = error }
             let inline =
                 !cleanupBlocks && (outcome.validated || state.validatorsAreLightweight)
-                && state.machine.handlersAreInlineSafe
+                && state.machine.handlersAreInlineSafe && !state.progress.hasHandlers
             return (inline, ended)
         }
         ended?()
@@ -490,7 +490,31 @@ public class Request: @unchecked Sendable {
     ///   - inlineSafe: Whether the handler is cheap and never blocks, so it may run on any thread.
     ///   - closure:    The handler.
     func appendResponseSerializer(inlineSafe: Bool = false, _ closure: @escaping @Sendable () -> Void) {
-        let handler = RequestStateMachine.ResponseHandler(inlineSafe: inlineSafe, run: closure)
+        appendResponseHandler(RequestStateMachine.ResponseHandler(inlineSafe: inlineSafe, run: closure))
+    }
+
+    /// Queues a response handler whose serializer may fail: a failure is shown to the retrier first, as in Alamofire
+    /// (`SerializingHandler`).
+    ///
+    /// - Parameters:
+    ///   - inlineSafe: Whether the serializer is cheap and never blocks.
+    ///   - serialize:  Makes the response from the finished request.
+    ///   - failure:    The response's error, if it failed.
+    ///   - replacing:  The response with another error (the retrier's).
+    ///   - deliver:    Hands the response over.
+    func appendSerializingHandler<Response>(
+        inlineSafe: Bool, serialize: @escaping @Sendable () -> Response,
+        failure: @escaping @Sendable (Response) -> AFError?,
+        replacing: @escaping @Sendable (Response, AFError) -> Response,
+        deliver: @escaping @Sendable (Response) -> Void
+    ) {
+        let handler = SerializingHandler(
+            request: self, inlineSafe: inlineSafe, serialize: serialize, failure: failure, replacingError: replacing,
+            deliver: deliver)
+        appendResponseHandler(handler.handler)
+    }
+
+    private func appendResponseHandler(_ handler: RequestStateMachine.ResponseHandler) {
         let (action, resumeNow) = mutableState.write { $0.machine.appendHandler(handler) }
         perform(action)
         if resumeNow { resume() }

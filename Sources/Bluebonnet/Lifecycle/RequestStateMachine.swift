@@ -15,6 +15,9 @@ import FoundationNetworking
 ///                          │                                           │ └───────────────┴─▶ awaitingRetryDecision
 ///                          └────── (retry, now or after waitingRetryDelay) ◀─────────────────────────────┘
 ///     any phase before completed ─▶ completed ─▶ finishing ─▶ runningHandlers ◀─▶ finished
+///                                                                  ▲      │
+///                                                                  │      ▼ (a serializer failed: the retrier asked)
+///                  creatingURLRequest or waitingRetryDelay ◀─ awaitingHandlerRetryDecision
 ///
 /// `Control` is orthogonal: a request is resumed, suspended or cancelled in any phase before `completed`. A cancel
 /// that finds no transport task running completes the request at once; late results of the adapter, a hop
@@ -49,6 +52,9 @@ struct RequestStateMachine {
         case finishing(Outcome)
         /// Response handlers run, one at a time, in order.
         case runningHandlers
+        /// A response handler's serializer failed and the retrier decides whether the request is sent again; the
+        /// handler waits at the head of the queue to serialize the next response (Alamofire's serializer retry).
+        case awaitingHandlerRetryDecision
         /// Every handler has run. A handler added later runs at once.
         case finished
     }
@@ -167,6 +173,7 @@ struct RequestStateMachine {
     enum PhaseKind: CaseIterable, Sendable {
         case initialized, creatingURLRequest, ready, adapting, executing, awaitingHopDecision, validating
         case awaitingRetryDecision, waitingRetryDelay, completed, finishing, runningHandlers, finished
+        case awaitingHandlerRetryDecision
     }
 
     var phaseKind: PhaseKind {
@@ -184,6 +191,7 @@ struct RequestStateMachine {
         case .finishing: .finishing
         case .runningHandlers: .runningHandlers
         case .finished: .finished
+        case .awaitingHandlerRetryDecision: .awaitingHandlerRetryDecision
         }
     }
 
@@ -191,7 +199,7 @@ struct RequestStateMachine {
     /// are allowed anywhere: a second call changes nothing, as in Alamofire).
     enum Event: CaseIterable, Sendable {
         case claimCreation, urlRequestCreated, failedBeforeExecuting, adapted, taskCreated, hopCompleted, hopDecided
-        case validated, retryDecided, retryDelayElapsed, finishBegan, handlersBegan
+        case validated, retryDecided, retryDelayElapsed, finishBegan, handlersBegan, handlerRetryDecided
     }
 
     /// Why an event that finds the machine elsewhere is dropped rather than a bug.
@@ -227,6 +235,7 @@ struct RequestStateMachine {
         case .retryDelayElapsed: .waitingRetryDelay
         case .finishBegan: .completed
         case .handlersBegan: .finishing
+        case .handlerRetryDecided: .awaitingHandlerRetryDecision
         }
     }
 
@@ -282,7 +291,7 @@ struct RequestStateMachine {
     /// Whether the outcome is settled (completed, finishing, handlers running or done).
     var isComplete: Bool {
         switch phase {
-        case .completed, .finishing, .runningHandlers, .finished: true
+        case .completed, .finishing, .runningHandlers, .finished, .awaitingHandlerRetryDecision: true
         default: false
         }
     }
@@ -567,6 +576,11 @@ struct RequestStateMachine {
     /// same loop.
     mutating func nextHandler(inline: Bool) -> HandlerStep {
         precondition(processingHandlers, "A handler was taken with no handler loop running: \(phaseKind)")
+        if case .awaitingHandlerRetryDecision = phase {
+            // The loop stops; the retrier's decision starts the next one (or a new attempt).
+            processingHandlers = false
+            return .done
+        }
         guard let first = handlers.first else {
             processingHandlers = false
             phase = .finished
@@ -592,10 +606,46 @@ struct RequestStateMachine {
             if processingHandlers { return (.none, false) }
             processingHandlers = true
             return (.runHandlers(inline: handler.inlineSafe), false)
-        case .runningHandlers, .completed, .finishing:
+        case .runningHandlers, .completed, .finishing, .awaitingHandlerRetryDecision:
             return (.none, false)
         default:
             return (.none, control == .initialized && policy.startsImmediately)
+        }
+    }
+    /// A response handler's serializer failed: the retrier decides whether the request is sent again, `rerun` waiting
+    /// at the head of the queue to serialize the next response, as in Alamofire. `false` (the handler delivers its
+    /// failure) when there is no retrier, the request was cancelled, or no handler loop runs.
+    mutating func handlerFailed(rerun: ResponseHandler) -> Bool {
+        guard policy.retries, control != .cancelled, processingHandlers else { return false }
+        switch phase {
+        case .runningHandlers, .finished: break
+        default: return false
+        }
+        handlers.insert(rerun, at: 0)
+        phase = .awaitingHandlerRetryDecision
+        return true
+    }
+
+    /// The retrier decided about a handler's failure: the request is sent again (that handler and those after it
+    /// serialize the new response), or the handlers go on after the failed one, which delivers its failure. `nil`
+    /// when nothing waits for the decision.
+    mutating func didDecideHandlerRetry(_ result: RetryResult) -> Action? {
+        guard takes(.handlerRetryDecided) else { return nil }
+        switch result {
+        case .retry:
+            beginRetry()
+            phase = .creatingURLRequest
+            return .retry(after: nil)
+        case let .retryWithDelay(delay):
+            beginRetry()
+            phase = .waitingRetryDelay
+            return .retry(after: delay)
+        case .doNotRetry, .doNotRetryWithError:
+            handlers.removeFirst()
+            phase = handlers.isEmpty ? .finished : .runningHandlers
+            guard !handlers.isEmpty else { return Action.none }
+            processingHandlers = true
+            return .runHandlers(inline: false)
         }
     }
 }

@@ -58,11 +58,15 @@ extension DataRequest {
         queue: DispatchQueue, serializer responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        appendResponseSerializer(inlineSafe: responseSerializer.mayRunInline) { [self] in
-            // The value may not be `Sendable` (JSON's `Any`); it is handed over once and never touched again here.
-            let response = UncheckedBox(serializedResponse(using: responseSerializer, snapshot: snapshot()))
-            queue.async { completionHandler(response.value) }
-        }
+        appendSerializingHandler(
+            inlineSafe: responseSerializer.mayRunInline,
+            serialize: { [self] in serializedResponse(using: responseSerializer, snapshot: snapshot()) },
+            failure: { $0.error }, replacing: { response, error in response.mapError { _ in error } },
+            deliver: { response in
+                // The value may not be `Sendable` (JSON's `Any`); it is handed over once and never touched again.
+                let response = UncheckedBox(response)
+                queue.async { completionHandler(response.value) }
+            })
         return self
     }
 

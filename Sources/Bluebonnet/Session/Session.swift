@@ -236,9 +236,10 @@ open class Session: @unchecked Sendable, RequestDelegate {
 
     // MARK: - All requests
 
-    /// Runs `action` on `rootQueue` with every request that was resumed and has not finished.
+    /// Runs `action` on `rootQueue` with every active request: one resumed, or set up at once (`.eager`), that has not
+    /// finished, as in Alamofire.
     ///
-    /// A request that was never resumed is not active: it has no connection and nothing to cancel.
+    /// A `.lazy` request never resumed is not active: it has no `URLRequest`, no task and nothing to cancel.
     ///
     /// - Parameter action: The closure. Keep it short: it runs on `rootQueue`.
     public func withAllRequests(perform action: @escaping @Sendable (Set<Request>) -> Void) {
@@ -852,6 +853,7 @@ open class Session: @unchecked Sendable, RequestDelegate {
     /// its first `resume()`.
     func perform(_ request: Request) {
         guard requestSetup == .eager else { return }
+        requestDidStart(request)
         request.createURLRequestOnRequestQueue()
     }
 }

@@ -126,10 +126,12 @@ extension DataStreamRequest {
                         done()
                     }
                 }
-                if let failure = thrown ?? result.failure {
-                    self?.streamDidFail(
-                        failure.asAFError(
-                            or: .responseSerializationFailed(reason: .customSerializationFailed(error: failure))))
+                if let thrown {
+                    self?.handlerDidThrow(
+                        thrown.asAFError(
+                            or: .responseSerializationFailed(reason: .customSerializationFailed(error: thrown))))
+                } else if result.failure != nil {
+                    self?.serializationDidFail()
                 }
             }
         }

@@ -77,9 +77,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             self.request = request
         }
 
-        /// Cancels the request.
+        /// Cancels the request; its handlers' completion says `explicitlyCancelled` even when the response had
+        /// already ended, since they had not been told so, as in Alamofire.
         public func cancel() {
-            request?.cancel()
+            request?.cancelFromHandler()
         }
     }
 
@@ -94,7 +95,8 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     /// The `URLRequestConvertible` the request is made from.
     public let convertible: any URLRequestConvertible
-    /// Whether a stream handler that throws, or a chunk that fails to serialize, cancels the request.
+    /// Whether a chunk that fails to serialize cancels the request (its handlers then complete with
+    /// `explicitlyCancelled`). A handler that throws always cancels it, with the error it threw, as in Alamofire.
     public let automaticallyCancelOnStreamError: Bool
 
     /// One registered handler: where it runs and what it does with a chunk; `done` is called once the chunk has been
@@ -120,8 +122,11 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         var phase = Phase.open
         var outstandingBytes = 0
         var waiting: [TransportReadiness] = []
-        /// The first error a handler threw or a chunk failed with: it outlives the cancellation it causes.
-        var streamError: AFError?
+        /// The first error a handler threw: it outlives the cancellation it causes.
+        var thrownError: AFError?
+        /// Whether a handler (or its token) cancelled the request: its completion then says so, even when the response
+        /// had ended before.
+        var cancelledByHandler = false
     }
 
     private let streamState = Protected(StreamState())
@@ -207,21 +212,37 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         appendResponseSerializer(inlineSafe: true) { consumer.finish() }
     }
 
-    /// Records an error a handler threw or a chunk failed with, and cancels when the request says so.
-    func streamDidFail(_ error: AFError) {
+    /// A handler threw: its error is the request's, and the request is cancelled, as in Alamofire.
+    func handlerDidThrow(_ error: AFError) {
         streamState.write { state in
-            if state.streamError == nil { state.streamError = error }
+            if state.thrownError == nil { state.thrownError = error }
         }
         recordValidationError(error)
-        if automaticallyCancelOnStreamError { cancel() }
+        cancelFromHandler()
     }
 
-    /// The request's end, as handlers are told it: a handler's error rather than the cancellation it caused, as in
-    /// Alamofire.
+    /// A chunk failed to serialize (its handler was given the failure): the request is cancelled when it says so.
+    func serializationDidFail() {
+        if automaticallyCancelOnStreamError { cancelFromHandler() }
+    }
+
+    /// Cancels for a handler, which has not yet been told how the request ended.
+    func cancelFromHandler() {
+        streamState.write { $0.cancelledByHandler = true }
+        cancel()
+    }
+
+    /// The request's end, as handlers are told it: a handler's error rather than the cancellation it caused, and a
+    /// handler's cancellation even when the response ended before it, as in Alamofire.
     func completion() -> Completion {
         let state = mutableState.read()
-        let streamError = streamState.write { $0.streamError }
-        let error = state.error?.isExplicitlyCancelledError == true ? streamError ?? state.error : state.error
+        let (thrown, cancelledByHandler) = streamState.write { ($0.thrownError, $0.cancelledByHandler) }
+        var error = state.error
+        if let thrown, error == nil || error?.isExplicitlyCancelledError == true {
+            error = thrown
+        } else if error == nil, cancelledByHandler {
+            error = .explicitlyCancelled
+        }
         return Completion(
             request: state.requests.last, response: state.response, metrics: state.metrics.last, error: error)
     }

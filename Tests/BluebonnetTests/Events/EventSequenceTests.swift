@@ -169,6 +169,23 @@ final class EventSequenceTests: FaultServerTestCase {
             ], "the hop is announced once")
     }
 
+    func testAnEagerRequestSuspendedBeforeItsTaskIsMadeHearsItsTaskSuspended() async {
+        // The request queue is held, so the suspension lands before the attempt is made.
+        let requestQueue = DispatchQueue(label: "held.request.queue")
+        requestQueue.suspend()
+        let session = Session(
+            startRequestsImmediately: false, requestSetup: .eager, requestQueue: requestQueue,
+            eventMonitors: [monitor])
+        let request = session.request(faults.url("/flaky?key=eager-suspended&failures=0"))
+        request.suspend()
+        requestQueue.resume()
+        session.drain()
+        XCTAssertEqual(monitor.recorded, ["suspend", "initial", "send /flaky", "task", "taskSuspend"])
+        let events = await events(after: request.resume())
+        XCTAssertEqual(
+            Array(events.dropFirst(5)), ["resume", "taskResume", "metrics 1", "taskDone", "finish", "parsed"])
+    }
+
     func testAnEagerRequestCancelledBeforeItIsResumedCancelsItsTask() async {
         let session = Session(startRequestsImmediately: false, requestSetup: .eager, eventMonitors: [monitor])
         let request = session.request(faults.url("/flaky?key=eager-cancel&failures=0"))

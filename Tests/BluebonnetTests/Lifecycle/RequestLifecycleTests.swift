@@ -258,6 +258,22 @@ final class RequestLifecycleTests: ServerTestCase {
         XCTAssertEqual(made.values, [URL(string: url("/get"))])
     }
 
+    func testDownloadProgressOnTheRootQueueHasRunWhenTheResponseHandlerRuns() async {
+        // Progress on the session's root queue, the handler elsewhere: the handler still comes after the progress,
+        // as in Alamofire, where serialization runs on a queue that targets the root queue.
+        let root = DispatchQueue(label: "root")
+        let session = Session(rootQueue: root)
+        for round in 0..<20 {
+            let fractions = Recorder<Double>()
+            let seenAtCompletion: [Double] = await withCheckedContinuation { continuation in
+                session.request(url("/bytes/1024"))
+                    .downloadProgress(queue: root) { fractions.append($0.fractionCompleted) }
+                    .response(queue: .global()) { _ in continuation.resume(returning: fractions.values) }
+            }
+            XCTAssertEqual(seenAtCompletion.last, 1.0, "round \(round): \(seenAtCompletion)")
+        }
+    }
+
     func testAnEagerRequestMakesItsURLRequestWithoutAResponseHandler() async {
         let eager = Session(requestSetup: .eager)
         let request = eager.request(url("/get"))

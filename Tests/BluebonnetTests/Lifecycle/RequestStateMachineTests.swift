@@ -31,12 +31,12 @@ final class RequestStateMachineTests: XCTestCase {
 
     enum Stage: String, CaseIterable {
         case initialized, creating, ready, adapting, executingNoTask, executing, hopDecision, validating
-        case retryDecision, retryDelay, completed, finishing, runningHandlers, finished
+        case retryDecision, retryDelay, completed, finishing, runningHandlers, finished, handlerRetryDecision
     }
 
     static func machine(at stage: Stage) -> Machine {
         // Validating and deciding about a retry take a machine with a retrier.
-        let retries = [Stage.validating, .retryDecision, .retryDelay].contains(stage)
+        let retries = [Stage.validating, .retryDecision, .retryDelay, .handlerRetryDecision].contains(stage)
         var machine = Self.machine(adapts: stage == .adapting, retries: retries)
         if stage == .initialized { return machine }
         if stage == .ready {
@@ -63,11 +63,17 @@ final class RequestStateMachineTests: XCTestCase {
         case .retryDelay:
             _ = machine.hopDidComplete(.failure(.explicitlyCancelled), body: nil)
             _ = machine.didDecideRetry(.retryWithDelay(1))
-        case .completed, .finishing, .runningHandlers, .finished:
+        case .completed, .finishing, .runningHandlers, .finished, .handlerRetryDecision:
             _ = machine.hopDidComplete(.success, body: nil)
-            if stage == .runningHandlers { _ = machine.appendHandler(handler) }
+            // A machine with a retrier validates first.
+            if stage == .handlerRetryDecision { _ = machine.didValidate(error: nil) }
+            if stage == .runningHandlers || stage == .handlerRetryDecision { _ = machine.appendHandler(handler) }
             if stage != .completed { machine.beginFinishing() }
             if stage != .completed && stage != .finishing { machine.beginHandlers() }
+            if stage == .handlerRetryDecision {
+                guard case .run = machine.nextHandler(inline: false) else { XCTFail("handler"); return machine }
+                XCTAssertTrue(machine.handlerFailed(rerun: handler))
+            }
         default:
             break
         }
@@ -167,6 +173,7 @@ final class RequestStateMachineTests: XCTestCase {
         case .retryDelayElapsed: _ = machine.retryDelayDidElapse()
         case .finishBegan: machine.beginFinishing()
         case .handlersBegan: machine.beginHandlers()
+        case .handlerRetryDecided: _ = machine.didDecideHandlerRetry(.retry)
         }
     }
 
@@ -379,6 +386,35 @@ final class RequestStateMachineTests: XCTestCase {
             case .askRetrier? = failed.didValidate(
                 error: .responseValidationFailed(reason: .unacceptableStatusCode(code: 500)))
         else { return XCTFail() }
+    }
+
+    func testAHandlersFailureWaitsForTheRetrierThenRetriesWithTheHandlerFirstOrGoesOn() {
+        var retried = Self.machine(at: .handlerRetryDecision)
+        guard case .done = retried.nextHandler(inline: false) else { return XCTFail("the loop stops meanwhile") }
+        XCTAssertTrue(retried.isComplete)
+        guard case .retry(after: nil)? = retried.didDecideHandlerRetry(.retry) else { return XCTFail() }
+        XCTAssertEqual(retried.retryCount, 1)
+        XCTAssertEqual(retried.handlers.count, 1, "the failed handler waits for the next response")
+
+        var delayed = Self.machine(at: .handlerRetryDecision)
+        guard case .retry(after: 2)? = delayed.didDecideHandlerRetry(.retryWithDelay(2)) else { return XCTFail() }
+        XCTAssertEqual(delayed.phaseKind, .waitingRetryDelay)
+
+        var declined = Self.machine(at: .handlerRetryDecision)
+        _ = declined.appendHandler(Self.handler)
+        guard case .runHandlers(inline: false)? = declined.didDecideHandlerRetry(.doNotRetry) else { return XCTFail() }
+        XCTAssertEqual(declined.handlers.count, 1, "the failed handler delivers; the next one runs")
+        var last = Self.machine(at: .handlerRetryDecision)
+        guard case Machine.Action.none? = last.didDecideHandlerRetry(.doNotRetryWithError(URLError(.badURL))) else {
+            return XCTFail()
+        }
+        XCTAssertEqual(last.state, .finished)
+    }
+
+    func testAHandlersFailureIsNotShownToARetrierThatIsNotThere() {
+        var machine = Self.machine(at: .runningHandlers)
+        guard case .run = machine.nextHandler(inline: false) else { return XCTFail() }
+        XCTAssertFalse(machine.handlerFailed(rerun: Self.handler))
     }
 
     func testEveryRetryResult() {

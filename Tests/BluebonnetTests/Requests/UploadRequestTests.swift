@@ -173,7 +173,7 @@ final class UploadRequestTests: ServerTestCase {
         XCTAssertEqual(files["notes"], "file contents")
         XCTAssertEqual(files["image"], "data:image/png;base64,iVBOR/8=")
         let contentType = try XCTUnwrap((echo["headers"] as? [String: String])?["Content-Type"])
-        XCTAssertTrue(contentType.hasPrefix("multipart/form-data; boundary=bluebonnet.boundary."), contentType)
+        XCTAssertTrue(contentType.hasPrefix("multipart/form-data; boundary=bluebonnet.boundary"), contentType)
     }
 
     func testMultipartValueFormUsesTheFormsBoundaryAndReplacesContentType() async throws {

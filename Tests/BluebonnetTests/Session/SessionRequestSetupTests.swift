@@ -26,6 +26,25 @@ final class SessionRequestSetupTests: ServerTestCase {
         withExtendedLifetime(idle) {}
     }
 
+    func testAnEagerRequestIsActiveFromItsCreationSoMassActionsReachIt() async throws {
+        let eager = Session(requestSetup: .eager)
+        let requests = (0..<3).map { _ in eager.request(url("/get")) }
+        let active: Set<Request> = await withCheckedContinuation { continuation in
+            eager.withAllRequests { requests in
+                for request in requests { request.suspend() }
+                continuation.resume(returning: requests)
+            }
+        }
+        XCTAssertEqual(active, Set(requests), "set up at once, so active though never resumed, as in Alamofire")
+        XCTAssertTrue(requests.allSatisfy(\.isSuspended))
+        for request in requests { request.cancel() }
+        for request in requests { _ = await request.serializingData().response }
+        let after: Set<Request> = await withCheckedContinuation { continuation in
+            eager.withAllRequests { continuation.resume(returning: $0) }
+        }
+        XCTAssertTrue(after.isEmpty, "a finished request is not active")
+    }
+
     func testCancelAllRequestsCancelsEveryActiveRequestThenCompletes() async throws {
         let requests = (0..<5).map { _ in session.request(url("/delay/5")) }
         let responses = requests.map { $0.serializingData() }

@@ -211,6 +211,62 @@ final class DataStreamRequestTests: ServerTestCase {
         XCTAssertTrue(error is Stop)
     }
 
+    // MARK: - Errors and cancellation in handlers, as in Alamofire
+
+    struct Item: Decodable, Sendable { let id: Int }
+
+    func testAChunkThatFailsToDecodeCancelsWhenAskedToAndTheCompletionSaysCancelled() async throws {
+        // 50 bytes that are no JSON, arriving before the handler can fail on them: the response has ended by then.
+        let events = Events<Item>(expectation(description: "complete"))
+        session.streamRequest(url("/bytes/50"), automaticallyCancelOnStreamError: true)
+            .responseStreamDecodable(of: Item.self, on: queue) { events.handle($0) }
+        await fulfillment(of: [events.done], timeout: 10)
+        XCTAssertFalse(events.failures.isEmpty, "the handler is given the failure")
+        XCTAssertEqual(events.ended?.response?.statusCode, 200)
+        XCTAssertEqual(events.ended?.error?.isExplicitlyCancelledError, true, "\(String(describing: events.ended))")
+    }
+
+    func testAChunkThatFailsToDecodeWithoutAutomaticCancellationEndsWithoutAnError() async throws {
+        let events = Events<Item>(expectation(description: "complete"))
+        session.streamRequest(url("/bytes/50")).responseStreamDecodable(of: Item.self, on: queue) { events.handle($0) }
+        await fulfillment(of: [events.done], timeout: 10)
+        XCTAssertFalse(events.failures.isEmpty)
+        XCTAssertNil(events.ended?.error)
+    }
+
+    func testCancellingByTokenAfterTheLastChunkStillEndsCancelled() async throws {
+        let done = expectation(description: "complete")
+        let ended = Recorder<AFError?>()
+        session.streamRequest(url("/bytes/1")).responseStream(on: queue) { stream in
+            switch stream.event {
+            case .stream: stream.token.cancel()
+            case let .complete(completion): ended.append(completion.error); done.fulfill()
+            }
+        }
+        await fulfillment(of: [done], timeout: 10)
+        XCTAssertEqual(ended.values.first??.isExplicitlyCancelledError, true, "\(ended.values)")
+    }
+
+    func testAThrowingHandlerCancelsEvenWithoutAutomaticCancellation() async throws {
+        struct Stop: Error {}
+        let done = expectation(description: "complete")
+        let completion = Recorder<AFError?>()
+        let request = session.streamRequest(url("/drip?numbytes=20&duration=2"))
+        request.responseStream(on: queue) { stream in
+            switch stream.event {
+            case .stream: throw Stop()
+            case let .complete(end): completion.append(end.error); done.fulfill()
+            }
+        }
+        await fulfillment(of: [done], timeout: 10)
+        XCTAssertTrue(request.isCancelled)
+        guard case let .responseSerializationFailed(.customSerializationFailed(error))?? = completion.values.first
+        else {
+            return XCTFail("\(completion.values)")
+        }
+        XCTAssertTrue(error is Stop)
+    }
+
     func testUTF8ChunkDecoderHoldsBackOnlyAnIncompleteSequence() {
         var decoder = UTF8ChunkDecoder()
         let bytes = Array("a😀b".utf8)
