@@ -21,6 +21,7 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidSuspendTask: (@Sendable (Request, RequestTask) -> Void)?
         var requestDidCancelTask: (@Sendable (Request, RequestTask) -> Void)?
         var requestDidGatherMetrics: (@Sendable (Request, RequestTaskMetrics) -> Void)?
+        var taskDidFinishCollectingMetrics: (@Sendable (URLSession, RequestTask, RequestTaskMetrics) -> Void)?
         var requestDidCompleteTaskWithError: (@Sendable (Request, RequestTask, AFError?) -> Void)?
         var requestDidValidateRequestResponseDataWithResult:
             (@Sendable (DataRequest, URLRequest?, HTTPURLResponse, Data?, Request.ValidationResult) -> Void)?
@@ -107,6 +108,11 @@ public final class ClosureEventMonitor: EventMonitor {
     public var requestDidCancelTask: (@Sendable (Request, RequestTask) -> Void)? {
         get { closures.read().requestDidCancelTask }
         set { closures.write { $0.requestDidCancelTask = newValue } }
+    }
+    /// Called for `urlSession(_:task:didFinishCollecting:)`, with Bluebonnet's task and metrics.
+    public var taskDidFinishCollectingMetrics: (@Sendable (URLSession, RequestTask, RequestTaskMetrics) -> Void)? {
+        get { closures.read().taskDidFinishCollectingMetrics }
+        set { closures.write { $0.taskDidFinishCollectingMetrics = newValue } }
     }
     /// Called for `request(_:didGatherMetrics:)`.
     public var requestDidGatherMetrics: (@Sendable (Request, RequestTaskMetrics) -> Void)? {
@@ -221,6 +227,10 @@ public final class ClosureEventMonitor: EventMonitor {
     /// Calls the closure.
     public func request(_ request: Request, didGatherMetrics metrics: RequestTaskMetrics) {
         requestDidGatherMetrics?(request, metrics)
+    }
+    /// Calls the closure.
+    public func urlSession(_ session: URLSession, task: RequestTask, didFinishCollecting metrics: RequestTaskMetrics) {
+        taskDidFinishCollectingMetrics?(session, task, metrics)
     }
     /// Calls the closure.
     public func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?) {

@@ -102,6 +102,10 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
         performEvent(.metrics) { $0.request(request, didGatherMetrics: metrics) }
     }
     /// Forwards.
+    public func urlSession(_ session: URLSession, task: RequestTask, didFinishCollecting metrics: RequestTaskMetrics) {
+        performEvent(.metrics) { $0.urlSession(session, task: task, didFinishCollecting: metrics) }
+    }
+    /// Forwards.
     public func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?) {
         performEvent(.taskLifecycle) { $0.request(request, didCompleteTask: task, with: error) }
     }

@@ -30,6 +30,9 @@ public protocol EventMonitor: Sendable {
     func request(_ request: Request, didCancelTask task: RequestTask)
     /// What was measured of the attempt, just before it completes.
     func request(_ request: Request, didGatherMetrics metrics: RequestTaskMetrics)
+    /// Alamofire's `URLSessionTaskDelegate` event, just before `request(_:didGatherMetrics:)`: the session's
+    /// `URLSession` (`Session.session`), the attempt's task and its metrics, in Bluebonnet's types.
+    func urlSession(_ session: URLSession, task: RequestTask, didFinishCollecting metrics: RequestTaskMetrics)
     /// The attempt ended, with the error that ended it.
     func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?)
     /// The retrier decided to retry; a new attempt begins.
@@ -99,6 +102,8 @@ extension EventMonitor {
     public func request(_ request: Request, didCancelTask task: RequestTask) {}
     /// Does nothing.
     public func request(_ request: Request, didGatherMetrics metrics: RequestTaskMetrics) {}
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, task: RequestTask, didFinishCollecting metrics: RequestTaskMetrics) {}
     /// Does nothing.
     public func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?) {}
     /// Does nothing.

@@ -283,7 +283,13 @@ extension Request {
         guard let eventMonitor, let task = state.task else { return nil }
         state.task = nil
         return { [self] in
-            if let metrics { eventMonitor.request(self, didGatherMetrics: metrics) }
+            if let metrics {
+                // Alamofire's task-level event first, when someone listens (it makes the session's `URLSession`).
+                if monitoredEvents.contains(.metrics), let urlSession = session?.session {
+                    eventMonitor.urlSession(urlSession, task: task, didFinishCollecting: metrics)
+                }
+                eventMonitor.request(self, didGatherMetrics: metrics)
+            }
             eventMonitor.request(self, didCompleteTask: task, with: error)
         }
     }

@@ -27,6 +27,26 @@ final class EventMonitorTests: ServerTestCase {
         XCTAssertLessThan(seen.firstIndex(of: "resumed")!, seen.firstIndex(of: "finished")!)
     }
 
+    func testTheTaskLevelMetricsEventComesWithTheSessionsURLSessionAndTheAttemptsTask() async throws {
+        let queue = DispatchQueue(label: "closures")
+        let monitor = ClosureEventMonitor(queue: queue)
+        let events = Recorder<String>()
+        let collected = Recorder<(ObjectIdentifier, Int)>()
+        monitor.taskDidFinishCollectingMetrics = { urlSession, task, metrics in
+            collected.append((ObjectIdentifier(urlSession), task.taskIdentifier))
+            events.append("collected \(metrics.transactionMetrics.count)")
+        }
+        monitor.requestDidGatherMetrics = { _, _ in events.append("gathered") }
+        monitor.requestDidCompleteTaskWithError = { _, task, _ in events.append("completed \(task.taskIdentifier)") }
+        let session = Session(eventMonitors: [monitor])
+        _ = await session.request(url("/redirect/1")).serializingData().response
+        queue.sync {}
+        let (urlSession, task) = try XCTUnwrap(collected.values.first)
+        XCTAssertEqual(urlSession, ObjectIdentifier(session.session))
+        XCTAssertEqual(
+            events.values, ["collected 2", "gathered", "completed \(task)"], "before the request's, as in Alamofire")
+    }
+
     func testMonitorsSeeCancellationAndCreationFailures() async throws {
         let queue = DispatchQueue(label: "monitor")
         let events = Recorder<String>()
