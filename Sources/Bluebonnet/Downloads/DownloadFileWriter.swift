@@ -44,6 +44,13 @@ final class DownloadFileWriter: Sendable {
 
     private let directory: URL
     private let state = Protected(State())
+    /// Told of each chunk written: its size and the file's length after it.
+    private let writeObserver = Protected<(@Sendable (_ bytes: Int, _ length: Int64) -> Void)?>(nil)
+
+    /// Sets the closure told of each chunk written (on the writer's queue, never an event loop).
+    func observeWrites(_ observer: @escaping @Sendable (_ bytes: Int, _ length: Int64) -> Void) {
+        writeObserver.write { $0 = observer }
+    }
 
     /// - Parameter directory: Where temporary files are made.
     init(directory: URL = DownloadFileWriter.defaultDirectory) {
@@ -169,14 +176,17 @@ final class DownloadFileWriter: Sendable {
                 perform(begin: offset, descriptor: descriptor, url: url)
             case let .write(chunk):
                 let failure = error == nil ? Self.write(chunk, to: descriptor) : nil
-                let released = state.write { state -> ([TransportReadiness], AFError?) in
+                let (released, written) = state.write { state -> (([TransportReadiness], AFError?), Int64?) in
                     state.queuedBytes -= chunk.count
-                    if failure == nil, error == nil { state.length += Int64(chunk.count) }
+                    let written = failure == nil && error == nil
+                    if written { state.length += Int64(chunk.count) }
                     if let failure, state.error == nil { state.error = failure }
-                    guard state.error != nil || state.queuedBytes <= Self.lowWater else { return ([], nil) }
+                    let length = written ? state.length : nil
+                    guard state.error != nil || state.queuedBytes <= Self.lowWater else { return (([], nil), length) }
                     defer { state.waiting = [] }
-                    return (state.waiting, state.error)
+                    return ((state.waiting, state.error), length)
                 }
+                if let written, let observer = writeObserver.read({ $0 }) { observer(chunk.count, written) }
                 for readiness in released.0 {
                     if let error = released.1 { readiness.fail(error) } else { readiness.ready() }
                 }

@@ -73,6 +73,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     let writer: DownloadFileWriter
 
     private struct DownloadState {
+        /// The file's length once the body is written: what it starts with plus the announced length; -1 unknown.
+        var expectedFileLength: Int64 = -1
         var fileURL: URL?
         var resumeData: Data?
         /// Set by `cancel(producingResumeData: true)`.
@@ -133,6 +135,16 @@ public final class DownloadRequest: Request, @unchecked Sendable {
                     return resume.resumingRequest()
                 }
             })
+        writer.observeWrites { [weak self] bytes, length in self?.didWriteToFile(bytes: bytes, length: length) }
+    }
+
+    /// Tells monitors of a chunk written to the file, as URLSession tells Alamofire's.
+    private func didWriteToFile(bytes: Int, length: Int64) {
+        guard let (monitor, urlSession, task) = taskEventTarget() else { return }
+        let expected = downloadState.write { $0.expectedFileLength }
+        monitor.urlSession(
+            urlSession, downloadTask: task, didWriteData: Int64(bytes), totalBytesWritten: length,
+            totalBytesExpectedToWrite: expected)
     }
 
     // MARK: - Cancelling
@@ -220,7 +232,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "Bluebonnet_\(UUID().uuidString).tmp")
             try body.write(to: temporary)
-            if let error = moveToDestination(temporary, response: response) { recordError(error) }
+            if case let .failure(error) = moveToDestination(temporary, response: response) { recordError(error) }
         } catch {
             recordError(DownloadFileWriter.fileError(.cannotWriteToFile, underlying: error))
         }
@@ -232,8 +244,8 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         }
     }
 
-    /// Moves a finished body to the destination; the error when it could not.
-    private func moveToDestination(_ temporaryURL: URL, response: HTTPURLResponse) -> AFError? {
+    /// Moves a finished body to the destination: where it went, or why it could not.
+    private func moveToDestination(_ temporaryURL: URL, response: HTTPURLResponse) -> Result<URL, AFError> {
         Confinement.assertOffEventLoop("A download destination")
         let (destinationURL, options) = destination(temporaryURL, response)
         let fileManager = FileManager.default
@@ -248,11 +260,11 @@ public final class DownloadRequest: Request, @unchecked Sendable {
             try fileManager.moveItem(at: temporaryURL, to: destinationURL)
         } catch {
             try? fileManager.removeItem(at: temporaryURL)
-            return .downloadedFileMoveFailed(error: error, source: temporaryURL, destination: destinationURL)
+            return .failure(.downloadedFileMoveFailed(error: error, source: temporaryURL, destination: destinationURL))
         }
         downloadState.write { $0.fileURL = destinationURL }
         eventMonitor?.request(self, didCreateDestinationURL: destinationURL)
-        return nil
+        return .success(destinationURL)
     }
 
     /// Keeps a partial body for `resumeData` when the server allows resuming, else removes it.
@@ -300,6 +312,8 @@ extension DownloadRequest: ResponseBodyConsumer {
                 }
             }
             state.fileBytes = offset ?? 0
+            state.expectedFileLength =
+                response.expectedContentLength >= 0 ? state.fileBytes + response.expectedContentLength : -1
             // A declared length past the limit is refused before anything is written.
             if state.refusal == nil, let limit = state.maximumFileSize, response.expectedContentLength >= 0,
                 state.fileBytes + response.expectedContentLength > limit
@@ -351,7 +365,15 @@ extension DownloadRequest: ResponseBodyConsumer {
                     completion(nil)
                     return
                 }
-                completion(moveToDestination(written.url, response: response))
+                let target = taskEventTarget()
+                if let (monitor, urlSession, task) = target {
+                    monitor.urlSession(urlSession, downloadTask: task, didFinishDownloadingTo: written.url)
+                }
+                let moved = moveToDestination(written.url, response: response)
+                if let (monitor, _, task) = target {
+                    monitor.request(self, didFinishDownloadingUsing: task, with: moved)
+                }
+                if case let .failure(error) = moved { completion(error) } else { completion(nil) }
             }
         }
     }

@@ -31,6 +31,11 @@ public final class ClosureEventMonitor: EventMonitor {
         var requestDidValidateRequestResponseWithResult:
             (@Sendable (DataStreamRequest, URLRequest?, HTTPURLResponse, Request.ValidationResult) -> Void)?
         var requestDidCreateDestinationURL: (@Sendable (DownloadRequest, URL) -> Void)?
+        var sessionDidBecomeInvalidWithError: (@Sendable (URLSession, (any Error)?) -> Void)?
+        var downloadTaskDidWriteData: (@Sendable (URLSession, RequestTask, Int64, Int64, Int64) -> Void)?
+        var downloadTaskDidFinishDownloadingToURL: (@Sendable (URLSession, RequestTask, URL) -> Void)?
+        var requestDidFinishDownloadingUsingTaskWithResult:
+            (@Sendable (DownloadRequest, RequestTask, Result<URL, AFError>) -> Void)?
         var requestDidValidateRequestResponseFileURLWithResult:
             (@Sendable (DownloadRequest, URLRequest?, HTTPURLResponse, URL?, Request.ValidationResult) -> Void)?
         var requestDidParseDownloadResponse: (@Sendable (DownloadRequest, DownloadResponse<URL?, AFError>) -> Void)?
@@ -153,6 +158,28 @@ public final class ClosureEventMonitor: EventMonitor {
         get { closures.read().requestDidValidateRequestResponseWithResult }
         set { closures.write { $0.requestDidValidateRequestResponseWithResult = newValue } }
     }
+    /// Called for `urlSession(_:didBecomeInvalidWithError:)`.
+    public var sessionDidBecomeInvalidWithError: (@Sendable (URLSession, (any Error)?) -> Void)? {
+        get { closures.read().sessionDidBecomeInvalidWithError }
+        set { closures.write { $0.sessionDidBecomeInvalidWithError = newValue } }
+    }
+    /// Called for `urlSession(_:downloadTask:didWriteData:totalBytesWritten:totalBytesExpectedToWrite:)`.
+    public var downloadTaskDidWriteData: (@Sendable (URLSession, RequestTask, Int64, Int64, Int64) -> Void)? {
+        get { closures.read().downloadTaskDidWriteData }
+        set { closures.write { $0.downloadTaskDidWriteData = newValue } }
+    }
+    /// Called for `urlSession(_:downloadTask:didFinishDownloadingTo:)`.
+    public var downloadTaskDidFinishDownloadingToURL: (@Sendable (URLSession, RequestTask, URL) -> Void)? {
+        get { closures.read().downloadTaskDidFinishDownloadingToURL }
+        set { closures.write { $0.downloadTaskDidFinishDownloadingToURL = newValue } }
+    }
+    /// Called for `request(_:didFinishDownloadingUsing:with:)`.
+    public var requestDidFinishDownloadingUsingTaskWithResult:
+        (@Sendable (DownloadRequest, RequestTask, Result<URL, AFError>) -> Void)?
+    {
+        get { closures.read().requestDidFinishDownloadingUsingTaskWithResult }
+        set { closures.write { $0.requestDidFinishDownloadingUsingTaskWithResult = newValue } }
+    }
     /// Called for `request(_:didCreateDestinationURL:)`.
     public var requestDidCreateDestinationURL: (@Sendable (DownloadRequest, URL) -> Void)? {
         get { closures.read().requestDidCreateDestinationURL }
@@ -265,6 +292,27 @@ public final class ClosureEventMonitor: EventMonitor {
     /// Calls the closure.
     public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
         requestDidCreateDestinationURL?(request, url)
+    }
+    /// Calls the closure.
+    public func urlSession(
+        _ session: URLSession, downloadTask: RequestTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
+        totalBytesExpectedToWrite: Int64
+    ) {
+        downloadTaskDidWriteData?(session, downloadTask, bytesWritten, totalBytesWritten, totalBytesExpectedToWrite)
+    }
+    /// Calls the closure.
+    public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
+        sessionDidBecomeInvalidWithError?(session, error)
+    }
+    /// Calls the closure.
+    public func urlSession(_ session: URLSession, downloadTask: RequestTask, didFinishDownloadingTo location: URL) {
+        downloadTaskDidFinishDownloadingToURL?(session, downloadTask, location)
+    }
+    /// Calls the closure.
+    public func request(
+        _ request: DownloadRequest, didFinishDownloadingUsing task: RequestTask, with result: Result<URL, AFError>
+    ) {
+        requestDidFinishDownloadingUsingTaskWithResult?(request, task, result)
     }
     /// Calls the closure.
     public func request(

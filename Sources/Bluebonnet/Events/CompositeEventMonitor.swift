@@ -179,6 +179,36 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     }
 
     /// Forwards.
+    public func urlSession(
+        _ session: URLSession, downloadTask: RequestTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
+        totalBytesExpectedToWrite: Int64
+    ) {
+        performEvent(.other) {
+            $0.urlSession(
+                session, downloadTask: downloadTask, didWriteData: bytesWritten, totalBytesWritten: totalBytesWritten,
+                totalBytesExpectedToWrite: totalBytesExpectedToWrite)
+        }
+    }
+
+    /// Forwards.
+    public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
+        let error = UncheckedBox(error)
+        performEvent(.other) { $0.urlSession(session, didBecomeInvalidWithError: error.value) }
+    }
+
+    /// Forwards.
+    public func urlSession(_ session: URLSession, downloadTask: RequestTask, didFinishDownloadingTo location: URL) {
+        performEvent(.other) { $0.urlSession(session, downloadTask: downloadTask, didFinishDownloadingTo: location) }
+    }
+
+    /// Forwards.
+    public func request(
+        _ request: DownloadRequest, didFinishDownloadingUsing task: RequestTask, with result: Result<URL, AFError>
+    ) {
+        performEvent(.other) { $0.request(request, didFinishDownloadingUsing: task, with: result) }
+    }
+
+    /// Forwards.
     public func request(
         _ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
         fileURL: URL?, withResult result: Request.ValidationResult

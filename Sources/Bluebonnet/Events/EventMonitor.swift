@@ -65,6 +65,20 @@ public protocol EventMonitor: Sendable {
     func request<Value>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>)
     /// A download's file was moved to its destination.
     func request(_ request: DownloadRequest, didCreateDestinationURL url: URL)
+    /// Alamofire's `URLSessionDelegate` event: the `Session` went away (`session` is its `Session.session`), and with
+    /// it every request waiting to start, which finished with `sessionDeinitialized`.
+    func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?)
+    /// Alamofire's `URLSessionDownloadDelegate` event: a chunk of a download's body was written to its file
+    /// (`totalBytesExpectedToWrite` is -1 when the length is unknown), in Bluebonnet's types.
+    func urlSession(
+        _ session: URLSession, downloadTask: RequestTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
+        totalBytesExpectedToWrite: Int64)
+    /// Alamofire's `URLSessionDownloadDelegate` event: a download's body is complete in its temporary file, which is
+    /// moved to the destination next.
+    func urlSession(_ session: URLSession, downloadTask: RequestTask, didFinishDownloadingTo location: URL)
+    /// A download's file was moved to its destination, or could not be.
+    func request(
+        _ request: DownloadRequest, didFinishDownloadingUsing task: RequestTask, with result: Result<URL, AFError>)
     /// A download's validator ran.
     func request(
         _ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
@@ -138,6 +152,19 @@ extension EventMonitor {
     public func request<Value>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {}
     /// Does nothing.
     public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {}
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {}
+    /// Does nothing.
+    public func urlSession(
+        _ session: URLSession, downloadTask: RequestTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
+        totalBytesExpectedToWrite: Int64
+    ) {}
+    /// Does nothing.
+    public func urlSession(_ session: URLSession, downloadTask: RequestTask, didFinishDownloadingTo location: URL) {}
+    /// Does nothing.
+    public func request(
+        _ request: DownloadRequest, didFinishDownloadingUsing task: RequestTask, with result: Result<URL, AFError>
+    ) {}
     /// Does nothing.
     public func request(
         _ request: DownloadRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,

@@ -180,6 +180,8 @@ extension Request {
     /// Tells monitors of an attempt made and adapted before `resume()`, and of its task: `execute(_:)` then sends its
     /// first hop without telling them again.
     private func announceAttempt(_ urlRequest: URLRequest) {
+        // The session went away while the request was being made: it will never be resumed through it.
+        guard delegate != nil else { return abandonForSessionDeinit() }
         let monitored = !monitoredEvents.isDisjoint(with: .tasks)
         let (task, suspended) = mutableState.write { state -> (RequestTask?, Bool) in
             state.attemptAnnounced = true
@@ -274,6 +276,15 @@ extension Request {
         if hop == 0 { return true }
         guard let firstURL, let url else { return false }
         return Origin.same(firstURL, url)
+    }
+
+    /// Where Alamofire's task-level events go (`urlSession(_:downloadTask:...)`): the monitor, the session's
+    /// `URLSession` and the attempt's task, when a monitor listens for them.
+    func taskEventTarget() -> (any EventMonitor, URLSession, RequestTask)? {
+        guard monitoredEvents.contains(.other), let eventMonitor, let task = mutableState.read({ $0.task }),
+            let urlSession = session?.session
+        else { return nil }
+        return (eventMonitor, urlSession, task)
     }
 
     /// The attempt ended: its metrics are sealed and, for a monitor, its task completes. Runs inside the caller's

@@ -255,6 +255,16 @@ public class Request: @unchecked Sendable {
         return self
     }
 
+    /// Ends a request that waited to start when its session went away, with `AFError.sessionDeinitialized`.
+    func abandonForSessionDeinit() {
+        let action = mutableState.write { state -> RequestStateMachine.Action? in
+            guard let action = state.machine.abandon(with: .sessionDeinitialized) else { return nil }
+            state.error = .sessionDeinitialized
+            return action
+        }
+        if let action { perform(action) }
+    }
+
     /// Suspends the request: no more of the response body is read, and no more of an upload's body is sent, until
     /// `resume()`.
     ///

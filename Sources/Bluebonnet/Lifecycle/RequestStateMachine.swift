@@ -369,6 +369,16 @@ struct RequestStateMachine {
         return complete(error: .explicitlyCancelled, body: nil)
     }
 
+    /// The session went away while the request waited to start (made, perhaps adapted, never resumed): it completes
+    /// with `error`, as Alamofire finishes such requests with `sessionDeinitialized`. `nil` anywhere else: a hop on
+    /// the wire ends with the engine, and work under way finds the session gone.
+    mutating func abandon(with error: AFError) -> Action? {
+        switch phase {
+        case .initialized, .ready: return complete(error: error, body: nil)
+        default: return nil
+        }
+    }
+
     // MARK: - Making the URLRequest
 
     /// Claims the making of the first `URLRequest` (for `requestQueue`); `false` when it has begun or cannot.

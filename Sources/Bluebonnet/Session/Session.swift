@@ -215,8 +215,15 @@ open class Session: @unchecked Sendable, RequestDelegate {
         label: "org.bluebonnet.session", factory: { _ in SwiftLogNoOpLogHandler() })
 
     deinit {
+        // Requests set up and waiting to start finish now, as in Alamofire; those on the wire end with the engine.
+        for request in activeRequests.read() { request.abandonForSessionDeinit() }
         context.transport.shutdown()
-        urlSession.read()?.finishTasksAndInvalidate()
+        let made = urlSession.read()
+        if let eventMonitor, eventMonitor.handledEvents.contains(.other) {
+            eventMonitor.urlSession(
+                made ?? URLSession(configuration: configurationCopy), didBecomeInvalidWithError: nil)
+        }
+        made?.finishTasksAndInvalidate()
     }
 
     /// The engine a `Session` made inside `withTransport(_:make:)` uses instead of AsyncHTTPClient: a test double that

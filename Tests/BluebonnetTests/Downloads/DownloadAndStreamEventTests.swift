@@ -48,6 +48,46 @@ final class DownloadAndStreamEventTests: ServerTestCase {
         XCTAssertEqual(parsed.values, [200])
     }
 
+    func testDownloadTaskEventsTellEachWriteThenTheFinishedFileThenWhereItWent() async throws {
+        let queue = DispatchQueue(label: "download.task.events")
+        let monitor = ClosureEventMonitor(queue: queue)
+        let writes = Recorder<(Int64, Int64, Int64)>()
+        let events = Recorder<String>()
+        let temporary = Recorder<URL>()
+        let results = Recorder<Result<URL, AFError>>()
+        monitor.downloadTaskDidWriteData = { _, _, bytes, total, expected in writes.append((bytes, total, expected)) }
+        monitor.downloadTaskDidFinishDownloadingToURL = { _, _, location in
+            events.append("finished")
+            temporary.append(location)
+        }
+        monitor.requestDidFinishDownloadingUsingTaskWithResult = { _, _, result in
+            events.append("moved")
+            results.append(result)
+        }
+        monitor.requestDidCreateDestinationURL = { _, _ in events.append("destination") }
+        let session = Session(eventMonitors: [monitor])
+        let response = await session.download(url("/bytes/300000")).serializingDownloadedFileURL().response
+        queue.sync {}
+        let fileURL = try XCTUnwrap(response.fileURL)
+        defer { try? FileManager.default.removeItem(at: fileURL) }
+        XCTAssertEqual(writes.values.map(\.0).reduce(0, +), 300_000, "every byte written is told")
+        XCTAssertEqual(writes.values.last?.1, 300_000)
+        XCTAssertTrue(writes.values.allSatisfy { $0.2 == 300_000 }, "the announced length")
+        XCTAssertEqual(events.values, ["finished", "destination", "moved"])
+        XCTAssertNotEqual(temporary.values.first, fileURL, "the temporary file, before it is moved")
+        XCTAssertEqual(try results.values.first?.get(), fileURL)
+
+        // A destination that cannot be written ends in the failure, told the same way.
+        let unwritable = URL(fileURLWithPath: "/nonexistent-dir-\(UUID().uuidString)/file")
+        let blocked = await session.download(url("/bytes/10"), to: { _, _ in (unwritable, []) })
+            .serializingDownloadedFileURL().response
+        queue.sync {}
+        XCTAssertNotNil(blocked.error)
+        guard case .failure(.downloadedFileMoveFailed)? = results.values.last else {
+            return XCTFail("\(results.values)")
+        }
+    }
+
     func testStreamEventsReachMonitors() async throws {
         let monitor = Monitor()
         let validations = Recorder<Int>()

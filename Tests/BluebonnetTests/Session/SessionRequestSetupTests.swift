@@ -45,6 +45,28 @@ final class SessionRequestSetupTests: ServerTestCase {
         XCTAssertTrue(after.isEmpty, "a finished request is not active")
     }
 
+    func testRequestsWaitingToStartFinishWhenTheirSessionGoesAwayAndMonitorsHearItInvalidated() async throws {
+        let queue = DispatchQueue(label: "invalidation")
+        let monitor = ClosureEventMonitor(queue: queue)
+        let invalidated = expectation(description: "invalidated")
+        monitor.sessionDidBecomeInvalidWithError = { _, error in
+            XCTAssertNil(error)
+            invalidated.fulfill()
+        }
+        var session: Session? = Session(startRequestsImmediately: false, requestSetup: .eager, eventMonitors: [monitor])
+        let finished = expectation(description: "finished")
+        let failure = Recorder<AFError?>()
+        let request = session?.request(url("/get")).response(queue: queue) { response in
+            failure.append(response.error)
+            finished.fulfill()
+        }
+        session?.drain()
+        XCTAssertEqual(request?.isInitialized, true, "set up, never resumed")
+        session = nil
+        await fulfillment(of: [finished, invalidated], timeout: 10)
+        XCTAssertEqual(failure.values.first??.isSessionDeinitializedError, true, "\(failure.values)")
+    }
+
     func testCancelAllRequestsCancelsEveryActiveRequestThenCompletes() async throws {
         let requests = (0..<5).map { _ in session.request(url("/delay/5")) }
         let responses = requests.map { $0.serializingData() }
