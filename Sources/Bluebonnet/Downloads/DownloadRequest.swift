@@ -111,7 +111,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         interceptor: (any RequestInterceptor)?,
         shouldAutomaticallyResume: Bool?,
         context: SessionContext,
-        delegate: any RequestDelegate,
+        delegate: any RequestLifecycleDelegate,
         destination: @escaping Destination
     ) {
         self.downloadable = downloadable

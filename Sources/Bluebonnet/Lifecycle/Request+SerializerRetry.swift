@@ -96,7 +96,7 @@ extension Request {
             return action
         }
         guard let action else { return }
-        if case .retry = action { delegate?.requestDidStart(self) }
+        if case .retry = action { lifecycleDelegate?.requestDidStart(self) }
         perform(action)
     }
 }

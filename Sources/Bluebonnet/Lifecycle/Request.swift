@@ -44,7 +44,10 @@ public class Request: @unchecked Sendable {
     public let shouldAutomaticallyResume: Bool?
 
     let context: SessionContext
-    weak var delegate: (any RequestDelegate)?
+    /// The session that made the request, while it lives, as Alamofire exposes it.
+    public var delegate: (any RequestDelegate)? { lifecycleDelegate }
+    /// The session, for what the request tells it.
+    weak var lifecycleDelegate: (any RequestLifecycleDelegate)?
     /// Makes the request's `URLRequest` (the convertible's `asURLRequest()`).
     let makeURLRequest: @Sendable () throws -> URLRequest
     let mutableState: Protected<MutableState>
@@ -97,7 +100,7 @@ public class Request: @unchecked Sendable {
         interceptor: (any RequestInterceptor)? = nil,
         shouldAutomaticallyResume: Bool? = nil,
         context: SessionContext,
-        delegate: any RequestDelegate,
+        delegate: any RequestLifecycleDelegate,
         makesURLRequestOnRequestQueue: Bool = false,
         makeURLRequest: @escaping @Sendable () throws -> URLRequest
     ) {
@@ -109,7 +112,7 @@ public class Request: @unchecked Sendable {
         sessionMonitor = eventMonitor
         sessionMonitoredEvents = EventKinds.handled(by: eventMonitor)
         self.context = context
-        self.delegate = delegate
+        self.lifecycleDelegate = delegate
         let creation: RequestStateMachine.Policy.Creation
         if context.createsRequestsOnResume && !makesURLRequestOnRequestQueue {
             creation = .onResume
@@ -291,7 +294,7 @@ public class Request: @unchecked Sendable {
             return (state.machine.resume(), first, state.task)
         }
         guard let action else { return self }
-        if first { delegate?.requestDidStart(self) }
+        if first { lifecycleDelegate?.requestDidStart(self) }
         eventMonitor?.requestDidResume(self)
         perform(action, monitoredTask: monitored)
         return self
@@ -435,7 +438,7 @@ public class Request: @unchecked Sendable {
     /// run, on `serializationQueue` unless everything queued is cheap and non-blocking. Reached only through the
     /// executor's `.finish`.
     func finish(_ outcome: RequestStateMachine.Outcome) {
-        delegate?.requestDidEnd(self)
+        lifecycleDelegate?.requestDidEnd(self)
         let now = Timeline.now()
         let cleanupBlocks = self.cleanupBlocks
         let error = outcome.error

@@ -155,8 +155,18 @@ enum HeaderValidator {
     }
 }
 
-/// What a `Request` asks of the `Session` that made it while the session lives.
-protocol RequestDelegate: AnyObject, Sendable {
+/// What a request knows of the session that made it: Alamofire's `RequestDelegate`, with the members that mean
+/// something over AsyncHTTPClient (Alamofire's `cleanup(after:)`, `retryResult(for:dueTo:completion:)` and
+/// `retryRequest(_:withDelay:)` are the request's own business here).
+public protocol RequestDelegate: AnyObject, Sendable {
+    /// The configuration of the session (its headers, cookie storage, cache, timeouts).
+    var sessionConfiguration: URLSessionConfiguration { get }
+    /// Whether the session starts a request when its first response handler is added.
+    var startImmediately: Bool { get }
+}
+
+/// What a `Request` tells the `Session` that made it while the session lives.
+protocol RequestLifecycleDelegate: RequestDelegate {
     /// The request was resumed for the first time: it is active until it ends.
     func requestDidStart(_ request: Request)
     /// The request completed.

@@ -20,7 +20,7 @@ public class DataRequest: Request, @unchecked Sendable {
         interceptor: (any RequestInterceptor)? = nil,
         shouldAutomaticallyResume: Bool? = nil,
         context: SessionContext,
-        delegate: any RequestDelegate,
+        delegate: any RequestLifecycleDelegate,
         makesURLRequestOnRequestQueue: Bool = false
     ) {
         self.convertible = convertible

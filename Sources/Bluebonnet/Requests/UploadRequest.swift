@@ -56,7 +56,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         interceptor: (any RequestInterceptor)?,
         shouldAutomaticallyResume: Bool?,
         context: SessionContext,
-        delegate: any RequestDelegate,
+        delegate: any RequestLifecycleDelegate,
         fileManager: FileManager
     ) {
         upload = convertible

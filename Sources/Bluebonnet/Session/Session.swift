@@ -14,7 +14,7 @@ public typealias SessionManager = Session
 public typealias RequestModifier = @Sendable (inout URLRequest) throws -> Void
 
 /// Creates and manages requests: one connection pool, the configuration they share, and the queues they use.
-open class Session: @unchecked Sendable, RequestDelegate {
+open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelegate {
     // @unchecked: every stored property is immutable; the set of active requests is behind its own lock.
 
     /// The shared `Session`, used by `AF`; it lives for the whole process. It posts Alamofire's notifications.
@@ -240,6 +240,17 @@ open class Session: @unchecked Sendable, RequestDelegate {
     static func withTransport(_ transport: any HTTPTransport, make: () -> Session) -> Session {
         $injectedTransport.withValue(transport) { make() }
     }
+
+    // MARK: - RequestDelegate
+
+    /// A copy of the session's configuration, as Alamofire's `sessionConfiguration` (`URLSession.configuration`
+    /// returns a copy too): changing it changes nothing here.
+    public var sessionConfiguration: URLSessionConfiguration {
+        configurationCopy.copy() as? URLSessionConfiguration ?? configurationCopy
+    }
+
+    /// `startRequestsImmediately`, as Alamofire's `RequestDelegate` names it.
+    public var startImmediately: Bool { startRequestsImmediately }
 
     // MARK: - All requests
 

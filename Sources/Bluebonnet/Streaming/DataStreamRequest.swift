@@ -140,7 +140,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         interceptor: (any RequestInterceptor)?,
         shouldAutomaticallyResume: Bool?,
         context: SessionContext,
-        delegate: any RequestDelegate
+        delegate: any RequestLifecycleDelegate
     ) {
         self.convertible = convertible
         self.automaticallyCancelOnStreamError = automaticallyCancelOnStreamError

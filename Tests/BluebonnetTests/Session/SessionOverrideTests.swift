@@ -65,6 +65,22 @@ final class SessionOverrideTests: ServerTestCase {
         XCTAssertEqual(session.calls.values, ["upload", "download", "stream", "upload"])
     }
 
+    func testARequestsDelegateIsItsSessionWithItsConfiguration() {
+        // As Moya's logger reads it: `request.delegate?.sessionConfiguration.httpAdditionalHeaders`.
+        let configuration = URLSessionConfiguration.af.default
+        configuration.httpAdditionalHeaders = ["X-Session": "yes"]
+        let session = Session(configuration: configuration, startRequestsImmediately: false)
+        let request = session.request(url("/get"))
+        XCTAssertTrue(request.delegate === session)
+        let headers = request.delegate?.sessionConfiguration.httpAdditionalHeaders as? [String: String]
+        XCTAssertEqual(headers?["X-Session"], "yes")
+        XCTAssertEqual(request.delegate?.startImmediately, false)
+        request.delegate?.sessionConfiguration.httpAdditionalHeaders = [:]
+        XCTAssertEqual(
+            (session.sessionConfiguration.httpAdditionalHeaders as? [String: String])?["X-Session"], "yes",
+            "a copy: changing it changes nothing")
+    }
+
     func testAShouldAutomaticallyResumeOfFalseHoldsADownloadAndAStreamUntilResume() async throws {
         let download = session.download(url("/get"), shouldAutomaticallyResume: false)
         let stream = session.streamRequest(url("/get"), shouldAutomaticallyResume: false)
