@@ -529,15 +529,10 @@ struct RequestStateMachine {
     /// The retrier decided; `nil` when the request moved on.
     mutating func didDecideRetry(_ result: RetryResult) -> Action? {
         guard takes(.retryDecided), case let .awaitingRetryDecision(original) = phase else { return nil }
+        if let retry = beginRetry(for: result) { return retry }
         switch result {
-        case .retry:
-            beginRetry()
-            phase = .creatingURLRequest
-            return .retry(after: nil)
-        case let .retryWithDelay(delay):
-            beginRetry()
-            phase = .waitingRetryDelay
-            return .retry(after: delay)
+        case .retry, .retryWithDelay:
+            return nil
         case .doNotRetry:
             return complete(error: original, body: nil, validated: true)
         case let .doNotRetryWithError(error):
@@ -546,9 +541,18 @@ struct RequestStateMachine {
         }
     }
 
-    private mutating func beginRetry() {
+    /// Begins the next attempt when `result` retries, now or after its delay; `nil` when it does not.
+    private mutating func beginRetry(for result: RetryResult) -> Action? {
+        let delay: TimeInterval?
+        switch result {
+        case .retry: delay = nil
+        case let .retryWithDelay(after): delay = after
+        case .doNotRetry, .doNotRetryWithError: return nil
+        }
         retryCount += 1
         redirectCount = 0
+        phase = delay == nil ? .creatingURLRequest : .waitingRetryDelay
+        return .retry(after: delay)
     }
 
     /// The retry delay elapsed; `false` when the request moved on (cancelled meanwhile).
@@ -641,21 +645,11 @@ struct RequestStateMachine {
     /// when nothing waits for the decision.
     mutating func didDecideHandlerRetry(_ result: RetryResult) -> Action? {
         guard takes(.handlerRetryDecided) else { return nil }
-        switch result {
-        case .retry:
-            beginRetry()
-            phase = .creatingURLRequest
-            return .retry(after: nil)
-        case let .retryWithDelay(delay):
-            beginRetry()
-            phase = .waitingRetryDelay
-            return .retry(after: delay)
-        case .doNotRetry, .doNotRetryWithError:
-            handlers.removeFirst()
-            phase = handlers.isEmpty ? .finished : .runningHandlers
-            guard !handlers.isEmpty else { return Action.none }
-            processingHandlers = true
-            return .runHandlers(inline: false)
-        }
+        if let retry = beginRetry(for: result) { return retry }
+        handlers.removeFirst()
+        phase = handlers.isEmpty ? .finished : .runningHandlers
+        guard !handlers.isEmpty else { return Action.none }
+        processingHandlers = true
+        return .runHandlers(inline: false)
     }
 }

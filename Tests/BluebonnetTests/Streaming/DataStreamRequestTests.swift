@@ -191,24 +191,28 @@ final class DataStreamRequestTests: ServerTestCase {
         XCTAssertFalse(events.received.joined().contains("\u{FFFD}"))
     }
 
-    func testAThrowingHandlerCancelsWhenAskedTo() async throws {
+    func testAThrowingHandlerCancelsWithItsErrorWhetherOrNotAutomaticCancellationIsOn() async throws {
         struct Stop: Error {}
-        let done = expectation(description: "complete")
-        let completion = Recorder<AFError?>()
-        let request = session.streamRequest(url("/drip?numbytes=20&duration=2"), automaticallyCancelOnStreamError: true)
-        request.responseStream(on: queue) { stream in
-            switch stream.event {
-            case .stream: throw Stop()
-            case let .complete(end): completion.append(end.error); done.fulfill()
+        for automatic in [true, false] {
+            let done = expectation(description: "complete")
+            let completion = Recorder<AFError?>()
+            let request = session.streamRequest(
+                url("/drip?numbytes=20&duration=2"), automaticallyCancelOnStreamError: automatic)
+            request.responseStream(on: queue) { stream in
+                switch stream.event {
+                case .stream: throw Stop()
+                case let .complete(end): completion.append(end.error); done.fulfill()
+                }
             }
+            await fulfillment(of: [done], timeout: 10)
+            XCTAssertTrue(request.isCancelled, "automatic: \(automatic)")
+            guard case let .responseSerializationFailed(.customSerializationFailed(error))?? = completion.values.first
+            else {
+                XCTFail("automatic: \(automatic): \(completion.values)")
+                continue
+            }
+            XCTAssertTrue(error is Stop)
         }
-        await fulfillment(of: [done], timeout: 10)
-        XCTAssertTrue(request.isCancelled)
-        guard case let .responseSerializationFailed(.customSerializationFailed(error))?? = completion.values.first
-        else {
-            return XCTFail("\(completion.values)")
-        }
-        XCTAssertTrue(error is Stop)
     }
 
     // MARK: - Errors and cancellation in handlers, as in Alamofire
@@ -245,26 +249,6 @@ final class DataStreamRequestTests: ServerTestCase {
         }
         await fulfillment(of: [done], timeout: 10)
         XCTAssertEqual(ended.values.first??.isExplicitlyCancelledError, true, "\(ended.values)")
-    }
-
-    func testAThrowingHandlerCancelsEvenWithoutAutomaticCancellation() async throws {
-        struct Stop: Error {}
-        let done = expectation(description: "complete")
-        let completion = Recorder<AFError?>()
-        let request = session.streamRequest(url("/drip?numbytes=20&duration=2"))
-        request.responseStream(on: queue) { stream in
-            switch stream.event {
-            case .stream: throw Stop()
-            case let .complete(end): completion.append(end.error); done.fulfill()
-            }
-        }
-        await fulfillment(of: [done], timeout: 10)
-        XCTAssertTrue(request.isCancelled)
-        guard case let .responseSerializationFailed(.customSerializationFailed(error))?? = completion.values.first
-        else {
-            return XCTFail("\(completion.values)")
-        }
-        XCTAssertTrue(error is Stop)
     }
 
     func testUTF8ChunkDecoderHoldsBackOnlyAnIncompleteSequence() {
