@@ -63,8 +63,11 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// Where a download goes when no destination is given: the temporary directory, under a name of its own (never
     /// the partial file's, which a resumed download may have chosen), as Alamofire does; the file is the caller's.
-    static let defaultDestination: Destination = { _, _ in
-        (FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).download"), [])
+    static let defaultDestination: Destination = { _, _ in (defaultDestinationURL(), []) }
+
+    /// A file of its own in the temporary directory.
+    static func defaultDestinationURL() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("Bluebonnet_\(UUID().uuidString).download")
     }
 
     /// The request or resume data the download is made from.
@@ -225,9 +228,18 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         for handler in handlers { DispatchQueue.main.async { handler(data) } }
     }
 
-    /// The body of a response that was not followed (a redirect declined): written like any other, then moved.
+    override var loadsLocalFiles: Bool { true }
+
+    /// The body of a response that was not followed (a redirect declined), or of a local file: written like any
+    /// other, then moved.
     override func didReceiveBody(_ body: Data?) {
-        guard let body, let response else { return }
+        guard let body else { return }
+        guard let response else {
+            // A local file has no HTTP response for the destination to judge: it goes where a download goes by
+            // default, as in Alamofire.
+            if LocalFileTransport.isLocalFile(lastRequest?.url) { keepLocalFile(body) }
+            return
+        }
         do {
             let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "Bluebonnet_\(UUID().uuidString).tmp")
@@ -236,6 +248,19 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         } catch {
             recordError(DownloadFileWriter.fileError(.cannotWriteToFile, underlying: error))
         }
+    }
+
+    private func keepLocalFile(_ body: Data) {
+        Confinement.assertOffEventLoop("A download's local file")
+        let destinationURL = Self.defaultDestinationURL()
+        do {
+            try body.write(to: destinationURL, options: .withoutOverwriting)
+        } catch {
+            recordError(DownloadFileWriter.fileError(.cannotWriteToFile, underlying: error))
+            return
+        }
+        downloadState.write { $0.fileURL = destinationURL }
+        eventMonitor?.request(self, didCreateDestinationURL: destinationURL)
     }
 
     private func recordError(_ error: AFError) {

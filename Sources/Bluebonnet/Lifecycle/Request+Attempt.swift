@@ -242,12 +242,18 @@ extension Request {
                 "hop": "\(hop)", "method": "\(urlRequest.httpMethod ?? "GET")",
                 "url": "\(Self.redacted(urlRequest.url))",
             ]))
+        let limit = ownLimit ?? context.maximumResponseSize
+        if hop == 0, loadsLocalFiles, LocalFileTransport.isLocalFile(urlRequest.url), let url = urlRequest.url {
+            let task = LocalFileTransport.load(url, maximumBodySize: limit, sink: self)
+            perform(mutableState.write { $0.machine.didCreateTask(task, serial: serial) }, monitoredTask: newTask?.0)
+            return
+        }
         var prepared: TransportRequest
         do {
             prepared = try context.transportRequest(
                 for: urlRequest, deadline: deadline,
                 sendsSessionCredentials: sendsSessionCredentials(to: urlRequest.url, firstURL: firstURL, hop: hop),
-                maximumBodySize: ownLimit ?? context.maximumResponseSize,
+                maximumBodySize: limit,
                 of: self, features: features)
             prepared.body = try uploadBody(for: urlRequest, hop: hop)
             if let body = prepared.body { didStartSendingBody(length: body.length) }

@@ -395,6 +395,10 @@ public class Request: @unchecked Sendable {
     /// `nil` gathers it.
     var bodyConsumer: (any ResponseBodyConsumer)? { nil }
 
+    /// Hook for subclasses: whether a `file:` URL the request is made with is read from the disk, as URLSession
+    /// loads it for Alamofire (data and download requests); others fail with `unsupportedURL`.
+    var loadsLocalFiles: Bool { false }
+
     /// Hook for uploads: the body to stream for one hop (0 for the first request, then one per redirect).
     func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? { nil }
 

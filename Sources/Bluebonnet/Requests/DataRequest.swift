@@ -32,6 +32,8 @@ public class DataRequest: Request, @unchecked Sendable {
     }
 
     // As in Alamofire, `data` stays `nil` until a byte arrives: an empty body (a redirect not followed, a 204) is `nil`.
+    override var loadsLocalFiles: Bool { true }
+
     override func didReceiveBody(_ data: Data?) {
         mutableState.write { $0.data = data?.isEmpty == false ? data : nil }
     }

@@ -115,6 +115,9 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         }
     }
 
+    /// An upload's body has nowhere to go in a file.
+    override var loadsLocalFiles: Bool { false }
+
     override var canResendBody: Bool { uploadState.read { $0.body?.isReplayable ?? true } }
 
     override var sendsUploadBody: Bool { uploadState.read { $0.body != nil } }
