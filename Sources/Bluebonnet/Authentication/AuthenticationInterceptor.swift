@@ -155,12 +155,16 @@ where AuthenticatorType: Authenticator {
         completion: @escaping @Sendable (Result<URLRequest, any Error>) -> Void
     ) {
         let decision = state.write { state -> AdaptDecision in
-            if state.isRefreshing {
+            // Only a refresh an adapt began (the credential required it) holds adapts back; during one a 401 began,
+            // the request goes with the credential there is, so that its own 401, if any, retries it through the
+            // whole adapter chain afresh rather than sending a request adapted before the refresh with a credential
+            // adapted after it (Alamofire 5.12).
+            if state.isRefreshing, !state.waitingAdapts.isEmpty {
                 state.waitingAdapts.append((urlRequest, completion))
                 return .wait(.none)
             }
             guard let credential = state.credential else { return .fail(AuthenticationError.missingCredential) }
-            guard credential.requiresRefresh else {
+            guard credential.requiresRefresh, !state.isRefreshing else {
                 // A request applying the credential starts afresh: a refresh that failed before it does not decide
                 // for its 401, which may start a new refresh (as in Alamofire 5.12).
                 state.refreshFailure = nil

@@ -269,6 +269,71 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
         XCTAssertEqual(authenticator.allCounts, [12, 1, 10, 6])
     }
 
+    /// Refreshes `a0` to `a1`, `a2`... once `gate` is signalled (or after two seconds, so a request held back shows),
+    /// calling `onRefresh` as each begins.
+    final class GatedAuthenticator: Authenticator, @unchecked Sendable {
+        // @unchecked: `refreshes` is behind `lock`; the semaphore is thread-safe; `onRefresh` is set before use.
+        let gate = DispatchSemaphore(value: 0)
+        var onRefresh: @Sendable () -> Void = {}
+        private let lock = NSLock()
+        private var refreshes = 0
+        var refreshCount: Int { lock.withLock { refreshes } }
+
+        func apply(_ credential: OAuthCredential, to urlRequest: inout URLRequest) {
+            urlRequest.headers.add(.authorization(bearerToken: credential.accessToken))
+        }
+        func refresh(
+            _ credential: OAuthCredential, for session: Session,
+            completion: @escaping @Sendable (Result<OAuthCredential, any Error>) -> Void
+        ) {
+            let count = lock.withLock {
+                refreshes += 1; return refreshes
+            }
+            onRefresh()
+            DispatchQueue.global().async { [gate] in
+                _ = gate.wait(timeout: .now() + 2)
+                completion(.success(OAuthCredential(accessToken: "a\(count)")))
+            }
+        }
+        func didRequest(
+            _ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: any Error
+        ) -> Bool { response.statusCode == 401 }
+        func isRequest(_ urlRequest: URLRequest, authenticatedWith credential: OAuthCredential) -> Bool {
+            urlRequest.headers["Authorization"] == HTTPHeader.authorization(bearerToken: credential.accessToken).value
+        }
+    }
+
+    func testARequestAdaptedWhileA401sRefreshRunsGoesWithTheCurrentCredentialAndIsRetriedAfter() async {
+        let authenticator = GatedAuthenticator()
+        let refreshing = expectation(description: "refreshing")
+        refreshing.assertForOverFulfill = false
+        authenticator.onRefresh = { refreshing.fulfill() }
+        let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential())
+        let (session, target) = (session!, url("/get"))
+        func chain(after: [any RequestAdapter] = []) -> Interceptor {
+            Interceptor(
+                adapters: [PathAdapter(paths: ["/status/401", "/status/200"]), interceptor] + after,
+                retriers: [interceptor])
+        }
+        // The first request's 401 begins a refresh, which holds until the second has been adapted.
+        async let first = Self.send(target, interceptor: chain(), on: session)
+        await fulfillment(of: [refreshing], timeout: 10)
+        let gate = authenticator.gate
+        let signalled = Recorder<Int>()
+        let signal = Adapter { request, _, completion in
+            if signalled.values.isEmpty { gate.signal() }
+            signalled.append(1)
+            completion(.success(request))
+        }
+        let (secondRequest, second) = await Self.send(target, interceptor: chain(after: [signal]), on: session)
+        let (_, firstResponse) = await first
+        XCTAssertNil(firstResponse.error)
+        XCTAssertNil(second.error)
+        XCTAssertEqual(second.request?.headers["Authorization"], "Bearer a1")
+        XCTAssertEqual(secondRequest.retryCount, 1, "its own 401, with the credential it went with, retried it")
+        XCTAssertEqual(authenticator.refreshCount, 1, "one refresh")
+    }
+
     func testWithoutARefreshWindowEveryRefreshIsAllowed() async {
         let authenticator = CountingAuthenticator()
         let interceptor = AuthenticationInterceptor(
