@@ -48,6 +48,9 @@ enum LocalFileTransport {
             return .failure(failure(.fileDoesNotExist, url))
         }
         guard !isDirectory.boolValue else { return .failure(failure(.fileIsDirectory, url)) }
+        // A device or a pipe (`/dev/zero`, a FIFO) never ends or blocks the reading thread: regular files only.
+        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        guard type == .typeRegular else { return .failure(failure(.cannotOpenFile, url)) }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             return .failure(failure(.noPermissionsToReadFile, url))
         }

@@ -55,6 +55,8 @@ final class LocalFileRequestTests: ServerTestCase {
         XCTAssertEqual((missing.error?.underlyingError as? URLError)?.code, .fileDoesNotExist)
         let folder = await session.request(directory).serializingData().response
         XCTAssertEqual((folder.error?.underlyingError as? URLError)?.code, .fileIsDirectory)
+        let device = await session.request(URL(fileURLWithPath: "/dev/zero")).serializingData().response
+        XCTAssertEqual((device.error?.underlyingError as? URLError)?.code, .cannotOpenFile, "never read without end")
         let url = try file(Data(repeating: 1, count: 600_000))
         let limited = await session.request(url).maximumResponseSize(100_000).serializingData().response
         XCTAssertEqual(limited.error?.isResponseLimitError, true, "\(String(describing: limited.error))")
