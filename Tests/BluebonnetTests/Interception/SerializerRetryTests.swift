@@ -58,4 +58,81 @@ final class SerializerRetryTests: ServerTestCase {
         await fulfillment(of: [done], timeout: 10)
         XCTAssertEqual(handlers.values, ["data", "plain"], "in order, the failed one first")
     }
+
+    // Ported from Alamofire's SessionTests (their last lines read `Session.mutableState`; here, `withAllRequests`).
+
+    func testEachFailingSerializerIsShownToTheRetrierAndTheFirstRetriesOnce() async throws {
+        // Two decodable handlers over an image: the first's failure retries the request once; on the new response
+        // each handler's failure is shown again, and both deliver the decoding error.
+        struct Body: Decodable { let value: String }
+        let adapts = Recorder<Int>()
+        let asked = Recorder<Int>()
+        let interceptor = Interceptor(
+            adaptHandler: { request, _, completion in
+                adapts.append(1)
+                completion(.success(request))
+            },
+            retryHandler: { request, _, _, completion in
+                asked.append(request.retryCount)
+                completion(request.retryCount < 1 ? .retry : .doNotRetry)
+            })
+        let done = expectation(description: "both handlers")
+        done.expectedFulfillmentCount = 2
+        let errors = Recorder<AFError?>()
+        let request = session.request(url("/image/jpeg"), interceptor: interceptor).validate()
+            .responseDecodable(of: Body.self, queue: .global()) { response in
+                errors.append(response.error)
+                done.fulfill()
+            }
+            .responseDecodable(of: Body.self, queue: .global()) { response in
+                errors.append(response.error)
+                done.fulfill()
+            }
+        await fulfillment(of: [done], timeout: 10)
+        XCTAssertEqual(adapts.values.count, 2)
+        XCTAssertEqual(asked.values, [0, 1, 1])
+        XCTAssertEqual(request.retryCount, 1)
+        XCTAssertEqual(errors.values.count, 2)
+        for error in errors.values {
+            XCTAssertEqual(error?.isResponseSerializationError, true)
+            XCTAssertNotNil(error?.underlyingError as? DecodingError, "\(String(describing: error))")
+        }
+        let active: Set<Request> = await withCheckedContinuation { continuation in
+            session.withAllRequests { continuation.resume(returning: $0) }
+        }
+        XCTAssertTrue(active.isEmpty, "nothing stays active")
+    }
+
+    func testARetrierThatFailsForEachSerializerGivesEachHandlerItsOwnError() async throws {
+        struct Body: Decodable { let value: String }
+        struct Refused: Error { let handler: Int }
+        let asked = Recorder<Int>()
+        let retrier = Retrier { _, _, _, completion in
+            asked.append(1)
+            completion(.doNotRetryWithError(Refused(handler: asked.values.count)))
+        }
+        let done = expectation(description: "both handlers")
+        done.expectedFulfillmentCount = 2
+        let errors = Recorder<AFError?>()
+        let request = session.request(url("/image/jpeg"), interceptor: retrier).validate()
+            .responseDecodable(of: Body.self, queue: .main) { response in
+                errors.append(response.error)
+                done.fulfill()
+            }
+            .responseDecodable(of: Body.self, queue: .main) { response in
+                errors.append(response.error)
+                done.fulfill()
+            }
+        await fulfillment(of: [done], timeout: 10)
+        XCTAssertEqual(asked.values.count, 2)
+        XCTAssertEqual(request.retryCount, 0)
+        for (index, error) in errors.values.enumerated() {
+            guard case let .requestRetryFailed(retryError, originalError)? = error else {
+                XCTFail("\(String(describing: error))")
+                continue
+            }
+            XCTAssertEqual((retryError as? Refused)?.handler, index + 1)
+            XCTAssertNotNil(originalError.asAFError?.underlyingError as? DecodingError)
+        }
+    }
 }
