@@ -49,7 +49,7 @@ final class DownloadFileWriter: Sendable {
 
     /// Sets the closure told of each chunk written (on the writer's queue, never an event loop).
     func observeWrites(_ observer: @escaping @Sendable (_ bytes: Int, _ length: Int64) -> Void) {
-        writeObserver.write { $0 = observer }
+        writeObserver.write(observer)
     }
 
     /// - Parameter directory: Where temporary files are made.

@@ -337,12 +337,9 @@ extension DownloadRequest: ResponseBodyConsumer {
                 }
             }
             state.fileBytes = offset ?? 0
-            state.expectedFileLength =
-                response.expectedContentLength >= 0 ? state.fileBytes + response.expectedContentLength : -1
+            state.expectedFileLength = Self.fileLength(start: state.fileBytes, declared: response.expectedContentLength)
             // A declared length past the limit is refused before anything is written.
-            if state.refusal == nil, let limit = state.maximumFileSize, response.expectedContentLength >= 0,
-                state.fileBytes + response.expectedContentLength > limit
-            {
+            if state.refusal == nil, let limit = state.maximumFileSize, state.expectedFileLength > limit {
                 state.refusal = Self.fileTooLarge(limit)
             }
             return (offset, stale)
@@ -363,6 +360,14 @@ extension DownloadRequest: ResponseBodyConsumer {
             return
         }
         writer.write(chunk, readiness: readiness)
+    }
+
+    /// The file's length once a body of the server's `declared` length follows `start` bytes: -1 when the server did
+    /// not say, `Int64.max` when the sum would overflow (a hostile `Content-Length`).
+    static func fileLength(start: Int64, declared: Int64) -> Int64 {
+        guard declared >= 0 else { return -1 }
+        let (sum, overflow) = start.addingReportingOverflow(declared)
+        return overflow ? .max : sum
     }
 
     private static func fileTooLarge(_ limit: Int64) -> AFError {

@@ -208,6 +208,9 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
             headSteps: headSteps,
             followers: followers
         )
+        // Alamofire's task-level events carry `session`: made now, on the caller's thread, rather than lazily by the
+        // first event, which may come from an event loop.
+        if let eventMonitor, !eventMonitor.handledEvents.isDisjoint(with: [.metrics, .other]) { _ = session }
     }
 
     /// The default `logger`: discards everything.
@@ -219,9 +222,9 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
         for request in activeRequests.read() { request.abandonForSessionDeinit() }
         context.transport.shutdown()
         let made = urlSession.read()
-        if let eventMonitor, eventMonitor.handledEvents.contains(.other) {
-            eventMonitor.urlSession(
-                made ?? URLSession(configuration: configurationCopy), didBecomeInvalidWithError: nil)
+        // Made at init whenever a monitor listens for these events.
+        if let eventMonitor, let made, eventMonitor.handledEvents.contains(.other) {
+            eventMonitor.urlSession(made, didBecomeInvalidWithError: nil)
         }
         made?.finishTasksAndInvalidate()
     }

@@ -11,7 +11,7 @@ enum Confinement {
     /// Installed by an engine: whether the calling thread is one of its event loops.
     static func installEventLoopProbe(_ isOnEventLoop: @escaping @Sendable () -> Bool) {
         #if DEBUG
-        probe.write { $0 = isOnEventLoop }
+        probe.write(isOnEventLoop)
         #endif
     }
 

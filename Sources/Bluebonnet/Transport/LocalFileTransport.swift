@@ -1,5 +1,10 @@
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -42,17 +47,26 @@ enum LocalFileTransport {
     private static let chunkSize = 256 * 1024
 
     private static func read(_ url: URL, limit: Int64?, task: LocalFileTask) -> Result<Data, AFError> {
-        let path = url.path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return .failure(failure(.fileDoesNotExist, url))
+        // Opened without waiting (a pipe with no writer would block the open itself), then judged by what was
+        // opened, not by the path, which may change in between: a device or a pipe (`/dev/zero`, a FIFO) never
+        // ends or blocks the reading thread, so regular files only.
+        let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code: URLError.Code =
+                switch errno {
+                case ENOENT, ENOTDIR: .fileDoesNotExist
+                case EACCES, EPERM: .noPermissionsToReadFile
+                default: .cannotOpenFile
+                }
+            return .failure(failure(code, url))
         }
-        guard !isDirectory.boolValue else { return .failure(failure(.fileIsDirectory, url)) }
-        // A device or a pipe (`/dev/zero`, a FIFO) never ends or blocks the reading thread: regular files only.
-        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
-        guard type == .typeRegular else { return .failure(failure(.cannotOpenFile, url)) }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            return .failure(failure(.noPermissionsToReadFile, url))
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return .failure(failure(.cannotOpenFile, url)) }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: return .failure(failure(.fileIsDirectory, url))
+        default: return .failure(failure(.cannotOpenFile, url))
         }
         defer { try? handle.close() }
         var body = Data()

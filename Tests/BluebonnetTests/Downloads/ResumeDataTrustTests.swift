@@ -242,4 +242,12 @@ final class ResumeDataTrustTests: ServerTestCase {
         }
         XCTAssertEqual(halfError as? DownloadResumeError, .malformed)
     }
+
+    /// A resumed download's file length is what it holds plus the `Content-Length` the server declares: a hostile
+    /// `Content-Length` of `Int64.max` after kept bytes overflowed the sum, which traps; it saturates.
+    func testTheFileLengthAfterAHostileContentLengthSaturatesInsteadOfOverflowing() {
+        XCTAssertEqual(DownloadRequest.fileLength(start: 1000, declared: .max), .max)
+        XCTAssertEqual(DownloadRequest.fileLength(start: 1000, declared: 24), 1024)
+        XCTAssertEqual(DownloadRequest.fileLength(start: 1000, declared: -1), -1, "not declared")
+    }
 }

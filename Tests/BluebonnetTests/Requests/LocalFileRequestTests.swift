@@ -1,6 +1,9 @@
 import Bluebonnet
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -57,6 +60,11 @@ final class LocalFileRequestTests: ServerTestCase {
         XCTAssertEqual((folder.error?.underlyingError as? URLError)?.code, .fileIsDirectory)
         let device = await session.request(URL(fileURLWithPath: "/dev/zero")).serializingData().response
         XCTAssertEqual((device.error?.underlyingError as? URLError)?.code, .cannotOpenFile, "never read without end")
+        // A pipe with no writer: opening it for reading would wait for ever.
+        let fifo = directory.appendingPathComponent("pipe")
+        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
+        let pipe = await session.request(fifo).serializingData().response
+        XCTAssertEqual((pipe.error?.underlyingError as? URLError)?.code, .cannotOpenFile, "never blocked on")
         let url = try file(Data(repeating: 1, count: 600_000))
         let limited = await session.request(url).maximumResponseSize(100_000).serializingData().response
         XCTAssertEqual(limited.error?.isResponseLimitError, true, "\(String(describing: limited.error))")

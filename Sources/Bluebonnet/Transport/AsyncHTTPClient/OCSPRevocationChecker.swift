@@ -34,7 +34,7 @@ final class OCSPRevocationChecker: RevocationChecking {
         let done = DispatchSemaphore(value: 0)
         Task {
             let status = await self.check(leaf, requiringAnswer: requiringAnswer)
-            box.write { $0 = status }
+            box.write(status)
             done.signal()
         }
         done.wait()
