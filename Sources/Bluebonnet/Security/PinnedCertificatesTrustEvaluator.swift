@@ -3,16 +3,23 @@ import X509
 
 /// Trusts a server whose chain holds one of the pinned certificates.
 ///
-/// The connection exposes the server's leaf certificate only, so a pinned certificate counts as in the chain when it
-/// is the leaf, when it issued the leaf (its key signed it), or, with `acceptSelfSignedCertificates` and
-/// `performDefaultValidation`, when the handshake verified the chain against the pinned certificates as the only
-/// roots. A pinned root above an intermediate is therefore honoured only with `acceptSelfSignedCertificates`; without
-/// it such a pin fails (closed), never passes.
+/// With `acceptSelfSignedCertificates` (and `performDefaultValidation`), the pinned certificates are the chain's only
+/// trust anchors, as Alamofire makes them: a pinned leaf, a pinned private CA that issued the leaf, or a pinned root
+/// above the server's intermediates is enough, and the chain is still checked (validity dates, CA constraints,
+/// signatures) by swift-certificates' RFC 5280 policy or by the handshake. When every pin is a self-signed root the
+/// handshake verifies the chain against them; when one is not (a leaf, an intermediate), the handshake leaves the
+/// chain to `evaluate`, which verifies the leaf with the pins as anchors.
+///
+/// Without `acceptSelfSignedCertificates`, the chain verifies to the system's roots and a pinned certificate counts
+/// when it is the leaf or issued the leaf (its key signed it). The connection exposes the server's leaf only, so a
+/// pin further up is honoured only as an anchor; otherwise it fails (closed), never passes.
 public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating, TrustRootsProviding {
     private let certificates: [Certificate]
     private let acceptSelfSignedCertificates: Bool
     private let performDefaultValidation: Bool
     private let validateHost: Bool
+    /// Whether every pin is a self-signed root, which the handshake can anchor a chain at.
+    private let pinsAreRoots: Bool
 
     /// Creates an evaluator.
     ///
@@ -32,22 +39,33 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating, Trus
         self.acceptSelfSignedCertificates = acceptSelfSignedCertificates
         self.performDefaultValidation = performDefaultValidation
         self.validateHost = validateHost
+        pinsAreRoots = certificates.allSatisfy { pin in
+            pin.subject == pin.issuer && pin.publicKey.isValidSignature(pin.signature, for: pin)
+        }
     }
 
-    /// Whether the chain is verified first: when `performDefaultValidation` is set.
-    public var requiresTrustedChain: Bool { performDefaultValidation }
+    /// Whether the handshake verifies the chain first: when `performDefaultValidation` is set, unless the pins are
+    /// anchors the handshake cannot use (a leaf or an intermediate), which `evaluate` verifies the chain at instead.
+    public var requiresTrustedChain: Bool { performDefaultValidation && !(pinsAreAnchors && !pinsAreRoots) }
 
-    var trustRoots: TrustRoots { acceptSelfSignedCertificates ? .replacing(certificates) : .system }
+    var trustRoots: TrustRoots { pinsAreAnchors && pinsAreRoots ? .replacing(certificates) : .system }
 
-    /// Checks the host, then that a server certificate is pinned.
+    /// Whether the pins are the chain's only anchors.
+    private var pinsAreAnchors: Bool { acceptSelfSignedCertificates && performDefaultValidation }
+
+    /// Checks the chain when the pins anchor it here, then the host, then that a server certificate is pinned.
     ///
     /// - Parameters:
     ///   - trust: What the connection showed.
     ///   - host:  The host.
     public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
         guard !certificates.isEmpty else { throw AFError.serverTrustEvaluationFailed(reason: .noCertificatesFound) }
+        var anchoredAtPin = pinsAreAnchors && trust.isChainTrusted
+        if pinsAreAnchors && !pinsAreRoots {
+            try trust.verifyChain(anchoredAt: certificates, forHost: host)
+            anchoredAtPin = true
+        }
         if validateHost { try trust.validateHost(host) }
-        let anchoredAtPin = acceptSelfSignedCertificates && performDefaultValidation && trust.isChainTrusted
         guard
             anchoredAtPin || trust.certificates.contains(where: certificates.contains)
                 || certificates.contains(where: { trust.leafIsIssued(by: $0.publicKey, named: $0.subject) })

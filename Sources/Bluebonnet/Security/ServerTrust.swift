@@ -59,6 +59,37 @@ public struct ServerTrust: Sendable {
         return key.isValidSignature(leaf.signature, for: leaf)
     }
 
+    /// Verifies the leaf with `anchors` as the only trust anchors: a leaf that is itself an anchor by its validity
+    /// dates, any other by swift-certificates' RFC 5280 policy (validity at this moment, CA constraints, signatures),
+    /// with the certificates this trust holds beyond the leaf offered as intermediates. Throws `.defaultEvaluationFailed` with the policy's reasons when no anchored chain verifies.
+    func verifyChain(anchoredAt anchors: [Certificate], forHost host: String) throws {
+        guard let leaf = leafCertificate else {
+            throw AFError.serverTrustEvaluationFailed(reason: .noCertificatesFound)
+        }
+        let reasons: [String]
+        if anchors.contains(leaf) {
+            // A pinned leaf is trusted as itself, as SecTrust trusts an anchor it is shown: no issuer to check, but
+            // its validity dates still hold. (RFC 5280's policy refuses a trust root that is not a CA as the end
+            // entity, so it is not asked.)
+            let now = Date()
+            guard leaf.notValidBefore > now || leaf.notValidAfter < now else { return }
+            reasons = [
+                "the pinned certificate is valid from \(leaf.notValidBefore) to \(leaf.notValidAfter), not at \(now)"
+            ]
+        } else {
+            let intermediates = Array(certificates.dropFirst())
+            let result = Offload.wait {
+                var verifier = Verifier(rootCertificates: CertificateStore(anchors)) { RFC5280Policy() }
+                return await verifier.validate(leaf: leaf, intermediates: CertificateStore(intermediates))
+            }
+            guard case let .couldNotValidate(failures) = result else { return }
+            reasons = failures.map { String(describing: $0.policyFailureReason) }
+        }
+        throw AFError.serverTrustEvaluationFailed(
+            reason: .defaultEvaluationFailed(
+                output: .init(host: host, trust: self, error: ChainVerificationError(reasons: reasons))))
+    }
+
     /// Lowercased, without a trailing dot.
     private static func normalised(_ name: String) -> String {
         let lower = name.lowercased()
@@ -77,5 +108,17 @@ public struct ServerTrust: Sendable {
             let first = hostLabels.first, !first.isEmpty
         else { return false }
         return patternLabels.dropFirst().elementsEqual(hostLabels.dropFirst())
+    }
+}
+
+/// Why a chain anchored at pinned certificates did not verify: swift-certificates' policy failures, in its words.
+public struct ChainVerificationError: Error, Sendable, CustomStringConvertible {
+    /// One reason per candidate chain that failed; empty when no chain to an anchor could be built.
+    public let reasons: [String]
+
+    public var description: String {
+        reasons.isEmpty
+            ? "no chain from the server's certificate to a pinned certificate"
+            : "the chain to a pinned certificate did not verify: " + reasons.joined(separator: "; ")
     }
 }

@@ -10,4 +10,19 @@ enum Offload {
     static func run(_ work: @escaping @Sendable () -> Void) {
         queue.async(execute: work)
     }
+
+    /// The result of `work`, run as a task, waited for on the calling thread: for synchronous APIs (a trust
+    /// evaluator's `evaluate`, say) that reach swift-certificates' asynchronous verifier. Call it on this queue only,
+    /// never on an event loop or from a task, whose thread the wait would hold.
+    static func wait<Result: Sendable>(for work: @escaping @Sendable () async -> Result) -> Result {
+        let box = Protected<Result?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            box.write(await work())
+            done.signal()
+        }
+        done.wait()
+        // The task stored its result before it signalled, so the box is never empty here.
+        return box.write { $0! }
+    }
 }

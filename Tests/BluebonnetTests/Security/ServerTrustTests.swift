@@ -146,6 +146,71 @@ final class ServerTrustTests: TLSServerTestCase {
         XCTAssertNotNil(output.error)
     }
 
+    func testAPinnedLeafOrIntermediateIsTheChainsAnchorWithAcceptSelfSigned() async throws {
+        // As in Alamofire, the pins become the only anchors: a pinned leaf, or the private CA that issued it, is
+        // enough although no root anyone trusts stands above it (the handshake alone refused both).
+        let server = try await tlsServer()
+        for pin in [certificates.leaf, certificates.intermediate] {
+            let evaluator = PinnedCertificatesTrustEvaluator(
+                certificates: [pin.certificate], acceptSelfSignedCertificates: true)
+            XCTAssertFalse(
+                evaluator.requiresTrustedChain, "the handshake cannot anchor at a certificate not self-signed")
+            let response = await Self.get(session(evaluator), server, "/bytes/100?seed=5")
+            XCTAssertNil(response.error, "pinned \(pin.certificate.subject): \(String(describing: response.error))")
+            XCTAssertEqual(response.value, SeededBytes.bytes(seed: 5, offset: 0, count: 100))
+        }
+        let mixed = PinnedCertificatesTrustEvaluator(
+            certificates: [certificates.root.certificate, certificates.leaf.certificate],
+            acceptSelfSignedCertificates: true)
+        let mixedResponse = await Self.get(session(mixed), server)
+        XCTAssertNil(mixedResponse.error, String(describing: mixedResponse.error))
+    }
+
+    func testAChainAnchoredAtAPinStillHasItsDatesItsNameAndItsPinChecked() async throws {
+        let other = try TestCertificates()
+        let elsewhere = await Self.get(
+            session(
+                PinnedCertificatesTrustEvaluator(
+                    certificates: [other.intermediate.certificate], acceptSelfSignedCertificates: true)),
+            try await tlsServer())
+        guard case let .defaultEvaluationFailed(output)? = reason(elsewhere) else {
+            return XCTFail("\(String(describing: elsewhere.error))")
+        }
+        XCTAssertEqual(output.host, "127.0.0.1")
+        XCTAssertEqual(output.trust?.leafCertificate, certificates.leaf.certificate)
+        XCTAssertNotNil(output.error as? ChainVerificationError)
+
+        let expired = await Self.get(
+            session(
+                PinnedCertificatesTrustEvaluator(
+                    certificates: [certificates.expiredLeaf.certificate], acceptSelfSignedCertificates: true)),
+            try await tlsServer(presenting: certificates.expiredLeaf))
+        guard case let .defaultEvaluationFailed(expiredOutput)? = reason(expired) else {
+            return XCTFail("\(String(describing: expired.error))")
+        }
+        let why = try XCTUnwrap(expiredOutput.error as? ChainVerificationError)
+        XCTAssertFalse(why.reasons.isEmpty, "a pinned leaf past its notAfter is not trusted")
+
+        let wrongName = await Self.get(
+            session(
+                PinnedCertificatesTrustEvaluator(
+                    certificates: [certificates.wrongNameLeaf.certificate], acceptSelfSignedCertificates: true)),
+            try await tlsServer(presenting: certificates.wrongNameLeaf))
+        guard case .hostValidationFailed? = reason(wrongName) else {
+            return XCTFail("\(String(describing: wrongName.error))")
+        }
+
+        let noDefaultValidation = PinnedCertificatesTrustEvaluator(
+            certificates: [other.intermediate.certificate], acceptSelfSignedCertificates: true,
+            performDefaultValidation: false)
+        let unanchored = await Self.get(session(noDefaultValidation), try await tlsServer())
+        guard case .certificatePinningFailed? = reason(unanchored) else {
+            return XCTFail(
+                "without default validation the pins are matched, not anchored: \(String(describing: unanchored.error))"
+            )
+        }
+    }
+
     func testACertificateForAnotherNameFailsHostValidationUnlessItIsOff() async throws {
         let server = try await tlsServer(presenting: certificates.wrongNameLeaf)
         let root = [certificates.root.certificate]

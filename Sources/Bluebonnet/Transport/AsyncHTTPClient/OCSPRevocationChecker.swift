@@ -30,15 +30,7 @@ final class OCSPRevocationChecker: RevocationChecking {
     private let issuers = Protected<[String: (certificate: Certificate, fetched: Date)]>([:])
 
     func status(of leaf: Certificate, requiringAnswer: Bool) -> RevocationStatus {
-        let box = Protected<RevocationStatus?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let status = await self.check(leaf, requiringAnswer: requiringAnswer)
-            box.write(status)
-            done.signal()
-        }
-        done.wait()
-        return box.write { $0 } ?? .noAnswer("the check did not finish")
+        Offload.wait { await self.check(leaf, requiringAnswer: requiringAnswer) }
     }
 
     private func check(_ leaf: Certificate, requiringAnswer: Bool) async -> RevocationStatus {
