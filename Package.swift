@@ -43,6 +43,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                "CZlib",
             ],
             swiftSettings: noWarnings
         ),

@@ -23,7 +23,9 @@ FOUNDATION = {"Support", "HTTP", "Errors"}
 # responses, the async API, encoders, serializers and validators.
 API = {"Interception", "Events", "Requests", "Responses", "Async", "Encoding", "Serialization", "Validation"}
 # Features plug into the lifecycle's seams and depend on the core, never on each other.
-FEATURES = {"Redirects", "Authentication", "Downloads", "Streaming", "Security", "Cache", "Cookies", "Reachability"}
+FEATURES = {
+    "Redirects", "Authentication", "Downloads", "Streaming", "Security", "Cache", "Cookies", "Reachability", "Compression",
+}
 
 # What each folder may depend on. The lifecycle names no concrete feature and no request kind; only the session
 # names concrete engines and features; only the engine imports NIO or AsyncHTTPClient.

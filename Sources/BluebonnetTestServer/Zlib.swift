@@ -70,4 +70,64 @@ enum Zlib {
         }
         return output
     }
+
+    /// Decodes a zlib or gzip stream fed in pieces, for `/drain`'s compressed uploads.
+    final class Inflater {
+        // At a fixed address: zlib refuses a stream that moved.
+        private let stream: UnsafeMutablePointer<z_stream>
+        private var failed = false
+        /// Whether the stream's end (and its checksum) has been read.
+        private(set) var ended = false
+
+        init?(format: Format) {
+            stream = .allocate(capacity: 1)
+            stream.initialize(to: z_stream())
+            let windowBits: Int32 = format == .gzip ? 15 + 16 : 15
+            guard inflateInit2_(stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+                stream.deinitialize(count: 1)
+                stream.deallocate()
+                return nil
+            }
+        }
+
+        deinit {
+            inflateEnd(stream)
+            stream.deinitialize(count: 1)
+            stream.deallocate()
+        }
+
+        /// The decoded bytes of `input`; `nil` once the stream is corrupt or has bytes after its end.
+        func inflate(_ input: Data) -> Data? {
+            guard !failed else { return nil }
+            if ended { return input.isEmpty ? Data() : nil }
+            var output = Data()
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            let chunkCount = chunk.count
+            var status = Z_OK
+            input.withUnsafeBytes { inBuffer in
+                stream.pointee.next_in = UnsafeMutablePointer(mutating: inBuffer.bindMemory(to: Bytef.self).baseAddress)
+                stream.pointee.avail_in = uInt(inBuffer.count)
+                repeat {
+                    chunk.withUnsafeMutableBytes { outBuffer in
+                        stream.pointee.next_out = outBuffer.bindMemory(to: Bytef.self).baseAddress
+                        stream.pointee.avail_out = uInt(chunkCount)
+                        status = CZlib.inflate(stream, Z_NO_FLUSH)
+                        output.append(contentsOf: outBuffer.prefix(chunkCount - Int(stream.pointee.avail_out)))
+                    }
+                } while status == Z_OK && (stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0)
+                stream.pointee.next_in = nil
+                stream.pointee.next_out = nil
+            }
+            switch status {
+            case Z_STREAM_END:
+                ended = true
+                if stream.pointee.avail_in > 0 { failed = true }
+            case Z_OK, Z_BUF_ERROR:
+                break
+            default:
+                failed = true
+            }
+            return failed ? nil : output
+        }
+    }
 }

@@ -9,6 +9,15 @@ public struct RequestAdapterState: Sendable {
     public let requestID: UUID
     /// The `Session` that runs the request.
     public let session: Session
+    /// For an upload whose body is not in `httpBody`: where an adapter (a request compressor) chooses a coding for
+    /// the body as it streams. `nil` for other requests.
+    let uploadBodyCoding: UploadBodyCodingChoice?
+
+    init(requestID: UUID, session: Session, uploadBodyCoding: UploadBodyCodingChoice? = nil) {
+        self.requestID = requestID
+        self.session = session
+        self.uploadBodyCoding = uploadBodyCoding
+    }
 }
 
 /// Changes a `URLRequest` before each attempt is sent (the first and every retry): adds a token, signs it, or

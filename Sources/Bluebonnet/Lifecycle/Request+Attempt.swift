@@ -151,7 +151,7 @@ extension Request {
             failBeforeExecuting(with: .sessionDeinitialized)
             return
         }
-        let state = RequestAdapterState(requestID: id, session: session)
+        let state = RequestAdapterState(requestID: id, session: session, uploadBodyCoding: makeUploadBodyCodingChoice())
         adapter.adapt(urlRequest, using: state) { [self] result in
             let adapted: URLRequest
             do {

@@ -402,6 +402,9 @@ public class Request: @unchecked Sendable {
     /// Hook for uploads: the body to stream for one hop (0 for the first request, then one per redirect).
     func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? { nil }
 
+    /// Hook for uploads: where this attempt's adapters may choose a coding for the body; `nil` for other requests.
+    func makeUploadBodyCodingChoice() -> UploadBodyCodingChoice? { nil }
+
     /// Hook for subclasses: whether the body can be sent again, to answer a challenge.
     var canResendBody: Bool { true }
 

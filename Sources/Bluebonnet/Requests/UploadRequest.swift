@@ -41,6 +41,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         var cleanedUp = false
         /// How many hops have been handed the body (redirects and retries included).
         var sends = 0
+        /// Where the latest attempt's adapters chose a coding for the body.
+        var codingChoice: UploadBodyCodingChoice?
     }
 
     private let uploadState = Protected(UploadState())
@@ -123,11 +125,12 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     override var sendsUploadBody: Bool { uploadState.read { $0.body != nil } }
 
     override func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? {
-        let (body, sends) = uploadState.write { state -> (UploadBody?, Int) in
+        let (plainBody, sends, coding) = uploadState.write { state -> (UploadBody?, Int, UploadBodyCoding?) in
             state.sends += 1
-            return (state.body, state.sends)
+            return (state.body, state.sends, state.codingChoice?.chosen)
         }
-        guard let body else { return nil }
+        guard let plainBody else { return nil }
+        let body = coding.map(plainBody.coded(with:)) ?? plainBody
         if hop > 0 {
             // A redirect that turned the request into a GET dropped the body; 307 and 308 keep method and body.
             let firstMethod = firstRequest?.httpMethod?.uppercased() ?? "GET"
@@ -139,6 +142,16 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
             throw AFError.sessionTaskFailed(error: URLError(.requestBodyStreamExhausted))
         }
         return body
+    }
+
+    override func makeUploadBodyCodingChoice() -> UploadBodyCodingChoice? {
+        uploadState.write { state -> UploadBodyCodingChoice? in
+            guard let body = state.body else { return nil }
+            let bytes: Data? = if case let .data(data) = body.source { data } else { nil }
+            let choice = UploadBodyCodingChoice(bytesInMemory: bytes)
+            state.codingChoice = choice
+            return choice
+        }
     }
 
     override func cleanup() {

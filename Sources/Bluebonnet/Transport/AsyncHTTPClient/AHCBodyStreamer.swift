@@ -16,7 +16,7 @@ enum AHCBodyStreamer {
     static func body(for upload: UploadBody, eventLoopGroup: any EventLoopGroup, gate: AHCResponseDelegate)
         -> HTTPClient.Body
     {
-        if case let .data(data) = upload.source, data.count <= singleWriteLimit {
+        if case let .data(data) = upload.source, upload.coding == nil, data.count <= singleWriteLimit {
             return .bytes(data)
         }
         return .stream(contentLength: upload.length) { writer in
@@ -42,7 +42,7 @@ private final class BodyPump: @unchecked Sendable {
     private let reader: any BodyChunkReader
     private let writer: HTTPClient.Body.StreamWriter
     private let eventLoop: any EventLoop
-    /// Reading a file or stream blocks, so it runs on NIO's thread pool, never on an event loop.
+    /// Reading a file or a stream blocks, and coding (compressing) is work, so they run off the event loop.
     private let blocks: Bool
     private let length: Int64?
     private let gate: AHCResponseDelegate
@@ -57,7 +57,7 @@ private final class BodyPump: @unchecked Sendable {
         self.writer = writer
         self.eventLoop = eventLoop
         length = upload.length
-        if case .data = upload.source { blocks = false } else { blocks = true }
+        blocks = upload.readingIsWork
     }
 
     func next() -> EventLoopFuture<Void> {
