@@ -80,7 +80,8 @@ open class NetworkReachabilityManager: @unchecked Sendable {
         self.init(watching: nil)
     }
 
-    private init(watching host: String?) {
+    /// Internal so tests can stand in a manager of their own for the kernel.
+    init(watching host: String?) {
         self.host = host
     }
 

@@ -34,6 +34,12 @@ enum TransportErrorMapper {
             {
                 return .cannotFindHost
             }
+            // Every address failed because the kernel has no route to its network: offline, as URLSession says it.
+            if !connectionError.connectionErrors.isEmpty,
+                connectionError.connectionErrors.allSatisfy({ ($0.error as? IOError)?.errnoCode == ENETUNREACH })
+            {
+                return .notConnectedToInternet
+            }
             return .cannotConnectToHost
         }
         if error is SocketAddressError { return .cannotFindHost }
@@ -49,7 +55,9 @@ enum TransportErrorMapper {
             case ECONNREFUSED: return .cannotConnectToHost
             case ECONNRESET, EPIPE: return .networkConnectionLost
             case ETIMEDOUT: return .timedOut
-            case ENETUNREACH, EHOSTUNREACH: return .cannotConnectToHost
+            // No route to the network at all is being offline; no route to one host is that host's trouble.
+            case ENETUNREACH: return .notConnectedToInternet
+            case EHOSTUNREACH: return .cannotConnectToHost
             default: return .unknown
             }
         }
