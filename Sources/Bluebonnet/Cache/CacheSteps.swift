@@ -73,4 +73,8 @@ extension Request {
         setFeature(CachedResponseHandlerOverride.self, to: handler)
         return self
     }
+
+    /// The cached response handler set with `cacheResponse(using:)`, which overrides the session's; `nil` when none
+    /// was set.
+    public var cachedResponseHandler: (any CachedResponseHandler)? { feature(CachedResponseHandlerOverride.self) }
 }

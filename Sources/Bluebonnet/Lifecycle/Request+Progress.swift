@@ -80,6 +80,17 @@ extension Request {
         return self
     }
 
+    /// The upload progress handler added last, with its queue; `nil` when none was added. (Alamofire keeps one
+    /// handler and replaces it; every handler added here is called.)
+    public var uploadProgressHandler: (handler: ProgressHandler, queue: DispatchQueue)? {
+        mutableState.read { $0.progress.upload.handlers.last.map { ($0.handler, $0.queue) } }
+    }
+
+    /// The download progress handler added last, with its queue; `nil` when none was added.
+    public var downloadProgressHandler: (handler: ProgressHandler, queue: DispatchQueue)? {
+        mutableState.read { $0.progress.download.handlers.last.map { ($0.handler, $0.queue) } }
+    }
+
     /// Adds a handler; from now on the `Progress` of `kind` exists and is kept up to date.
     private func addProgressHandler(
         _ kind: ProgressTracking.Kind, queue: DispatchQueue, closure: @escaping ProgressHandler

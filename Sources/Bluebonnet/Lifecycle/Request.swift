@@ -170,6 +170,10 @@ public class Request: @unchecked Sendable {
     public var metrics: RequestTaskMetrics? { mutableState.read { $0.metrics.last } }
     /// What was measured of every attempt, in order: one entry per retry.
     public var allMetrics: [RequestTaskMetrics] { mutableState.read { $0.metrics.all } }
+    /// What was measured of the first attempt.
+    public var firstMetrics: RequestTaskMetrics? { allMetrics.first }
+    /// What was measured of the last attempt: `metrics`.
+    public var lastMetrics: RequestTaskMetrics? { metrics }
 
     // MARK: - Interceptors
 

@@ -56,4 +56,7 @@ extension Request {
         setFeature(RedirectHandlerOverride.self, to: handler)
         return self
     }
+
+    /// The redirect handler set with `redirect(using:)`, which overrides the session's; `nil` when none was set.
+    public var redirectHandler: (any RedirectHandler)? { feature(RedirectHandlerOverride.self) }
 }

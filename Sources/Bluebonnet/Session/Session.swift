@@ -17,6 +17,9 @@ public typealias RequestModifier = @Sendable (inout URLRequest) throws -> Void
 open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelegate {
     // @unchecked: every stored property is immutable; the set of active requests is behind its own lock.
 
+    /// A closure that changes the `URLRequest` a request is made with, as Alamofire names it in `Session`.
+    public typealias RequestModifier = Bluebonnet.RequestModifier
+
     /// The shared `Session`, used by `AF`; it lives for the whole process. It posts Alamofire's notifications.
     public static let `default` = Session(eventMonitors: [AlamofireNotifications()])
 

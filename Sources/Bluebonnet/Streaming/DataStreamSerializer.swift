@@ -71,14 +71,15 @@ extension DataStreamSerializer {
     /// - Parameters:
     ///   - type:         `Decodable` type to decode from stream data.
     ///   - decoder:      `DataDecoder` used to decode incoming `Data`. `JSONDecoder()` by default.
-    ///   - preprocessor: `DataPreprocessor` used to process incoming `Data`. `PassthroughPreprocessor()` by default.
+    ///   - dataPreprocessor: `DataPreprocessor` used to process incoming `Data`. `PassthroughPreprocessor()` by
+    ///                       default.
     /// - Returns: The serializer.
     public static func decodable<T: Decodable>(
         of type: T.Type, decoder: any DataDecoder = JSONDecoder(),
-        preprocessor: any DataPreprocessor = PassthroughPreprocessor()
+        dataPreprocessor: any DataPreprocessor = PassthroughPreprocessor()
     ) -> Self
     where Self == DecodableStreamSerializer<T> {
-        DecodableStreamSerializer<T>(decoder: decoder, dataPreprocessor: preprocessor)
+        DecodableStreamSerializer<T>(decoder: decoder, dataPreprocessor: dataPreprocessor)
     }
 }
 
