@@ -148,7 +148,7 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
             configuration.timeoutIntervalForResource > 0 ? configuration.timeoutIntervalForResource : nil
         let maximumConnections =
             configuration.httpMaximumConnectionsPerHost > 0 ? configuration.httpMaximumConnectionsPerHost : 8
-        let engine =
+        let network =
             Self.injectedTransport
             ?? AsyncHTTPClientTransport(
                 configuration: TransportConfiguration(
@@ -158,6 +158,14 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
                     tls: tls,
                     proxies: ProxyConfiguration(dictionary: configuration.connectionProxyDictionary)
                 ))
+        // The configuration's `URLProtocol` classes answer the hops they accept, below the cache as URLSession's
+        // protocols load beneath its cache; none configured costs nothing.
+        let engine: any HTTPTransport =
+            if let classes = URLProtocolTransport.protocolClasses(of: configuration) {
+                URLProtocolTransport(base: network, protocolClasses: classes, requestTimeout: requestTimeout)
+            } else {
+                network
+            }
         // `HTTPCache`, or another `URLCache` set on purpose. Not the default `URLCache.shared`: FoundationNetworking's
         // disk store took 80 ms a response, which every default session would pay.
         let store: (any ResponseStore)? =
