@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "Bluebonnet", targets: ["Bluebonnet"]),
         .library(name: "BluebonnetTestServer", targets: ["BluebonnetTestServer"]),
+        .library(name: "BluebonnetTesting", targets: ["BluebonnetTesting"]),
         .executable(name: "bonnet", targets: ["bonnet"]),
     ],
     dependencies: [
@@ -69,6 +70,11 @@ let package = Package(
             ],
             swiftSettings: noWarnings
         ),
+        .target(
+            name: "BluebonnetTesting",
+            dependencies: ["Bluebonnet", "BluebonnetTestServer"],
+            swiftSettings: noWarnings
+        ),
         .executableTarget(
             name: "bonnet",
             dependencies: [
@@ -83,6 +89,7 @@ let package = Package(
             dependencies: [
                 "Bluebonnet",
                 "BluebonnetTestServer",
+                "BluebonnetTesting",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
