@@ -16,6 +16,8 @@ final class StubProtocol: URLProtocol {
         var redirect: URL?
         /// Never answers, for cancellation and timeouts.
         var hangs = false
+        /// Declares a cached response valid instead of loading.
+        var cached = false
     }
 
     /// What the stubs answer and what they saw; a lock guards it, for `startLoading` runs on Bluebonnet's queue.
@@ -73,6 +75,13 @@ final class StubProtocol: URLProtocol {
         if let target = stub.redirect {
             let response = HTTPURLResponse(url: url, statusCode: 302, httpVersion: nil, headerFields: [:])!
             client.urlProtocol(self, wasRedirectedTo: URLRequest(url: target), redirectResponse: response)
+            return
+        }
+        if stub.cached {
+            let response = HTTPURLResponse(
+                url: url, statusCode: stub.status, httpVersion: "HTTP/1.1", headerFields: stub.headers)!
+            let cached = CachedURLResponse(response: response, data: stub.chunks.reduce(Data(), +))
+            client.urlProtocol(self, cachedResponseIsValid: cached)
             return
         }
         if let error = stub.error {
@@ -207,6 +216,41 @@ final class URLProtocolTests: ServerTestCase {
             if case let .success(chunk)? = stream.result { streamed.append(chunk) }
         }
         XCTAssertEqual(streamed, chunks.reduce(Data(), +))
+    }
+
+    func testACachedResponseTheStubDeclaresValidIsServedAsFromTheCache() async throws {
+        let url = stubURL("/cached")
+        registry.register(
+            url, .init(headers: ["Content-Type": "text/plain"], chunks: [Data("kept".utf8)], cached: true))
+        let response = await stubbedSession().request(url).serializingString().response
+        XCTAssertEqual(response.value, "kept", String(describing: response.error))
+        XCTAssertEqual(response.metrics?.transactionMetrics.first?.resourceFetchType, .localCache)
+    }
+
+    func testProgressAndEventMonitorsSeeAStubbedRequestAsAnyOther() async throws {
+        let url = stubURL("/progress")
+        let chunks = (0..<4).map { patternedData(count: 25_000, seed: UInt8($0)) }
+        registry.register(url, .init(headers: ["Content-Length": "100000"], chunks: chunks))
+        let queue = DispatchQueue(label: "monitor")
+        let events = Recorder<String>()
+        let monitor = ClosureEventMonitor(queue: queue)
+        monitor.requestDidResume = { _ in events.append("resumed") }
+        monitor.requestDidFinish = { _ in events.append("finished") }
+        monitor.requestDidParseResponse = { _, response in
+            events.append("parsed \(response.response?.statusCode ?? 0)")
+        }
+        let configuration = URLSessionConfiguration.af.default
+        configuration.protocolClasses = [StubProtocol.self]
+        let monitored = Session(configuration: configuration, eventMonitors: [monitor])
+        let progress = Recorder<Double>()
+        let response = await monitored.request(url).downloadProgress(queue: queue) {
+            progress.append($0.fractionCompleted)
+        }.response(queue: queue) { _ in }.serializingData().response
+        monitored.drain()
+        XCTAssertEqual(response.value?.count, 100_000, String(describing: response.error))
+        XCTAssertEqual(progress.values.last, 1.0)
+        XCTAssertGreaterThan(progress.values.count, 1, "progress per chunk: \(progress.values)")
+        XCTAssertEqual(Set(events.values), ["resumed", "parsed 200", "finished"])
     }
 
     func testCancellingOrTimingOutStopsTheProtocolAndALargeBodyIsRefused() async throws {
