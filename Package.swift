@@ -90,6 +90,7 @@ let package = Package(
                 "Bluebonnet",
                 "BluebonnetTestServer",
                 "BluebonnetTesting",
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],

@@ -25,6 +25,7 @@ API = {"Interception", "Events", "Requests", "Responses", "Async", "Encoding", "
 # Features plug into the lifecycle's seams and depend on the core, never on each other.
 FEATURES = {
     "Redirects", "Authentication", "Downloads", "Streaming", "Security", "Cache", "Cookies", "Reachability", "Compression",
+    "Observability",
 }
 
 # What each folder may depend on. The lifecycle names no concrete feature and no request kind; only the session

@@ -257,6 +257,7 @@ extension Request {
                 of: self, features: features)
             prepared.body = try uploadBody(for: urlRequest, hop: hop)
             if let body = prepared.body { didStartSendingBody(length: body.length) }
+            observer?.hopWillSend(&prepared)
         } catch {
             hopDidComplete(.failure(error.asAFError(or: .createURLRequestFailed(error: error))), body: nil)
             return
@@ -352,6 +353,7 @@ extension Request {
             return (action, endAttempt(&state, at: now, error: failure))
         }
         ended?()
+        observer?.hopDidEnd(error: failure)
         if let logger = context.logger {
             let status = mutableState.read { $0.response?.statusCode }
             logger.debug(
@@ -444,6 +446,7 @@ extension Request: TransportSink {
         protocolName: String, setCookieFields: [String]
     ) -> TransportHeadReply {
         let now = Timeline.now()
+        observer?.hopDidReceive(response)
         let consumer = bodyConsumer
         let headSteps = context.headSteps
         let (streams, head, ownStep) = mutableState.write {

@@ -92,6 +92,9 @@ public class Request: @unchecked Sendable {
         }
     }
 
+    /// What watches the request from outside (tracing), if anything does.
+    let observer: (any RequestObserving)?
+
     init(
         id: UUID = UUID(),
         underlyingQueue: DispatchQueue,
@@ -113,6 +116,8 @@ public class Request: @unchecked Sendable {
         sessionMonitoredEvents = EventKinds.handled(by: eventMonitor)
         self.context = context
         self.lifecycleDelegate = delegate
+        // Made here, on the caller's thread, so a trace's parent is the caller's context when the request was made.
+        observer = context.observers?.makeObserver()
         let creation: RequestStateMachine.Policy.Creation
         if context.createsRequestsOnResume && !makesURLRequestOnRequestQueue {
             creation = .onResume
@@ -468,6 +473,7 @@ public class Request: @unchecked Sendable {
             return (inline, ended)
         }
         ended?()
+        if let observer { observer.requestDidFinish(response: mutableState.read { $0.response }, error: error) }
         context.logger?.debug("completed", metadata: logMetadata(["error": "\(Self.logName(of: error))"]))
         guard inline else {
             serializationQueue.async { [self] in runFinish(validated: outcome.validated, inline: false) }

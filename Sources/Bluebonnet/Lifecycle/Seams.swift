@@ -96,3 +96,24 @@ protocol HopFollowing: Sendable {
     /// On the engine's thread once the hop's body arrived: `nil` when the follower does not take the response.
     func examine(_ facts: HopFacts) -> HopExamination?
 }
+
+// MARK: - Watching a request from outside
+
+/// Makes, for each request, what watches it from outside its lifecycle (a tracer's spans). Asked once, on the thread
+/// that makes the request, so it can capture that thread's task-local context.
+protocol RequestObserverMaking: Sendable {
+    func makeObserver() -> any RequestObserving
+}
+
+/// Told of a request's hops and of its end. Calls are serial for one request, come from any thread (an event loop
+/// for the head and the end of a hop, which is bookkeeping only), and never under the request's lock.
+protocol RequestObserving: Sendable {
+    /// A hop is about to leave; headers appended here go with it (a trace context).
+    func hopWillSend(_ hop: inout TransportRequest)
+    /// The hop's response head arrived.
+    func hopDidReceive(_ response: HTTPURLResponse)
+    /// The hop ended: with its error, or `nil` once its body arrived.
+    func hopDidEnd(error: AFError?)
+    /// The request ended, with its last response and its error.
+    func requestDidFinish(response: HTTPURLResponse?, error: AFError?)
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -111,6 +112,9 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
     ///                               `maximumResponseSize(_:)`. 100 MiB by default; `nil` for no limit.
     ///   - logger:                   Where request lifecycle lines go (never a header or a query string). Discards
     ///                               everything by default.
+    ///   - tracer:                   Traces every request: a client span per request, parented on the caller's
+    ///                               context, with a span per hop whose context goes to the server. `nil` (the
+    ///                               tracer bootstrapped in `InstrumentationSystem`, if any) by default.
     public init(
         configuration: URLSessionConfiguration = URLSessionConfiguration.af.default,
         rootQueue: DispatchQueue = DispatchQueue(label: "org.bluebonnet.session.rootQueue"),
@@ -125,7 +129,8 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
         cachedResponseHandler: (any CachedResponseHandler)? = nil,
         eventMonitors: [any EventMonitor] = [],
         maximumResponseSize: Int64? = Session.defaultMaximumResponseSize,
-        logger: Logger = Session.disabledLogger
+        logger: Logger = Session.disabledLogger,
+        tracer: (any Tracer)? = nil
     ) {
         self.requestSetup = requestSetup
         // A copy, as URLSession keeps: later changes to the caller's configuration change nothing here.
@@ -217,7 +222,10 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
             logger: sessionLogger,
             preparers: preparers,
             headSteps: headSteps,
-            followers: followers
+            followers: followers,
+            // No tracer bootstrapped and none given: nothing is traced, and nothing is paid for it.
+            observers: (tracer ?? (InstrumentationSystem.tracer is NoOpTracer ? nil : InstrumentationSystem.tracer))
+                .map { RequestTracing(tracer: $0) }
         )
         // Alamofire's task-level events carry `session`: made now, on the caller's thread, rather than lazily by the
         // first event, which may come from an event loop.

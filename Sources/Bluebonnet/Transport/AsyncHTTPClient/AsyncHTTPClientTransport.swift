@@ -60,9 +60,10 @@ final class AsyncHTTPClientTransport: HTTPTransport {
                 connect: Self.timeAmount(min(configuration.requestTimeout, 60)), read: nil),
             decompression: .enabled(limit: .ratio(Self.decompressionRatioLimit))
         )
-        // With no tracer bootstrapped, AsyncHTTPClient would still start and end a no-op span per request (about
-        // 26,000 instructions of a small GET's); with one, its spans stay until Bluebonnet records its own.
-        if InstrumentationSystem.tracer is NoOpTracer { config.tracing.tracer = nil }
+        // Bluebonnet traces each request and hop itself (`Observability/`): AsyncHTTPClient's own span per underlying
+        // request would be a duplicate with no parent, and with no tracer bootstrapped it still costs a no-op span
+        // (about 26,000 instructions of a small GET's).
+        config.tracing.tracer = nil
         config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = configuration.maximumConnectionsPerHost
         // A refused or unresolvable host fails the request at once, as URLSession does, rather than retrying
         // until the timeout.

@@ -1,0 +1,168 @@
+import Foundation
+import Tracing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Traces requests with swift-distributed-tracing, as OpenTelemetry's HTTP client conventions describe.
+///
+/// Each `Request` is one client span named by its method, parented on the caller's context as it was when the request
+/// was made (the task-local `ServiceContext.current`, captured then, so the completion-handler API keeps it too).
+/// Under it, each physical request (the first hop, every redirect, every answered challenge, every retry) is a client
+/// span of its own, as the conventions recommend for resent requests: each has its own timing, status and
+/// `http.request.resend_count`, and it is that hop's context, injected through the tracer's propagation into the
+/// hop's headers (`traceparent`/`tracestate` with swift-otel), that the server continues. Nothing secret is an
+/// attribute: `url.full` has no user info, and its query values read `REDACTED`.
+struct RequestTracing: RequestObserverMaking {
+    let tracer: any Tracer
+
+    func makeObserver() -> any RequestObserving {
+        RequestTrace(tracer: tracer, parent: ServiceContext.current ?? .topLevel)
+    }
+}
+
+/// One request's spans.
+final class RequestTrace: RequestObserving {
+    private struct State {
+        var request: (any Span)?
+        var hop: (any Span)?
+        var hops = 0
+        var method = "GET"
+        var url: URL?
+    }
+
+    private let tracer: any Tracer
+    private let parent: ServiceContext
+    private let state = Protected(State())
+
+    init(tracer: any Tracer, parent: ServiceContext) {
+        self.tracer = tracer
+        self.parent = parent
+    }
+
+    func hopWillSend(_ hop: inout TransportRequest) {
+        let method = hop.urlRequest.httpMethod?.uppercased() ?? "GET"
+        let url = hop.urlRequest.url
+        let (request, resends) = state.write { state -> ((any Span)?, Int) in
+            state.method = state.hops == 0 ? method : state.method
+            if state.url == nil { state.url = url }
+            state.hops += 1
+            return (state.request, state.hops - 1)
+        }
+        let parentSpan = request ?? startRequestSpan(method: method, url: url)
+        let span = tracer.startSpan(method, context: parentSpan.context, ofKind: .client)
+        Self.describe(span, method: method, url: url)
+        if resends > 0 { span.attributes["http.request.resend_count"] = resends }
+        state.write { $0.hop = span }
+        var headers = HeaderCarrier(fields: hop.headers)
+        tracer.inject(span.context, into: &headers, using: HeaderInjector())
+        hop.headers = headers.fields
+    }
+
+    func hopDidReceive(_ response: HTTPURLResponse) {
+        guard let span = state.read({ $0.hop }) else { return }
+        span.attributes["http.response.status_code"] = response.statusCode
+        if response.statusCode >= 400 {
+            span.attributes["error.type"] = String(response.statusCode)
+            span.setStatus(SpanStatus(code: .error))
+        }
+    }
+
+    func hopDidEnd(error: AFError?) {
+        let span = state.write { state -> (any Span)? in
+            defer { state.hop = nil }
+            return state.hop
+        }
+        guard let span else { return }
+        if let error { Self.fail(span, with: error) }
+        span.end()
+    }
+
+    func requestDidFinish(response: HTTPURLResponse?, error: AFError?) {
+        // A hop still open ended with the request (cancelled while it was on the wire).
+        if state.read({ $0.hop }) != nil { hopDidEnd(error: error ?? .explicitlyCancelled) }
+        let (existing, hops, method, url) = state.read { ($0.request, $0.hops, $0.method, $0.url) }
+        // A request that failed before any hop left (its adapter failed, its URL was refused) still has its span.
+        let span = existing ?? startRequestSpan(method: method, url: url)
+        if hops > 1 { span.attributes["http.request.resend_count"] = hops - 1 }
+        if let status = response?.statusCode {
+            span.attributes["http.response.status_code"] = status
+            if status >= 400, error == nil {
+                span.attributes["error.type"] = String(status)
+                span.setStatus(SpanStatus(code: .error))
+            }
+        }
+        if let error { Self.fail(span, with: error) }
+        span.end()
+    }
+
+    private func startRequestSpan(method: String, url: URL?) -> any Span {
+        let span = tracer.startSpan(method, context: parent, ofKind: .client)
+        Self.describe(span, method: method, url: url)
+        state.write { $0.request = span }
+        return span
+    }
+
+    private static func describe(_ span: any Span, method: String, url: URL?) {
+        span.attributes["http.request.method"] = method
+        guard let url else { return }
+        span.attributes["url.full"] = redacted(url)
+        if let host = url.host { span.attributes["server.address"] = host }
+        if let port = url.port ?? defaultPort(of: url.scheme) { span.attributes["server.port"] = port }
+    }
+
+    private static func fail(_ span: any Span, with error: AFError) {
+        span.attributes["error.type"] = errorType(of: error)
+        span.setStatus(SpanStatus(code: .error))
+        span.recordError(error)
+    }
+
+    /// `url` without user info or fragment, its query values replaced by `REDACTED`.
+    static func redacted(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "" }
+        components.user = nil
+        components.password = nil
+        components.fragment = nil
+        components.queryItems = components.queryItems?.map {
+            URLQueryItem(name: $0.name, value: $0.value == nil ? nil : "REDACTED")
+        }
+        return components.string ?? ""
+    }
+
+    private static func defaultPort(of scheme: String?) -> Int? {
+        switch scheme?.lowercased() {
+        case "https", "wss": 443
+        case "http", "ws": 80
+        default: nil
+        }
+    }
+
+    /// A low-cardinality name for `error`: the `AFError` case, with the `URLError` code of a task failure.
+    static func errorType(of error: AFError) -> String {
+        switch error {
+        case let .sessionTaskFailed(underlying):
+            if let urlError = underlying as? URLError { return "URLError(\(urlError.code.rawValue))" }
+            return "sessionTaskFailed"
+        case .explicitlyCancelled: return "cancelled"
+        default:
+            let mirror = Mirror(reflecting: error)
+            return mirror.children.first?.label ?? "\(error)".prefix { $0 != "(" && $0 != " " }.description
+        }
+    }
+}
+
+/// A hop's header fields, as a carrier a tracer injects into.
+struct HeaderCarrier: Sendable {
+    var fields: [(name: String, value: String)]
+}
+
+/// Appends a field to the hop, replacing one of the same name (a caller's stale `traceparent`).
+struct HeaderInjector: Injector {
+    func inject(_ value: String, forKey key: String, into carrier: inout HeaderCarrier) {
+        // The hop's headers were validated already: a field that could split the request is not added.
+        let forbidden: (Character) -> Bool = { $0 == "\r" || $0 == "\n" || $0 == "\0" }
+        guard !key.isEmpty, !key.contains(where: forbidden), !value.contains(where: forbidden) else { return }
+        carrier.fields.removeAll { $0.name.caseInsensitiveCompare(key) == .orderedSame }
+        carrier.fields.append((key, value))
+    }
+}

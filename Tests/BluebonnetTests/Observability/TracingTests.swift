@@ -1,0 +1,164 @@
+@testable import Bluebonnet
+import BluebonnetTestServer
+import Foundation
+import InMemoryTracing
+import Tracing
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The span tree a request makes, with a tracer given to the session (bootstrapping is once per process): a client
+/// span per request parented on the caller's span, a client span per hop under it, the hop's context at the server,
+/// OpenTelemetry's attributes, and errors.
+final class TracingTests: ServerTestCase {
+    private var tracer: InMemoryTracer!
+    private var traced: Session!
+
+    override func setUp() async throws {
+        try await super.setUp()
+        tracer = InMemoryTracer()
+        traced = Session(tracer: tracer)
+    }
+
+    /// Runs `body` inside a caller's span, as a server handler runs inside its request's span.
+    private func inCallerSpan<T>(_ body: () async throws -> T) async rethrows -> (T, caller: String) {
+        let caller = tracer.startSpan("caller", context: .topLevel, ofKind: .server)
+        let result = try await ServiceContext.$current.withValue(caller.context) { try await body() }
+        caller.end()
+        return (result, caller.spanID)
+    }
+
+    private func spans(named name: String) -> [FinishedInMemorySpan] {
+        tracer.finishedSpans.filter { $0.operationName == name }
+    }
+
+    /// The request's span (parented outside the request) and its hop spans, in order.
+    private func tree(file: StaticString = #filePath, line: UInt = #line) throws -> (
+        request: FinishedInMemorySpan, hops: [FinishedInMemorySpan]
+    ) {
+        let spans = tracer.finishedSpans.filter { $0.operationName != "caller" }
+        let ids = Set(spans.map(\.spanID))
+        let roots = spans.filter { !ids.contains($0.parentSpanID ?? "") }
+        XCTAssertEqual(roots.count, 1, "one span per request: \(spans.map(\.operationName))", file: file, line: line)
+        let request = try XCTUnwrap(roots.first, file: file, line: line)
+        let hops = spans.filter { $0.parentSpanID == request.spanID }
+        XCTAssertEqual(hops.count + 1, spans.count, "every other span is a hop under it", file: file, line: line)
+        return (request, hops)
+    }
+
+    func testAPlainRequestIsAClientSpanUnderTheCallerWithOneHopWhoseContextReachesTheServer() async throws {
+        let (echo, caller) = try await inCallerSpan {
+            try json(
+                try await traced.request(
+                    url("/headers").replacingOccurrences(of: "://", with: "://user:secret@") + "?token=abc&x=1"
+                )
+                .serializingData().value)
+        }
+        let (request, hops) = try tree()
+        XCTAssertEqual(request.parentSpanID, caller, "parented on the caller's span")
+        XCTAssertEqual(request.operationName, "GET")
+        XCTAssertEqual(request.kind, .client)
+        XCTAssertEqual(hops.count, 1)
+        let hop = try XCTUnwrap(hops.first)
+        XCTAssertEqual(hop.kind, .client)
+        XCTAssertEqual(hop.traceID, request.traceID)
+        XCTAssertEqual(request.attributes.get("http.request.method")?.toSpanAttribute(), "GET")
+        XCTAssertEqual(request.attributes.get("http.response.status_code")?.toSpanAttribute(), 200)
+        XCTAssertEqual(hop.attributes.get("http.response.status_code")?.toSpanAttribute(), 200)
+        XCTAssertEqual(request.attributes.get("server.address")?.toSpanAttribute(), "127.0.0.1")
+        let port = try XCTUnwrap(URL(string: url("/"))?.port)
+        XCTAssertEqual(request.attributes.get("server.port")?.toSpanAttribute(), .int64(Int64(port)))
+        guard case let .string(full)? = request.attributes.get("url.full")?.toSpanAttribute() else {
+            return XCTFail("no url.full")
+        }
+        XCTAssertTrue(full.hasSuffix("/headers?token=REDACTED&x=REDACTED"), full)
+        XCTAssertFalse(full.contains("secret") || full.contains("user"), "no user info: \(full)")
+        XCTAssertNil(request.attributes.get("error.type"))
+        XCTAssertNil(request.status)
+        let headers = try XCTUnwrap(echo["headers"] as? [String: String])
+        XCTAssertEqual(headers["In-Memory-Span-Id"], hop.spanID, "the server continues the hop's span: \(headers)")
+        XCTAssertEqual(headers["In-Memory-Trace-Id"], hop.traceID)
+    }
+
+    func testARedirectAndARetryAreHopsWithTheirResendCount() async throws {
+        _ = try await traced.request(url("/redirect-to?url=/get&status_code=302")).serializingData().value
+        var (request, hops) = try tree()
+        XCTAssertEqual(hops.count, 2)
+        XCTAssertEqual(hops.map { $0.attributes.get("http.response.status_code")?.toSpanAttribute() }, [302, 200])
+        XCTAssertNil(hops[0].attributes.get("http.request.resend_count"))
+        XCTAssertEqual(hops[1].attributes.get("http.request.resend_count")?.toSpanAttribute(), 1)
+        XCTAssertEqual(request.attributes.get("http.request.resend_count")?.toSpanAttribute(), 1)
+        XCTAssertEqual(request.attributes.get("http.response.status_code")?.toSpanAttribute(), 200)
+
+        tracer.clearAll()
+        let retried = await traced.request(
+            url("/status/503"), interceptor: RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0.01)
+        ).validate().serializingData().response
+        XCTAssertNotNil(retried.error)
+        (request, hops) = try tree()
+        XCTAssertEqual(hops.count, 2, "the first attempt and its retry")
+        XCTAssertEqual(hops.map { $0.status?.code }, [.error, .error], "a 503 is an error on the hop")
+        XCTAssertEqual(hops.map { $0.attributes.get("error.type")?.toSpanAttribute() }, ["503", "503"])
+        XCTAssertEqual(request.status?.code, .error, "a validation failure is the request's error")
+        XCTAssertEqual(request.attributes.get("error.type")?.toSpanAttribute(), "responseValidationFailed")
+    }
+
+    func testAnAnsweredChallengeIsAHopAndARefusedConnectionStillRecordsSpans() async throws {
+        _ = try await traced.request(url("/basic-auth/user/pass")).authenticate(username: "user", password: "pass")
+            .validate().serializingData().value
+        let (_, hops) = try tree()
+        XCTAssertEqual(hops.map { $0.attributes.get("http.response.status_code")?.toSpanAttribute() }, [401, 200])
+
+        tracer.clearAll()
+        let closed = try await TestServer.start()
+        let port = closed.port
+        await closed.stop()
+        let refused = await traced.request("http://127.0.0.1:\(port)/get").serializingData().response
+        XCTAssertEqual(refused.error?.urlErrorCode, .cannotConnectToHost)
+        let (request, refusedHops) = try tree()
+        XCTAssertEqual(refusedHops.count, 1)
+        XCTAssertEqual(refusedHops.first?.status?.code, .error)
+        XCTAssertEqual(refusedHops.first?.attributes.get("error.type")?.toSpanAttribute(), "URLError(-1004)")
+        XCTAssertEqual(request.status?.code, .error)
+        XCTAssertEqual(refusedHops.first?.errors.count, 1)
+    }
+
+    func testTheCompletionHandlerAPIKeepsTheCallersContextAndACancelledRequestEndsItsSpans() async throws {
+        let (_, caller) = await inCallerSpan {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                // Handled later, on the main queue, where the caller's task-local context is long gone.
+                traced.request(url("/delay/0.2")).response { _ in done.resume() }
+            }
+        }
+        let (request, _) = try tree()
+        XCTAssertEqual(request.parentSpanID, caller)
+
+        tracer.clearAll()
+        let request2 = traced.request(url("/delay/5"))
+        let task = Task { await request2.serializingData().response }
+        await arrival(of: "/delay/5")
+        request2.cancel()
+        _ = await task.value
+        let (cancelled, hops) = try tree()
+        XCTAssertEqual(cancelled.attributes.get("error.type")?.toSpanAttribute(), "cancelled")
+        XCTAssertEqual(hops.count, 1, "the hop on the wire ended with the request")
+        XCTAssertTrue(tracer.activeSpans.isEmpty, "no span is left open")
+    }
+
+    func testNothingIsTracedWithoutATracerAndAnAdaptationFailureStillHasASpan() async throws {
+        let untraced = Session()
+        _ = try await untraced.request(url("/get")).serializingData().value
+        XCTAssertTrue(tracer.finishedSpans.isEmpty)
+        XCTAssertNil(untraced.request(url("/get")).observer, "no observer, so nothing is paid for tracing")
+
+        struct Refused: Error {}
+        let failing = await traced.request(
+            url("/get"), interceptor: Adapter { _, _, completion in completion(.failure(Refused())) }
+        ).serializingData().response
+        XCTAssertNotNil(failing.error)
+        let (request, hops) = try tree()
+        XCTAssertTrue(hops.isEmpty)
+        XCTAssertEqual(request.attributes.get("error.type")?.toSpanAttribute(), "requestAdaptationFailed")
+    }
+}
