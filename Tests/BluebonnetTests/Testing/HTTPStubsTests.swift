@@ -98,6 +98,20 @@ final class HTTPStubsTests: ServerTestCase {
         XCTAssertEqual((failed.error?.underlyingError as? URLError)?.code, .networkConnectionLost)
     }
 
+    func testAChallengeFromAStubIsAnsweredOnceWithTheCredential() async throws {
+        let stubs = HTTPStubs()
+        stubs.stub(
+            .get, "https://auth.example.com/private",
+            .string("who?", status: 401, headers: ["WWW-Authenticate": #"Basic realm="stubs""#]), .string("welcome"))
+        let session = Session(stubs: stubs)
+        let body = try await session.request("https://auth.example.com/private")
+            .authenticate(username: "user", password: "pass").validate().serializingString().value
+        XCTAssertEqual(body, "welcome")
+        XCTAssertEqual(stubs.requests.count, 2)
+        XCTAssertNil(stubs.requests[0].headers["Authorization"])
+        XCTAssertEqual(stubs.requests[1].headers["Authorization"], "Basic dXNlcjpwYXNz")
+    }
+
     func testADelayIsHonouredAndATimeoutStopsTheStub() async throws {
         let stubs = HTTPStubs()
         stubs.stub("https://slow.example.com/a", StubResponse.string("late").delayed(by: 5))
