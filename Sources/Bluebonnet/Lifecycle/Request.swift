@@ -473,7 +473,7 @@ public class Request: @unchecked Sendable {
             return (inline, ended)
         }
         ended?()
-        if let observer { observer.requestDidFinish(response: mutableState.read { $0.response }, error: error) }
+        if let observer { observer.requestDidFinish(self, response: mutableState.read { $0.response }, error: error) }
         context.logger?.debug("completed", metadata: logMetadata(["error": "\(Self.logName(of: error))"]))
         guard inline else {
             serializationQueue.async { [self] in runFinish(validated: outcome.validated, inline: false) }

@@ -114,6 +114,42 @@ protocol RequestObserving: Sendable {
     func hopDidReceive(_ response: HTTPURLResponse)
     /// The hop ended: with its error, or `nil` once its body arrived.
     func hopDidEnd(error: AFError?)
-    /// The request ended, with its last response and its error.
-    func requestDidFinish(response: HTTPURLResponse?, error: AFError?)
+    /// The request ended, with its last response and its error; its public state (metrics, retries) is final.
+    func requestDidFinish(_ request: Request, response: HTTPURLResponse?, error: AFError?)
+}
+
+/// Several observers as one, each told in order.
+struct CompositeRequestObserving: RequestObserving, RequestObserverMaking {
+    let observers: [any RequestObserving]
+    let makers: [any RequestObserverMaking]
+
+    init(makers: [any RequestObserverMaking]) {
+        self.makers = makers
+        observers = []
+    }
+
+    private init(observers: [any RequestObserving]) {
+        self.observers = observers
+        makers = []
+    }
+
+    func makeObserver() -> any RequestObserving {
+        CompositeRequestObserving(observers: makers.map { $0.makeObserver() })
+    }
+
+    func hopWillSend(_ hop: inout TransportRequest) {
+        for observer in observers { observer.hopWillSend(&hop) }
+    }
+
+    func hopDidReceive(_ response: HTTPURLResponse) {
+        for observer in observers { observer.hopDidReceive(response) }
+    }
+
+    func hopDidEnd(error: AFError?) {
+        for observer in observers { observer.hopDidEnd(error: error) }
+    }
+
+    func requestDidFinish(_ request: Request, response: HTTPURLResponse?, error: AFError?) {
+        for observer in observers { observer.requestDidFinish(request, response: response, error: error) }
+    }
 }

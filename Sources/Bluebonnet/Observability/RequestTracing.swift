@@ -78,7 +78,7 @@ final class RequestTrace: RequestObserving {
         span.end()
     }
 
-    func requestDidFinish(response: HTTPURLResponse?, error: AFError?) {
+    func requestDidFinish(_ request: Request, response: HTTPURLResponse?, error: AFError?) {
         // A hop still open ended with the request (cancelled while it was on the wire).
         if state.read({ $0.hop }) != nil { hopDidEnd(error: error ?? .explicitlyCancelled) }
         let (existing, hops, method, url) = state.read { ($0.request, $0.hops, $0.method, $0.url) }

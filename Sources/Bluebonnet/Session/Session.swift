@@ -115,6 +115,8 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
     ///   - tracer:                   Traces every request: a client span per request, parented on the caller's
     ///                               context, with a span per hop whose context goes to the server. `nil` (the
     ///                               tracer bootstrapped in `InstrumentationSystem`, if any) by default.
+    ///   - metrics:                  What is measured with swift-metrics. `.default` (OpenTelemetry's HTTP client
+    ///                               metrics, when a `MetricsSystem` factory is bootstrapped) by default.
     public init(
         configuration: URLSessionConfiguration = URLSessionConfiguration.af.default,
         rootQueue: DispatchQueue = DispatchQueue(label: "org.bluebonnet.session.rootQueue"),
@@ -130,7 +132,8 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
         eventMonitors: [any EventMonitor] = [],
         maximumResponseSize: Int64? = Session.defaultMaximumResponseSize,
         logger: Logger = Session.disabledLogger,
-        tracer: (any Tracer)? = nil
+        tracer: (any Tracer)? = nil,
+        metrics: MetricsOptions = .default
     ) {
         self.requestSetup = requestSetup
         // A copy, as URLSession keeps: later changes to the caller's configuration change nothing here.
@@ -223,13 +226,25 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
             preparers: preparers,
             headSteps: headSteps,
             followers: followers,
-            // No tracer bootstrapped and none given: nothing is traced, and nothing is paid for it.
-            observers: (tracer ?? (InstrumentationSystem.tracer is NoOpTracer ? nil : InstrumentationSystem.tracer))
-                .map { RequestTracing(tracer: $0) }
+            observers: Self.observers(tracer: tracer, metrics: metrics)
         )
         // Alamofire's task-level events carry `session`: made now, on the caller's thread, rather than lazily by the
         // first event, which may come from an event loop.
         if let eventMonitor, !eventMonitor.handledEvents.isDisjoint(with: [.metrics, .other]) { _ = session }
+    }
+
+    /// What watches each request: tracing and metrics. With no tracer and no metrics factory bootstrapped or given,
+    /// nothing, which costs nothing.
+    private static func observers(tracer: (any Tracer)?, metrics: MetricsOptions) -> (any RequestObserverMaking)? {
+        let tracer = tracer ?? (InstrumentationSystem.tracer is NoOpTracer ? nil : InstrumentationSystem.tracer)
+        var makers: [any RequestObserverMaking] = []
+        if let tracer { makers.append(RequestTracing(tracer: tracer)) }
+        if let metering = metrics.metering { makers.append(metering) }
+        switch makers.count {
+        case 0: return nil
+        case 1: return makers[0]
+        default: return CompositeRequestObserving(makers: makers)
+        }
     }
 
     /// The default `logger`: discards everything.

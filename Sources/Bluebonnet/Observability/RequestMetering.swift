@@ -1,0 +1,147 @@
+import CoreMetrics
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Session {
+    /// What a session measures with swift-metrics, under OpenTelemetry's names for HTTP clients.
+    ///
+    /// Measured, with the bootstrapped `MetricsSystem` (or `factory`): `http.client.request.duration` (a timer per
+    /// physical request, by `http.request.method`, `server.address`, `server.port`, `url.scheme`,
+    /// `http.response.status_code` and `error.type`), `http.client.active_requests` (a meter of requests under way),
+    /// `http.client.request.body.size` and `http.client.response.body.size` (recorders, in bytes), and Bluebonnet's
+    /// own `bluebonnet.client.retries` and `bluebonnet.client.cache_hits` (counters). Nothing is measured when no
+    /// factory is bootstrapped or given.
+    public struct MetricsOptions: Sendable {
+        /// Whether requests are measured.
+        public var isEnabled: Bool
+        /// Dimensions added to every metric (a service's name, say).
+        public var dimensions: [(String, String)]
+        /// The factory to record with; `nil` for the one bootstrapped in `MetricsSystem`.
+        public var factory: (any MetricsFactory)?
+
+        /// Creates options.
+        ///
+        /// - Parameters:
+        ///   - isEnabled:  Whether requests are measured. `true` by default.
+        ///   - dimensions: Dimensions added to every metric. None by default.
+        ///   - factory:    The factory; `nil` (the bootstrapped one) by default.
+        public init(isEnabled: Bool = true, dimensions: [(String, String)] = [], factory: (any MetricsFactory)? = nil) {
+            self.isEnabled = isEnabled
+            self.dimensions = dimensions
+            self.factory = factory
+        }
+
+        /// Measured, when a factory is bootstrapped.
+        public static let `default` = MetricsOptions()
+        /// Not measured.
+        public static let disabled = MetricsOptions(isEnabled: false)
+
+        /// What records the session's requests, or `nil` when nothing does.
+        var metering: RequestMetering? {
+            guard isEnabled else { return nil }
+            if let factory { return RequestMetering(factory: factory, dimensions: dimensions) }
+            let bootstrapped = MetricsSystem.factory
+            guard !(bootstrapped is NOOPMetricsHandler) else { return nil }
+            return RequestMetering(factory: bootstrapped, dimensions: dimensions)
+        }
+    }
+}
+
+/// Records each request's metrics when it finishes, from its transactions; counts it as active from its first hop.
+struct RequestMetering: RequestObserverMaking {
+    let factory: any MetricsFactory
+    let dimensions: [(String, String)]
+
+    func makeObserver() -> any RequestObserving {
+        RequestMeter(metering: self)
+    }
+}
+
+/// One request's metrics.
+final class RequestMeter: RequestObserving {
+    private let metering: RequestMetering
+    /// The dimensions of the active-requests meter, once the first hop left.
+    private let active = Protected<[(String, String)]?>(nil)
+
+    init(metering: RequestMetering) {
+        self.metering = metering
+    }
+
+    func hopWillSend(_ hop: inout TransportRequest) {
+        let dimensions = Self.base(method: hop.urlRequest.httpMethod, url: hop.urlRequest.url) + metering.dimensions
+        let first = active.write { active -> Bool in
+            guard active == nil else { return false }
+            active = dimensions
+            return true
+        }
+        guard first else { return }
+        Meter(label: "http.client.active_requests", dimensions: dimensions, factory: metering.factory).increment()
+    }
+
+    func hopDidReceive(_ response: HTTPURLResponse) {}
+
+    func hopDidEnd(error: AFError?) {}
+
+    func requestDidFinish(_ request: Request, response: HTTPURLResponse?, error: AFError?) {
+        if let dimensions = active.read({ $0 }) {
+            Meter(label: "http.client.active_requests", dimensions: dimensions, factory: metering.factory).decrement()
+        }
+        let transactions = request.allMetrics.flatMap(\.transactionMetrics)
+        for (index, transaction) in transactions.enumerated() {
+            let status = (transaction.response as? HTTPURLResponse)?.statusCode
+            var dimensions = Self.base(method: transaction.request.httpMethod, url: transaction.request.url)
+            if let status { dimensions.append(("http.response.status_code", String(status))) }
+            // The request's error belongs to its last hop; an earlier hop failed only by its status.
+            if index == transactions.count - 1, let error {
+                dimensions.append(("error.type", RequestTrace.errorType(of: error)))
+            } else if let status, status >= 400 {
+                dimensions.append(("error.type", String(status)))
+            }
+            dimensions += metering.dimensions
+            if let start = transaction.fetchStartDate {
+                let end = transaction.responseEndDate ?? Date()
+                CoreMetrics.Timer(
+                    label: "http.client.request.duration", dimensions: dimensions, factory: metering.factory
+                )
+                .recordSeconds(max(0, end.timeIntervalSince(start)))
+            }
+            if transaction.countOfRequestBodyBytesSent > 0 {
+                Recorder(label: "http.client.request.body.size", dimensions: dimensions, factory: metering.factory)
+                    .record(transaction.countOfRequestBodyBytesSent)
+            }
+            if transaction.response != nil {
+                Recorder(label: "http.client.response.body.size", dimensions: dimensions, factory: metering.factory)
+                    .record(transaction.countOfResponseBodyBytesAfterDecoding)
+            }
+            if transaction.resourceFetchType == .localCache {
+                Counter(
+                    label: "bluebonnet.client.cache_hits",
+                    dimensions: Self.base(url: transaction.request.url)
+                        + metering.dimensions, factory: metering.factory
+                ).increment()
+            }
+        }
+        if request.retryCount > 0 {
+            let first = transactions.first?.request
+            Counter(
+                label: "bluebonnet.client.retries",
+                dimensions: Self.base(method: first?.httpMethod, url: first?.url) + metering.dimensions,
+                factory: metering.factory
+            ).increment(by: request.retryCount)
+        }
+    }
+
+    /// The dimensions every metric of a hop has: method, server and scheme.
+    private static func base(method: String? = nil, url: URL?) -> [(String, String)] {
+        var dimensions: [(String, String)] = []
+        if let method { dimensions.append(("http.request.method", method.uppercased())) }
+        if let host = url?.host { dimensions.append(("server.address", host)) }
+        if let port = url?.port ?? (url?.scheme?.lowercased() == "https" ? 443 : url?.scheme != nil ? 80 : nil) {
+            dimensions.append(("server.port", String(port)))
+        }
+        if let scheme = url?.scheme?.lowercased() { dimensions.append(("url.scheme", scheme)) }
+        return dimensions
+    }
+}
