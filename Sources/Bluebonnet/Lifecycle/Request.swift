@@ -92,7 +92,7 @@ public class Request: @unchecked Sendable {
         }
     }
 
-    /// What watches the request from outside (tracing), if anything does.
+    /// What watches the request from outside (tracing, metrics), if anything does.
     let observer: (any RequestObserving)?
 
     init(

@@ -99,7 +99,7 @@ protocol HopFollowing: Sendable {
 
 // MARK: - Watching a request from outside
 
-/// Makes, for each request, what watches it from outside its lifecycle (a tracer's spans). Asked once, on the thread
+/// Makes, for each request, what watches it from outside its lifecycle (spans, metrics). Asked once, on the thread
 /// that makes the request, so it can capture that thread's task-local context.
 protocol RequestObserverMaking: Sendable {
     func makeObserver() -> any RequestObserving

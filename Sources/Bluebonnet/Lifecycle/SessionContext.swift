@@ -39,7 +39,7 @@ struct SessionContext: Sendable {
     let headSteps: [any ResponseHeadStep]
     /// What decides whether a finished hop leads to another, in order: the first that takes a response decides.
     let followers: [any HopFollowing]
-    /// Makes each request's observer (tracing); `nil` when nothing watches, which costs nothing.
+    /// Makes each request's observer (tracing, metrics); `nil` when nothing watches, which costs nothing.
     var observers: (any RequestObserverMaking)? = nil
 
     /// The request as it goes on the wire, or the error that keeps it from being sent.
