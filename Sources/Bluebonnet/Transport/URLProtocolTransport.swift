@@ -32,9 +32,9 @@ struct URLProtocolTransport: HTTPTransport {
     }
 
     func execute(_ request: TransportRequest, sink: any TransportSink) -> any TransportTask {
-        let sent: URLRequest
+        var sent: URLRequest
         do {
-            sent = try Self.requestAsSent(request)
+            sent = try Self.requestAsSent(request, codingBody: false)
         } catch {
             sink.transportDidComplete(body: Data(), error: error.asAFError(or: .createUploadableFailed(error: error)))
             return CompletedTransportTask()
@@ -44,6 +44,16 @@ struct URLProtocolTransport: HTTPTransport {
         Confinement.assertOffEventLoop("A URLProtocol's canInit(with:)")
         guard let answering = protocolClasses.first(where: { $0.canInit(with: sent) }) else {
             return base.execute(request, sink: sink)
+        }
+        // A compressed body is made only for a protocol that takes the hop: the network streams it instead.
+        if request.body?.coding != nil {
+            do {
+                sent = try Self.requestAsSent(request, codingBody: true)
+            } catch {
+                sink.transportDidComplete(
+                    body: Data(), error: error.asAFError(or: .createUploadableFailed(error: error)))
+                return CompletedTransportTask()
+            }
         }
         let task = URLProtocolTask(
             protocolClass: answering, request: answering.canonicalRequest(for: sent),
@@ -58,8 +68,9 @@ struct URLProtocolTransport: HTTPTransport {
         base.shutdown()
     }
 
-    /// `request` as the engine would send it: its wire headers, and its body in `httpBody` or `httpBodyStream`.
-    static func requestAsSent(_ request: TransportRequest) throws -> URLRequest {
+    /// `request` as the engine would send it: its wire headers, and its body in `httpBody` or `httpBodyStream`. A
+    /// coded (compressed) body is read whole into `httpBody` when `codingBody`, else left out.
+    static func requestAsSent(_ request: TransportRequest, codingBody: Bool) throws -> URLRequest {
         var sent = request.urlRequest
         var fields: [String: String] = [:]
         for (name, value) in request.headers {
@@ -78,6 +89,7 @@ struct URLProtocolTransport: HTTPTransport {
         case let (.stream(stream), nil):
             sent.httpBodyStream = stream
         case (_, _?):
+            guard codingBody else { break }
             // A coded (compressed) body exists only as the reader makes it: read whole, for the protocol to see.
             let reader = try body.makeReader()
             defer { reader.close() }

@@ -167,6 +167,20 @@ final class URLProtocolTests: ServerTestCase {
         XCTAssertNotNil(network["url"], "the test server answered a request no stub accepts")
     }
 
+    func testACompressedUploadReachesTheStubCompressed() async throws {
+        let url = stubURL("/compressed")
+        registry.register(url, .init(chunks: [Data("ok".utf8)]))
+        let payload = Data(String(repeating: "compress me ", count: 2000).utf8)
+        let session = stubbedSession()
+        _ = try await session.upload(InputStream(data: payload), to: url, interceptor: .deflateCompressor)
+            .serializingData().value
+        let seen = try XCTUnwrap(registry.requests.last)
+        XCTAssertEqual(seen.value(forHTTPHeaderField: "Content-Encoding"), "deflate")
+        let body = try XCTUnwrap(registry.requestBodies.last)
+        XCTAssertEqual(body.first, 0x78, "a zlib stream")
+        XCTAssertLessThan(body.count, payload.count / 10)
+    }
+
     func testARedirectTheStubReportsIsFollowedThroughTheSessionsRules() async throws {
         let first = stubURL("/from")
         let second = stubURL("/to")
