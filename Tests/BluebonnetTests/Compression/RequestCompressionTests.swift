@@ -134,9 +134,12 @@ final class RequestCompressionTests: ServerTestCase {
             (GzipRequestCompressor() as any RequestInterceptor, "gzip"), (DeflateRequestCompressor(), "deflate"),
         ] {
             let progress = Recorder<Int64>()
+            let progressQueue = DispatchQueue(label: "upload progress")
             let request = session.upload(fileURL, to: url("/drain"), method: .put, interceptor: interceptor)
-                .uploadProgress { progress.append($0.completedUnitCount) }
+                .uploadProgress(queue: progressQueue) { progress.append($0.completedUnitCount) }
             let result = try await drained(request)
+            // Every update was handed to the queue before the body was sent; the queue's turn is the barrier.
+            progressQueue.sync {}
             XCTAssertEqual(
                 result,
                 Drained(
