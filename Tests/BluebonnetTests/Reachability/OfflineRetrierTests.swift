@@ -76,14 +76,19 @@ final class OfflineRetrierTests: ServerTestCase {
         }
     }
 
+    /// `monitor`, counting in `made` each time the retrier makes one (its `monitor:` is an autoclosure).
+    private static func counted(_ monitor: NetworkReachabilityManager?, in made: Recorder<Int>)
+        -> NetworkReachabilityManager?
+    {
+        made.append(1)
+        return monitor
+    }
+
     func testARequestThatFailedOfflineWaitsForTheNetworkAndIsRetriedWhenItIsBack() async throws {
         let monitor = DrivenReachability(status: .notReachable, started: expectation(description: "watching"))
         let made = Recorder<Int>()
         let retrier = OfflineRetrier(
-            monitor: {
-                made.append(1)
-                return monitor
-            }(), maximumWait: .seconds(60))
+            monitor: Self.counted(monitor, in: made), maximumWait: .seconds(60))
         let finished = Recorder<Int>()
         let session: Session = session
         let url = url("/get")
@@ -127,10 +132,7 @@ final class OfflineRetrierTests: ServerTestCase {
 
         let made = Recorder<Int>()
         let untouched = OfflineRetrier(
-            monitor: {
-                made.append(1)
-                return nil
-            }(), maximumWait: .seconds(60))
+            monitor: Self.counted(nil, in: made), maximumWait: .seconds(60))
         let asked = Recorder<Int>()
         let next = Retrier { _, _, _, completion in
             asked.append(1)
@@ -148,10 +150,7 @@ final class OfflineRetrierTests: ServerTestCase {
         let monitor = DrivenReachability(status: .notReachable, started: expectation(description: "watching"))
         let made = Recorder<Int>()
         let retrier = OfflineRetrier(
-            monitor: {
-                made.append(1)
-                return monitor
-            }(), maximumWait: .seconds(60))
+            monitor: Self.counted(monitor, in: made), maximumWait: .seconds(60))
         let waiting = expectation(description: "all three waiting")
         waiting.expectedFulfillmentCount = 3
         let signalling = SignalAfter(inner: retrier, signal: waiting)
