@@ -82,6 +82,7 @@ let package = Package(
             dependencies: [
                 "Bluebonnet",
                 "BluebonnetTestServer",
+                "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: noWarnings

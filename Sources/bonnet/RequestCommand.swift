@@ -74,6 +74,13 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the request's Timeline after the response.")
     var timeline = false
 
+    @Flag(
+        name: [.customShort("x"), .customLong("compress")],
+        help:
+            "Send the body deflated (Content-Encoding: deflate), when that makes it smaller; -xx deflates it anyway."
+    )
+    var compress: Int
+
     @Flag(name: .long, help: "Print the request as a cURL command instead of only sending it.")
     var curl = false
 
@@ -331,6 +338,15 @@ struct RequestCommand: AsyncParsableCommand {
                 do { offlineRequest.httpBody = try form.encode() } catch { Self.fail(error) }
                 offlineRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
             }
+            // Shown as it would be sent: through the same compressor the session would adapt it with.
+            if let compressor {
+                let plain = offlineRequest
+                offlineRequest = await withCheckedContinuation { continuation in
+                    compressor.adapt(plain, for: session) { result in
+                        continuation.resume(returning: (try? result.get()) ?? plain)
+                    }
+                }
+            }
             printSentRequest(
                 offlineRequest, parts: parts, protocolName: nil, sessionHeaders: sessionHeaders, output: printer,
                 exact: true)
@@ -446,9 +462,19 @@ struct RequestCommand: AsyncParsableCommand {
         let (trustManager, tls) = try tlsChoices()
         return (
             Session(
-                configuration: configuration, serverTrustManager: trustManager, tls: tls, redirectHandler: redirector),
+                configuration: configuration, interceptor: compressor, serverTrustManager: trustManager, tls: tls,
+                redirectHandler: redirector),
             defaults
         )
+    }
+
+    /// `-x`: deflate the body when that makes it smaller, as httpie does; `-xx`: always. A multipart form or a piped
+    /// body that streams is deflated as it is sent.
+    private var compressor: DeflateRequestCompressor? {
+        guard compress > 0 else { return nil }
+        let always = compress > 1
+        return DeflateRequestCompressor(
+            duplicateHeaderBehavior: .skip, shouldCompressBodyData: { always || Deflated.isSmaller($0) })
     }
 
     /// Where `--cache` keeps responses: `$BONNET_CACHE_DIR`, else `$XDG_CACHE_HOME/bonnet`, else `~/.cache/bonnet`.

@@ -11,7 +11,8 @@ extension BonnetProcessTests {
         for option in [
             "--json", "--form", "--multipart", "--verbose", "--headers", "--body", "--print", "--pretty", "--offline",
             "--follow", "--no-follow", "--max-redirects", "--check-status", "--auth", "--auth-type", "--timeout",
-            "--timeline", "--curl", "--ignore-stdin", "-h", "-b", "-v", "-p", "-a", "-A", "-j", "-f",
+            "--timeline", "--curl", "--ignore-stdin", "--compress", "-h", "-b", "-v", "-p", "-a", "-A", "-j", "-f",
+            "-x",
         ] {
             XCTAssertTrue(help.output.contains(option), "\(option) missing from --help: \(help.output)")
         }
@@ -47,6 +48,27 @@ extension BonnetProcessTests {
         let colored = try bonnet(
             ["--pretty=colors", url("/echo?content_type=application/json")], stdin: Data(#"{"b":1}"#.utf8))
         XCTAssertEqual(colored.output, #"{"b":1}"# + "\n", "colors alone do not reformat")
+    }
+
+    func testCompressDeflatesTheBodyWhenThatMakesItSmallerAndAlwaysWhenRepeated() throws {
+        func drained(_ arguments: [String]) throws -> [String: Any] {
+            let run = try bonnet(arguments)
+            XCTAssertEqual(run.status, 0, run.errors)
+            return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        }
+        let text = String(repeating: "compressible ", count: 500)
+        let large = try drained(["-x", url("/drain"), "text=\(text)"])
+        XCTAssertEqual(large["contentEncoding"] as? String, "deflate")
+        XCTAssertEqual(large["bytes"] as? Int, try JSONSerialization.data(withJSONObject: ["text": text]).count)
+        XCTAssertLessThan(try XCTUnwrap(large["encodedBytes"] as? Int), 200)
+        let small = try drained(["--compress", url("/drain"), "a=1"])
+        XCTAssertNil(small["contentEncoding"], "deflating 9 bytes makes them longer, so they go as they are")
+        let forced = try drained(["-xx", url("/drain"), "a=1"])
+        XCTAssertEqual(forced["contentEncoding"] as? String, "deflate")
+        XCTAssertEqual(forced["bytes"] as? Int, 9)
+        let offline = try bonnet(["--offline", "-xx", "http://127.0.0.1:1/things", "a=1"])
+        XCTAssertTrue(offline.output.contains("Content-Encoding: deflate"), offline.output)
+        XCTAssertFalse(offline.output.contains(#"{"a":"1"}"#), "the body shown is the deflated one")
     }
 
     func testOfflinePrintsTheRequestWithoutSendingIt() throws {
