@@ -31,7 +31,7 @@ extension RequestCommand {
         }
         let request = session.streamRequest(urlRequest)
         if let credential { request.authenticate(with: credential) }
-        let bar = ProgressBar(label: "Downloading")
+        let bar = quiet > 0 ? nil : ProgressBar(label: "Downloading")
         var standardError = FileHandle.standardError
         let started = Date()
         var part: PartFile?
@@ -75,7 +75,7 @@ extension RequestCommand {
             }
         }
         bar?.finish()
-        if let http = response {
+        if quiet == 0, let http = response {
             print(
                 printer.statusLine(http, protocolName: request.metrics?.transactionMetrics.last?.networkProtocolName),
                 to: &standardError)
@@ -85,7 +85,9 @@ extension RequestCommand {
         case nil:
             Self.fail(failure ?? AFError.explicitlyCancelled)
         case .complete?:
-            print("Nothing left to download: \(explicitURL?.path ?? "the file") is complete.", to: &standardError)
+            if quiet == 0 {
+                print("Nothing left to download: \(explicitURL?.path ?? "the file") is complete.", to: &standardError)
+            }
         case let .refuse(status)?:
             print(
                 "bonnet: error: \(status) \(HTTPURLResponse.localizedString(forStatusCode: status)); nothing saved",
@@ -107,7 +109,11 @@ extension RequestCommand {
                     try written?.replace(target)
                 } else {
                     written?.discard()
-                    print("bonnet: \(target.path) was left as it was: the download was cut short.", to: &standardError)
+                    if quiet < 2 {
+                        print(
+                            "bonnet: \(target.path) was left as it was: the download was cut short.", to: &standardError
+                        )
+                    }
                 }
             } catch {
                 written?.discard()
@@ -124,6 +130,7 @@ extension RequestCommand {
                 }
                 Self.fail(failure)
             }
+            guard quiet == 0 else { return }
             let seconds = max(Date().timeIntervalSince(started), 0.001)
             print(
                 "Done. \(ProgressBar.size(received)) in \(String(format: "%.2f", seconds)) s "

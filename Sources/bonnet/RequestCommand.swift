@@ -125,6 +125,19 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not read a request body from standard input, even when it is not a terminal.")
     var ignoreStdin = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The request body, as given (instead of data items or stdin).", valueName: "data"))
+    var raw: String?
+
+    @Flag(name: .long, help: "Send the body with chunked transfer encoding, without a Content-Length.")
+    var chunked = false
+
+    @Flag(
+        name: [.customShort("q"), .customLong("quiet")],
+        help: "Print nothing but errors and warnings (the response is still saved with -o); -qq: errors only.")
+    var quiet: Int
+
     @Flag(
         name: [.customShort("d"), .long],
         help:
@@ -217,6 +230,7 @@ struct RequestCommand: AsyncParsableCommand {
 
     /// The parts to print, from --print, -v, -h, -b, --offline and whether the output is a terminal.
     func parts(toTerminal: Bool) -> Set<Character> {
+        if quiet > 0 { return [] }
         if let printSpec { return Set(printSpec) }
         if offline, !cache { return ["H", "B"] }
         if verbose { return ["H", "B", "h", "b"] }
@@ -235,8 +249,14 @@ struct RequestCommand: AsyncParsableCommand {
         do { items = try RequestItems(words) } catch { throw ValidationError("\(error)") }
         // httpie's rule: a body piped in is the request body, unless --ignore-stdin; with data items too, it is an
         // error, never silently dropped.
-        let pipedBody = ignoreStdin || isatty(STDIN_FILENO) != 0 ? nil : FileHandle.standardInput.readDataToEndOfFile()
-        let stdinBody = pipedBody?.isEmpty == false ? pipedBody : nil
+        let pipedBody =
+            ignoreStdin || raw != nil || isatty(STDIN_FILENO) != 0
+            ? nil : FileHandle.standardInput.readDataToEndOfFile()
+        // `--raw` is the body as given, as a piped one would be.
+        let stdinBody = raw.map { Data($0.utf8) } ?? (pipedBody?.isEmpty == false ? pipedBody : nil)
+        if raw != nil, !items.fields.isEmpty || !items.files.isEmpty {
+            throw ValidationError("--raw is the whole body: it cannot be mixed with data items (key=value)")
+        }
         if stdinBody != nil, !items.fields.isEmpty || !items.files.isEmpty {
             var standardError = FileHandle.standardError
             print(
@@ -267,6 +287,15 @@ struct RequestCommand: AsyncParsableCommand {
             }
             if let stdinBody {
                 urlRequest.httpBody = stdinBody
+                // As httpie types a body it did not build: a form with --form, JSON when it parses as JSON.
+                if urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
+                    if form {
+                        urlRequest.setValue(
+                            "application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
+                    } else if (try? JSONSerialization.jsonObject(with: stdinBody, options: .fragmentsAllowed)) != nil {
+                        urlRequest.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                    }
+                }
             } else if !items.fields.isEmpty, !sendsMultipart {
                 urlRequest = try Self.encodeFields(items.fields, form: form, into: urlRequest)
             }
@@ -322,6 +351,7 @@ struct RequestCommand: AsyncParsableCommand {
                 try file.update(headers: itemHeaders, auth: givenAuth, cookies: cookieStorage)
                 try file.save()
             } catch {
+                guard quiet < 2 else { return }
                 var standardError = FileHandle.standardError
                 print("bonnet: warning: \(error)", to: &standardError)
             }
@@ -364,8 +394,25 @@ struct RequestCommand: AsyncParsableCommand {
             keepSession()
             return
         }
-        let request =
-            sendsMultipart ? Self.multipartUpload(items, with: urlRequest, on: session) : session.request(urlRequest)
+        let request: DataRequest
+        if chunked, sendsMultipart {
+            // The form encoded, then sent as a stream of unknown length: chunked.
+            let form = MultipartFormData()
+            Self.appendParts(items, to: form)
+            var formRequest = urlRequest
+            formRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+            do { request = session.upload(InputStream(data: try form.encode()), with: formRequest) } catch {
+                Self.fail(error)
+            }
+        } else if sendsMultipart {
+            request = Self.multipartUpload(items, with: urlRequest, on: session)
+        } else if chunked, let body = urlRequest.httpBody {
+            var bodiless = urlRequest
+            bodiless.httpBody = nil
+            request = session.upload(InputStream(data: body), with: bodiless)
+        } else {
+            request = session.request(urlRequest)
+        }
         if let challengeCredential { request.authenticate(with: challengeCredential) }
         if curl {
             // Once the URLRequest exists, in single quotes: a command line is pasted into a shell.
@@ -376,7 +423,7 @@ struct RequestCommand: AsyncParsableCommand {
         }
         // Updates and the final newline go through one serial queue, so the newline comes after the last redraw.
         let barQueue = DispatchQueue(label: "bonnet.progress")
-        let uploadBar = sendsMultipart ? ProgressBar(label: "upload") : nil
+        let uploadBar = sendsMultipart && quiet == 0 ? ProgressBar(label: "upload") : nil
         if let uploadBar, let upload = request as? UploadRequest {
             upload.uploadProgress(queue: barQueue) {
                 uploadBar.update(completed: $0.completedUnitCount, total: $0.totalUnitCount)

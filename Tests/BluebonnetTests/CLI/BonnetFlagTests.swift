@@ -11,7 +11,8 @@ extension BonnetProcessTests {
         for option in [
             "--json", "--form", "--multipart", "--verbose", "--headers", "--body", "--print", "--pretty", "--offline",
             "--follow", "--no-follow", "--max-redirects", "--check-status", "--auth", "--auth-type", "--timeout",
-            "--timeline", "--curl", "--ignore-stdin", "--compress", "-h", "-b", "-v", "-p", "-a", "-A", "-j", "-f",
+            "--timeline", "--curl", "--ignore-stdin", "--compress", "--raw", "--chunked", "--quiet", "-h", "-b", "-v",
+            "-p", "-a", "-A", "-j", "-f",
             "-x",
         ] {
             XCTAssertTrue(help.output.contains(option), "\(option) missing from --help: \(help.output)")
@@ -69,6 +70,53 @@ extension BonnetProcessTests {
         let offline = try bonnet(["--offline", "-xx", "http://127.0.0.1:1/things", "a=1"])
         XCTAssertTrue(offline.output.contains("Content-Encoding: deflate"), offline.output)
         XCTAssertFalse(offline.output.contains(#"{"a":"1"}"#), "the body shown is the deflated one")
+    }
+
+    func testRawIsTheBodyAndABodyBonnetDidNotBuildIsTypedAsHttpieTypesIt() throws {
+        func echo(_ arguments: [String], stdin: Data? = nil) throws -> [String: Any] {
+            let run = try bonnet(arguments, stdin: stdin)
+            XCTAssertEqual(run.status, 0, run.errors)
+            return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        }
+        let raw = try echo(["--raw", #"{"a": 1}"#, url("/post")])
+        XCTAssertEqual(raw["data"] as? String, #"{"a": 1}"#)
+        XCTAssertEqual((raw["headers"] as? [String: String])?["Content-Type"], "application/json")
+        let pipedJSON = try echo([url("/post")], stdin: Data("[1, 2]".utf8))
+        XCTAssertEqual((pipedJSON["headers"] as? [String: String])?["Content-Type"], "application/json")
+        let pipedText = try echo([url("/post")], stdin: Data("plain words".utf8))
+        XCTAssertNil((pipedText["headers"] as? [String: String])?["Content-Type"], "not JSON: no type is guessed")
+        let pipedForm = try echo(["--form", url("/post")], stdin: Data("a=1&b=2".utf8))
+        XCTAssertEqual(pipedForm["form"] as? [String: String], ["a": "1", "b": "2"])
+        let mixed = try bonnet(["--raw", "x", url("/post"), "a=1"])
+        XCTAssertEqual(mixed.status, 1, "the body given twice is a usage error: \(mixed.errors)")
+    }
+
+    func testChunkedSendsTheBodyWithoutALength() throws {
+        let run = try bonnet(["--chunked", url("/post"), "a=1"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let echo = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        let headers = try XCTUnwrap(echo["headers"] as? [String: String])
+        XCTAssertEqual(headers["Transfer-Encoding"], "chunked", "\(headers)")
+        XCTAssertNil(headers["Content-Length"])
+        XCTAssertEqual(echo["json"] as? [String: String], ["a": "1"])
+        let form = try bonnet(["--chunked", "--multipart", url("/post"), "a=1"])
+        let formEcho = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(form.output.utf8)) as? [String: Any])
+        XCTAssertEqual(formEcho["form"] as? [String: String], ["a": "1"], form.output)
+        XCTAssertEqual((formEcho["headers"] as? [String: String])?["Transfer-Encoding"], "chunked")
+    }
+
+    func testQuietPrintsNothingButKeepsTheExitStatusAndTheDownload() throws {
+        let quiet = try bonnet(["-q", url("/get")])
+        XCTAssertEqual(quiet.status, 0, quiet.errors)
+        XCTAssertEqual(quiet.output, "")
+        let failed = try bonnet(["--quiet", "--check-status", url("/status/404")])
+        XCTAssertEqual(failed.status, 4)
+        XCTAssertEqual(failed.output, "")
+        let directory = try TemporaryDirectory()
+        let saved = try bonnet(["-q", "-o", "body.bin", url("/bytes/500?seed=2")], in: directory.url)
+        XCTAssertEqual(saved.status, 0, saved.errors)
+        XCTAssertEqual(saved.output + saved.errors, "", "nothing printed, not even the head")
+        XCTAssertEqual(try Data(contentsOf: directory.url.appendingPathComponent("body.bin")).count, 500)
     }
 
     func testOfflinePrintsTheRequestWithoutSendingIt() throws {
