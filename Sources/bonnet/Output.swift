@@ -16,6 +16,10 @@ struct Output {
     let rendersBody: Bool
     /// Whether headers and JSON keys are sorted (httpie's `--sorted`, the default) or kept in the server's order.
     let sorts: Bool
+    /// The media type a body is rendered as, in place of the response's (`--response-mime`).
+    var mimeType: String?
+    /// The charset a body is decoded with, in place of the response's (`--response-charset`).
+    var charset: String?
 
     init(colored: Bool? = nil, formats: Bool = true, toTerminal: Bool = isatty(STDOUT_FILENO) != 0, sorts: Bool = true)
     {
@@ -85,8 +89,21 @@ struct Output {
             StandardOutput.write(data)
             return
         }
-        let text = body(data, contentType: response.value(forHTTPHeaderField: "Content-Type"))
+        let text = body(data, contentType: renderedContentType(response.value(forHTTPHeaderField: "Content-Type")))
         print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
+    }
+
+    /// `contentType` with `mimeType` and `charset` put in place of its own, for rendering only.
+    func renderedContentType(_ contentType: String?) -> String? {
+        guard mimeType != nil || charset != nil else { return contentType }
+        let fields = (contentType ?? "").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        let type = mimeType ?? fields.first.flatMap { $0.isEmpty ? nil : $0 } ?? "application/octet-stream"
+        var parameters = fields.dropFirst().filter { !$0.isEmpty }
+        if let charset {
+            parameters.removeAll { $0.lowercased().hasPrefix("charset=") }
+            parameters.append("charset=\(charset)")
+        }
+        return ([type] + parameters).joined(separator: "; ")
     }
 
     /// The body as text for a terminal.

@@ -133,6 +133,19 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Send the body with chunked transfer encoding, without a Content-Length.")
     var chunked = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Render the body as this media type (e.g. application/json), whatever the server says.", valueName: "type"))
+    var responseMime: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Decode the body shown with this charset (utf-8, latin1, utf-16, ...), whatever the server says.",
+            valueName: "charset"))
+    var responseCharset: String?
+
     @Flag(
         name: [.customShort("q"), .customLong("quiet")],
         help: "Print nothing but errors and warnings (the response is still saved with -o); -qq: errors only.")
@@ -223,6 +236,12 @@ struct RequestCommand: AsyncParsableCommand {
         if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirects cannot be negative") }
         if resume, output == nil { throw ValidationError("--continue needs -o FILE, the partial download to resume") }
         if stream, download || output != nil { throw ValidationError("--stream and --download contradict each other") }
+        if let responseCharset, Output.encoding(ofContentType: "text/plain; charset=\(responseCharset)") == nil {
+            throw ValidationError("--response-charset: unknown charset \(responseCharset)")
+        }
+        if let responseMime, !responseMime.contains("/") || responseMime.contains(";") {
+            throw ValidationError("--response-mime takes a media type such as application/json")
+        }
         if certKey != nil, cert == nil {
             throw ValidationError("--cert-key needs --cert, the certificate it belongs to")
         }
@@ -270,9 +289,11 @@ struct RequestCommand: AsyncParsableCommand {
         let toTerminal = isatty(STDOUT_FILENO) != 0
         let parts = parts(toTerminal: toTerminal)
         let style = pretty ?? (toTerminal ? .all : PrettyStyle.none)
-        let printer = Output(
+        var printer = Output(
             colored: !noColor && (style == .all || style == .colors), formats: style == .all || style == .format,
             toTerminal: toTerminal, sorts: !unsorted)
+        printer.mimeType = responseMime
+        printer.charset = responseCharset
 
         var urlRequest: URLRequest
         do {

@@ -11,7 +11,8 @@ extension BonnetProcessTests {
         for option in [
             "--json", "--form", "--multipart", "--verbose", "--headers", "--body", "--print", "--pretty", "--offline",
             "--follow", "--no-follow", "--max-redirects", "--check-status", "--auth", "--auth-type", "--timeout",
-            "--timeline", "--curl", "--ignore-stdin", "--compress", "--raw", "--chunked", "--quiet", "-h", "-b", "-v",
+            "--timeline", "--curl", "--ignore-stdin", "--compress", "--raw", "--chunked", "--quiet", "--response-mime",
+            "--response-charset", "-h", "-b", "-v",
             "-p", "-a", "-A", "-j", "-f",
             "-x",
         ] {
@@ -117,6 +118,26 @@ extension BonnetProcessTests {
         XCTAssertEqual(saved.status, 0, saved.errors)
         XCTAssertEqual(saved.output + saved.errors, "", "nothing printed, not even the head")
         XCTAssertEqual(try Data(contentsOf: directory.url.appendingPathComponent("body.bin")).count, 500)
+    }
+
+    func testResponseMimeAndCharsetChangeHowTheBodyIsShownOnly() throws {
+        let echo = url("/echo?content_type=text/plain")
+        let json = Data(#"  {"b":1,"a":2}"#.utf8)
+        let asText = try bonnet(["--pretty=format", echo], stdin: json)
+        XCTAssertEqual(asText.output, #"  {"b":1,"a":2}"# + "\n", "text/plain is shown as it is")
+        let asJSON = try bonnet(["--pretty=format", "--response-mime", "application/json", echo], stdin: json)
+        XCTAssertEqual(asJSON.output, "{\n  \"a\" : 2,\n  \"b\" : 1\n}\n")
+        let latin1 = Data([0x63, 0x61, 0x66, 0xE9])
+        let undecoded = try bonnet(["--pretty=format", echo], stdin: latin1)
+        XCTAssertFalse(undecoded.output.contains("café"), undecoded.output)
+        let decoded = try bonnet(["--pretty=format", "--response-charset", "latin1", echo], stdin: latin1)
+        XCTAssertEqual(decoded.output, "café\n")
+        // Piped without --pretty, the bytes go out as they came: the charset is for showing only.
+        let raw = try BonnetRunner.run(
+            ["--response-charset", "latin1", echo], stdin: latin1, timeout: 20, in: nil, environment: [:])
+        XCTAssertEqual(raw.output, latin1)
+        let unknown = try bonnet(["--response-charset", "klingon", echo])
+        XCTAssertEqual(unknown.status, 1, unknown.errors)
     }
 
     func testOfflinePrintsTheRequestWithoutSendingIt() throws {
