@@ -133,6 +133,9 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Send the body with chunked transfer encoding, without a Content-Length.")
     var chunked = false
 
+    @Flag(name: .long, help: "Send the URL's path as given: do not resolve its . and .. segments.")
+    var pathAsIs = false
+
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -263,7 +266,8 @@ struct RequestCommand: AsyncParsableCommand {
         let methodWord = Self.methodWord(in: words)
         if methodWord != nil { words.removeFirst() }
         guard !words.isEmpty else { throw ValidationError("Give a URL after the method") }
-        let url = Self.expandURL(words.removeFirst())
+        let expanded = Self.expandURL(words.removeFirst())
+        let url = pathAsIs ? expanded : Self.squashingDotSegments(expanded)
         let items: RequestItems
         do { items = try RequestItems(words) } catch { throw ValidationError("\(error)") }
         // httpie's rule: a body piped in is the request body, unless --ignore-stdin; with data items too, it is an
@@ -729,6 +733,32 @@ struct RequestCommand: AsyncParsableCommand {
         if word.hasPrefix(":") { return "http://localhost" + word }
         if word.contains("://") { return word }
         return "http://" + word
+    }
+
+    /// `url` with the `.` and `..` segments of its path resolved (RFC 3986, 5.2.4), as httpie sends it unless
+    /// `--path-as-is`; the query and fragment are left alone.
+    static func squashingDotSegments(_ url: String) -> String {
+        guard var components = URLComponents(string: url), !components.percentEncodedPath.isEmpty else { return url }
+        var input = Substring(components.percentEncodedPath)
+        var output: [Substring] = []
+        let absolute = input.hasPrefix("/")
+        var segments = input.split(separator: "/", omittingEmptySubsequences: false)
+        if absolute { segments.removeFirst() }
+        for (index, segment) in segments.enumerated() {
+            let last = index == segments.count - 1
+            switch segment {
+            case ".":
+                if last { output.append("") }
+            case "..":
+                if !output.isEmpty { output.removeLast() }
+                if last { output.append("") }
+            default:
+                output.append(segment)
+            }
+        }
+        input = Substring((absolute ? "/" : "") + output.joined(separator: "/"))
+        components.percentEncodedPath = String(input)
+        return components.string ?? url
     }
 
     /// `url` with its password, if any, shown as `***`.

@@ -140,6 +140,19 @@ extension BonnetProcessTests {
         XCTAssertEqual(unknown.status, 1, unknown.errors)
     }
 
+    func testDotSegmentsAreResolvedAsHttpieDoesUnlessPathAsIs() throws {
+        func sentURL(_ arguments: [String]) throws -> String {
+            let run = try bonnet(arguments)
+            XCTAssertEqual(run.status, 0, run.errors)
+            let echo = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+            return try XCTUnwrap(echo["url"] as? String)
+        }
+        XCTAssertEqual(try sentURL([url("/anything/a/b/c/./../../g?x=../y")]), url("/anything/a/g?x=../y"))
+        XCTAssertEqual(try sentURL([url("/anything/a/b/..")]), url("/anything/a/"))
+        XCTAssertEqual(try sentURL([url("/anything/../../anything/z")]), url("/anything/z"), "never above the root")
+        XCTAssertEqual(try sentURL(["--path-as-is", url("/anything/a/../b/./c")]), url("/anything/a/../b/./c"))
+    }
+
     func testOfflinePrintsTheRequestWithoutSendingIt() throws {
         // Port 1 has nothing listening: anything sent would fail.
         let run = try bonnet(["--offline", "put", "http://127.0.0.1:1/things", "name=x", "X-A:1"])
