@@ -138,6 +138,11 @@ struct RequestCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
+        help: "Fail (exit 1) when the response has more header fields than this; 0, the default, is no limit.")
+    var maxHeaders: Int = 0
+
+    @Option(
+        name: .long,
         help: ArgumentHelp(
             "Render the body as this media type (e.g. application/json), whatever the server says.", valueName: "type"))
     var responseMime: String?
@@ -237,6 +242,7 @@ struct RequestCommand: AsyncParsableCommand {
         if follow, noFollow { throw ValidationError("--follow and --no-follow contradict each other") }
         if sorted, unsorted { throw ValidationError("--sorted and --unsorted contradict each other") }
         if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirects cannot be negative") }
+        if maxHeaders < 0 { throw ValidationError("--max-headers cannot be negative") }
         if resume, output == nil { throw ValidationError("--continue needs -o FILE, the partial download to resume") }
         if stream, download || output != nil { throw ValidationError("--stream and --download contradict each other") }
         if let responseCharset, Output.encoding(ofContentType: "text/plain; charset=\(responseCharset)") == nil {
@@ -484,6 +490,13 @@ struct RequestCommand: AsyncParsableCommand {
                 Foundation.exit(1)
             }
             Self.fail(response.error ?? AFError.explicitlyCancelled)
+        }
+        if maxHeaders > 0, http.headers.count > maxHeaders {
+            var standardError = FileHandle.standardError
+            print(
+                "bonnet: error: the response has \(http.headers.count) header fields, more than --max-headers \(maxHeaders)",
+                to: &standardError)
+            throw ExitCode(1)
         }
         if parts.contains("h") {
             print(printer.statusLine(http, protocolName: protocolName))

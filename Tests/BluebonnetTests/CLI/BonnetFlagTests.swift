@@ -153,6 +153,17 @@ extension BonnetProcessTests {
         XCTAssertEqual(try sentURL(["--path-as-is", url("/anything/a/../b/./c")]), url("/anything/a/../b/./c"))
     }
 
+    func testMaxHeadersRefusesAResponseWithMoreFields() throws {
+        let target = url("/response-headers?a=1&b=2&c=3")
+        let count = try bonnet(["-h", target]).output.split(separator: "\n").dropFirst().filter { !$0.isEmpty }.count
+        let within = try bonnet(["--max-headers", String(count), target])
+        XCTAssertEqual(within.status, 0, within.errors)
+        let over = try bonnet(["--max-headers", String(count - 1), target])
+        XCTAssertEqual(over.status, 1)
+        XCTAssertTrue(over.errors.contains("more than --max-headers \(count - 1)"), over.errors)
+        XCTAssertEqual(try bonnet(["--max-headers", "-1", target]).status, 1)
+    }
+
     func testOfflinePrintsTheRequestWithoutSendingIt() throws {
         // Port 1 has nothing listening: anything sent would fail.
         let run = try bonnet(["--offline", "put", "http://127.0.0.1:1/things", "name=x", "X-A:1"])
