@@ -85,20 +85,46 @@ struct RequestItems {
     }
 
     static func split(_ item: String) -> (String, String, String)? {
-        let separators = [":=", "==", ":", "=", "@"]
-        var best: (String.Index, String)?
-        for separator in separators {
-            guard let range = item.range(of: separator) else { continue }
-            if best == nil || range.lowerBound < best!.0
-                || (range.lowerBound == best!.0 && separator.count > best!.1.count)
-            {
-                best = (range.lowerBound, separator)
+        // The earliest separator not escaped with a backslash (httpie's `key\=with\=equals=value`), and at one
+        // position the longer one.
+        let characters = Array(item)
+        let separators: [[Character]] = [[":", "="], ["=", "="], [":"], ["="], ["@"]]
+        var index = 0
+        while index < characters.count {
+            if characters[index] == "\\", index + 1 < characters.count {
+                index += 2
+                continue
+            }
+            if let separator = separators.first(where: { Array(characters[index...].prefix($0.count)) == $0 }) {
+                guard index > 0 else { return nil }
+                let name = unescaped(String(characters[..<index]))
+                let value = unescaped(String(characters[(index + separator.count)...]))
+                return (name, String(separator), value)
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// `text` with the backslash taken off an escaped separator (`\=`, `\:`, `\@`, `\;`, `\\`); other backslashes
+    /// (a nested JSON path's `\[`) stay for the later parse.
+    static func unescaped(_ text: String) -> String {
+        guard text.contains("\\") else { return text }
+        var result = ""
+        var escaping = false
+        for character in text {
+            if escaping {
+                if !"=:@;\\".contains(character) { result.append("\\") }
+                result.append(character)
+                escaping = false
+            } else if character == "\\" {
+                escaping = true
+            } else {
+                result.append(character)
             }
         }
-        guard let (index, separator) = best, index > item.startIndex else { return nil }
-        let name = String(item[..<index])
-        let value = String(item[item.index(index, offsetBy: separator.count)...])
-        return (name, separator, value)
+        if escaping { result.append("\\") }
+        return result
     }
 }
 

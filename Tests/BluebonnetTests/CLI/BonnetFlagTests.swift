@@ -164,6 +164,21 @@ extension BonnetProcessTests {
         XCTAssertEqual(try bonnet(["--max-headers", "-1", target]).status, 1)
     }
 
+    func testABackslashEscapesASeparatorInAnItem() throws {
+        let run = try bonnet([
+            "--offline", "http://127.0.0.1:1/post", #"a\=b=c"#, #"f\@x=2"#, #"t\:z:=3"#, #"path=C:\dir"#,
+            #"k\==v"#,
+        ])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let body = try XCTUnwrap(run.output.components(separatedBy: "\r\n\r\n").last)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        XCTAssertEqual(json["a=b"] as? String, "c")
+        XCTAssertEqual(json["f@x"] as? String, "2")
+        XCTAssertEqual(json["t:z"] as? Int, 3)
+        XCTAssertEqual(json["path"] as? String, #"C:\dir"#, "a backslash before anything else stays")
+        XCTAssertEqual(json["k="] as? String, "v")
+    }
+
     func testOfflinePrintsTheRequestWithoutSendingIt() throws {
         // Port 1 has nothing listening: anything sent would fail.
         let run = try bonnet(["--offline", "put", "http://127.0.0.1:1/things", "name=x", "X-A:1"])
