@@ -12,20 +12,20 @@ enum JSONIndenter {
         case object([(key: ArraySlice<UInt8>, value: Node)])
     }
 
-    static func indent(_ json: String, sortingKeys: Bool = false) -> String {
+    static func indent(_ json: String, sortingKeys: Bool = false, width: Int = 2) -> String {
         let bytes = Array(json.utf8)
         var parser = Parser(bytes: bytes[...])
         guard let node = parser.value() else { return json }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count * 2)
-        render(node, depth: 0, sortingKeys: sortingKeys, into: &output)
+        render(node, depth: 0, sortingKeys: sortingKeys, width: max(0, width), into: &output)
         return String(decoding: output, as: UTF8.self)
     }
 
-    private static func render(_ node: Node, depth: Int, sortingKeys: Bool, into output: inout [UInt8]) {
+    private static func render(_ node: Node, depth: Int, sortingKeys: Bool, width: Int, into output: inout [UInt8]) {
         func newline(_ depth: Int) {
             output.append(UInt8(ascii: "\n"))
-            output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * 2))
+            output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: depth * width))
         }
         switch node {
         case let .scalar(text):
@@ -36,7 +36,7 @@ enum JSONIndenter {
             for (index, item) in items.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 newline(depth + 1)
-                render(item, depth: depth + 1, sortingKeys: sortingKeys, into: &output)
+                render(item, depth: depth + 1, sortingKeys: sortingKeys, width: width, into: &output)
             }
             newline(depth)
             output.append(UInt8(ascii: "]"))
@@ -49,7 +49,7 @@ enum JSONIndenter {
                 newline(depth + 1)
                 output.append(contentsOf: member.key)
                 output.append(contentsOf: " : ".utf8)
-                render(member.value, depth: depth + 1, sortingKeys: sortingKeys, into: &output)
+                render(member.value, depth: depth + 1, sortingKeys: sortingKeys, width: width, into: &output)
             }
             newline(depth)
             output.append(UInt8(ascii: "}"))

@@ -16,6 +16,8 @@ struct Output {
     let rendersBody: Bool
     /// Whether headers and JSON keys are sorted (httpie's `--sorted`, the default) or kept in the server's order.
     let sorts: Bool
+    /// What `--format-options` changed of that: header order, JSON key order, JSON indentation, JSON formatting.
+    var formatOptions = FormatOptions()
     /// The media type a body is rendered as, in place of the response's (`--response-mime`).
     var mimeType: String?
     /// The charset a body is decoded with, in place of the response's (`--response-charset`).
@@ -56,7 +58,7 @@ struct Output {
     func headers(_ response: HTTPURLResponse) -> String {
         let fields = response.af.fields
         let ordered =
-            sorts
+            (formatOptions.sortsHeaders ?? sorts)
             ? fields.enumerated().sorted { lhs, rhs in
                 let order = lhs.element.name.lowercased().compare(rhs.element.name.lowercased())
                 return order == .orderedSame ? lhs.offset < rhs.offset : order == .orderedAscending
@@ -122,10 +124,14 @@ struct Output {
             || data.first == UInt8(ascii: "[")
         // Validated by Foundation, then laid out from the server's own text: a dictionary would drop repeated keys and
         // respell numbers (`1.0` as `1`), and unsorted it would lose the key order.
-        if formats, looksLikeJSON, (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil,
+        if formats, formatOptions.formatsJSON ?? true, looksLikeJSON,
+            (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil,
             let text = String(data: data, encoding: .utf8)
         {
-            return colorJSON(sanitized(JSONIndenter.indent(text, sortingKeys: sorts)))
+            return colorJSON(
+                sanitized(
+                    JSONIndenter.indent(
+                        text, sortingKeys: formatOptions.sortsKeys ?? sorts, width: formatOptions.indent ?? 2)))
         }
         if let text = String(data: data, encoding: .utf8) { return sanitized(text) }
         return binaryNote(data.count)
@@ -191,5 +197,44 @@ enum StandardOutput {
     /// process-wide, so it never comes by itself.
     static func readerWentAway() -> Never {
         exit(128 + SIGPIPE)
+    }
+}
+
+/// httpie's `--format-options`: `headers.sort`, `json.sort_keys`, `json.indent` and `json.format`, comma-separated
+/// `key:value` pairs; a later one wins. `nil` leaves the choice to `--sorted`/`--unsorted` and `--pretty`.
+struct FormatOptions: Equatable {
+    var sortsHeaders: Bool?
+    var sortsKeys: Bool?
+    var indent: Int?
+    var formatsJSON: Bool?
+
+    struct Invalid: Error, CustomStringConvertible {
+        let option: String
+        var description: String {
+            "--format-options: '\(option)' is not one of headers.sort:BOOL, json.sort_keys:BOOL, json.indent:N, "
+                + "json.format:BOOL (XML is not formatted)"
+        }
+    }
+
+    init() {}
+
+    init(_ specs: [String]) throws {
+        for option in specs.flatMap({ $0.split(separator: ",") }) {
+            let parts = option.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2 else { throw Invalid(option: String(option)) }
+            let flag: Bool? =
+                switch parts[1].lowercased() {
+                case "true": true
+                case "false": false
+                default: nil
+                }
+            switch (parts[0], flag, Int(parts[1])) {
+            case let ("headers.sort", value?, _): sortsHeaders = value
+            case let ("json.sort_keys", value?, _): sortsKeys = value
+            case let ("json.format", value?, _): formatsJSON = value
+            case let ("json.indent", _, width?) where (0...16).contains(width): indent = width
+            default: throw Invalid(option: String(option))
+            }
+        }
     }
 }

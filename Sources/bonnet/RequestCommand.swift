@@ -144,6 +144,13 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "Formatting choices, as httpie's: headers.sort:BOOL, json.sort_keys:BOOL, json.indent:N, json.format:BOOL.",
+            valueName: "key:value,..."))
+    var formatOptions: [String] = []
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "Render the body as this media type (e.g. application/json), whatever the server says.", valueName: "type"))
     var responseMime: String?
 
@@ -243,6 +250,7 @@ struct RequestCommand: AsyncParsableCommand {
         if sorted, unsorted { throw ValidationError("--sorted and --unsorted contradict each other") }
         if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirects cannot be negative") }
         if maxHeaders < 0 { throw ValidationError("--max-headers cannot be negative") }
+        do { _ = try FormatOptions(formatOptions) } catch { throw ValidationError("\(error)") }
         if resume, output == nil { throw ValidationError("--continue needs -o FILE, the partial download to resume") }
         if stream, download || output != nil { throw ValidationError("--stream and --download contradict each other") }
         if let responseCharset, Output.encoding(ofContentType: "text/plain; charset=\(responseCharset)") == nil {
@@ -304,6 +312,7 @@ struct RequestCommand: AsyncParsableCommand {
             toTerminal: toTerminal, sorts: !unsorted)
         printer.mimeType = responseMime
         printer.charset = responseCharset
+        printer.formatOptions = (try? FormatOptions(formatOptions)) ?? FormatOptions()
 
         var urlRequest: URLRequest
         do {

@@ -179,6 +179,25 @@ extension BonnetProcessTests {
         XCTAssertEqual(json["k="] as? String, "v")
     }
 
+    func testFormatOptionsChooseIndentationAndOrderAsHttpiesDo() throws {
+        let echo = url("/echo?content_type=application/json")
+        let body = Data(#"{"b":1,"a":[2]}"#.utf8)
+        let fourSpaces = try bonnet(["--pretty=format", "--format-options", "json.indent:4", echo], stdin: body)
+        XCTAssertEqual(fourSpaces.output, "{\n    \"a\" : [\n        2\n    ],\n    \"b\" : 1\n}\n")
+        let unsortedKeys = try bonnet(
+            ["--pretty=format", "--format-options=json.sort_keys:false,json.indent:0", echo], stdin: body)
+        XCTAssertEqual(unsortedKeys.output, "{\n\"b\" : 1,\n\"a\" : [\n2\n]\n}\n")
+        let unformatted = try bonnet(["--pretty=format", "--format-options", "json.format:false", echo], stdin: body)
+        XCTAssertEqual(unformatted.output, #"{"b":1,"a":[2]}"# + "\n")
+        let headers = try bonnet(["-h", "--format-options", "headers.sort:false", url("/response-headers?Zz=1&Aa=2")])
+        let names = headers.output.split(separator: "\n").dropFirst().compactMap { $0.split(separator: ":").first }
+        XCTAssertLessThan(
+            try XCTUnwrap(names.firstIndex(of: "Zz")), try XCTUnwrap(names.firstIndex(of: "Aa")), "the server's order")
+        let invalid = try bonnet(["--format-options", "xml.indent:2", echo])
+        XCTAssertEqual(invalid.status, 1)
+        XCTAssertTrue(invalid.errors.contains("XML is not formatted"), invalid.errors)
+    }
+
     func testOfflinePrintsTheRequestWithoutSendingIt() throws {
         // Port 1 has nothing listening: anything sent would fail.
         let run = try bonnet(["--offline", "put", "http://127.0.0.1:1/things", "name=x", "X-A:1"])
