@@ -1,5 +1,8 @@
 import Bluebonnet
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -133,8 +136,38 @@ struct Output {
                     JSONIndenter.indent(
                         text, sortingKeys: formatOptions.sortsKeys ?? sorts, width: formatOptions.indent ?? 2)))
         }
+        if formats, formatOptions.formatsXML ?? true, contentType?.lowercased().contains("xml") == true,
+            let pretty = Self.prettyXML(data)
+        {
+            return sanitized(pretty)
+        }
         if let text = String(data: data, encoding: .utf8) { return sanitized(text) }
         return binaryNote(data.count)
+    }
+
+    /// The largest XML body laid out; a larger one is shown as it came.
+    static let maximumFormattedXML = 8 << 20
+
+    /// `data` laid out as XML, or `nil` when it is not well-formed (or too large). External entities are never
+    /// loaded; an XML declaration is kept only when the server sent one.
+    static func prettyXML(_ data: Data) -> String? {
+        guard data.count <= maximumFormattedXML else { return nil }
+        // Checked by a strict parser first: libxml2's document parser repairs what is not well-formed, and a
+        // repaired body is not what the server sent.
+        let parser = XMLParser(data: data)
+        parser.shouldResolveExternalEntities = false
+        let balance = ElementBalance()
+        parser.delegate = balance
+        guard parser.parse(), parser.parserError == nil, balance.isWellFormed,
+            let document = try? XMLDocument(data: data, options: [.nodeLoadExternalEntitiesNever])
+        else { return nil }
+        var text = document.xmlString(options: [.nodePrettyPrint])
+        let declared = String(decoding: data.prefix(64), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<?xml")
+        if !declared, text.hasPrefix("<?xml"), let end = text.firstIndex(of: "\n") {
+            text.removeSubrange(...end)
+        }
+        return text
     }
 
     private func binaryNote(_ count: Int) -> String {
@@ -200,19 +233,20 @@ enum StandardOutput {
     }
 }
 
-/// httpie's `--format-options`: `headers.sort`, `json.sort_keys`, `json.indent` and `json.format`, comma-separated
+/// httpie's `--format-options`: `headers.sort`, `json.sort_keys`, `json.indent`, `json.format` and `xml.format`, comma-separated
 /// `key:value` pairs; a later one wins. `nil` leaves the choice to `--sorted`/`--unsorted` and `--pretty`.
 struct FormatOptions: Equatable {
     var sortsHeaders: Bool?
     var sortsKeys: Bool?
     var indent: Int?
     var formatsJSON: Bool?
+    var formatsXML: Bool?
 
     struct Invalid: Error, CustomStringConvertible {
         let option: String
         var description: String {
             "--format-options: '\(option)' is not one of headers.sort:BOOL, json.sort_keys:BOOL, json.indent:N, "
-                + "json.format:BOOL (XML is not formatted)"
+                + "json.format:BOOL, xml.format:BOOL (XML is laid out with two spaces, not another indent)"
         }
     }
 
@@ -232,9 +266,37 @@ struct FormatOptions: Equatable {
             case let ("headers.sort", value?, _): sortsHeaders = value
             case let ("json.sort_keys", value?, _): sortsKeys = value
             case let ("json.format", value?, _): formatsJSON = value
+            case let ("xml.format", value?, _): formatsXML = value
             case let ("json.indent", _, width?) where (0...16).contains(width): indent = width
             default: throw Invalid(option: String(option))
             }
         }
+    }
+}
+
+/// Whether every element a parse started also ended, and there was one root: FoundationXML's `XMLParser` on
+/// Linux reports success for a document cut short (`<a>`), so the elements are counted.
+private final class ElementBalance: NSObject, XMLParserDelegate {
+    private var depth = 0
+    private var roots = 0
+    private var failed = false
+
+    var isWellFormed: Bool { !failed && depth == 0 && roots == 1 }
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        if depth == 0 { roots += 1 }
+        depth += 1
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        depth -= 1
+        if depth < 0 { failed = true }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        failed = true
     }
 }

@@ -195,7 +195,28 @@ extension BonnetProcessTests {
             try XCTUnwrap(names.firstIndex(of: "Zz")), try XCTUnwrap(names.firstIndex(of: "Aa")), "the server's order")
         let invalid = try bonnet(["--format-options", "xml.indent:2", echo])
         XCTAssertEqual(invalid.status, 1)
-        XCTAssertTrue(invalid.errors.contains("XML is not formatted"), invalid.errors)
+        XCTAssertTrue(invalid.errors.contains("xml.format:BOOL"), invalid.errors)
+    }
+
+    func testXMLIsLaidOutWhenFormattingAndNeverLoadsAnExternalEntity() throws {
+        let echo = url("/echo?content_type=application/xml")
+        let body = Data(#"<a><b x="1">t</b></a>"#.utf8)
+        let formatted = try bonnet(["--pretty=format", echo], stdin: body)
+        XCTAssertEqual(formatted.output, "<a>\n  <b x=\"1\">t</b>\n</a>\n")
+        let kept = try bonnet(["--pretty=format", "--format-options", "xml.format:false", echo], stdin: body)
+        XCTAssertEqual(kept.output, #"<a><b x="1">t</b></a>"# + "\n")
+        let piped = try bonnet([echo], stdin: body)
+        XCTAssertEqual(piped.output, #"<a><b x="1">t</b></a>"#, "piped bytes stay exact")
+        let directory = try TemporaryDirectory()
+        let secret = try directory.file("secret.txt", contents: Data("TOP-SECRET".utf8))
+        let hostile = Data(
+            #"<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x SYSTEM "\#(secret.absoluteString)">]><a>&x;</a>"#.utf8)
+        let refused = try bonnet(["--pretty=format", echo], stdin: hostile)
+        XCTAssertFalse(refused.output.contains("TOP-SECRET"), refused.output)
+        let broken = try bonnet(["--pretty=format", echo], stdin: Data("<a><b></a>".utf8))
+        XCTAssertEqual(broken.output, "<a><b></a>\n", "not well-formed: shown as it came")
+        let unclosed = try bonnet(["--pretty=format", echo], stdin: Data("<a><b/>".utf8))
+        XCTAssertEqual(unclosed.output, "<a><b/>\n", "cut short: shown as it came")
     }
 
     func testOfflinePrintsTheRequestWithoutSendingIt() throws {
