@@ -44,7 +44,7 @@ final class RequestTrace: RequestObserving {
         let method = hop.urlRequest.httpMethod?.uppercased() ?? "GET"
         let url = hop.urlRequest.url
         let (request, resends) = state.write { state -> ((any Span)?, Int) in
-            state.method = state.hops == 0 ? method : state.method
+            if state.hops == 0 { state.method = method }
             if state.url == nil { state.url = url }
             state.hops += 1
             return (state.request, state.hops - 1)
