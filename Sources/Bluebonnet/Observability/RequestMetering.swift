@@ -59,11 +59,19 @@ struct RequestMetering: RequestObserverMaking {
     }
 }
 
-/// One request's metrics.
+/// One request's metrics. A retry a response serializer asks for reopens a request after it finished (Alamofire's
+/// serializer retry): each finish records only what is new since the one before.
 final class RequestMeter: RequestObserving {
+    private struct State {
+        /// The dimensions of the active-requests meter, from the first hop until the request finishes.
+        var active: [(String, String)]?
+        /// How many transactions and retries earlier finishes recorded.
+        var recordedTransactions = 0
+        var recordedRetries = 0
+    }
+
     private let metering: RequestMetering
-    /// The dimensions of the active-requests meter, once the first hop left.
-    private let active = Protected<[(String, String)]?>(nil)
+    private let state = Protected(State())
 
     init(metering: RequestMetering) {
         self.metering = metering
@@ -71,9 +79,9 @@ final class RequestMeter: RequestObserving {
 
     func hopWillSend(_ hop: inout TransportRequest) {
         let dimensions = Self.base(method: hop.urlRequest.httpMethod, url: hop.urlRequest.url) + metering.dimensions
-        let first = active.write { active -> Bool in
-            guard active == nil else { return false }
-            active = dimensions
+        let first = state.write { state -> Bool in
+            guard state.active == nil else { return false }
+            state.active = dimensions
             return true
         }
         guard first else { return }
@@ -85,16 +93,26 @@ final class RequestMeter: RequestObserving {
     func hopDidEnd(error: AFError?) {}
 
     func requestDidFinish(_ request: Request, response: HTTPURLResponse?, error: AFError?) {
-        if let dimensions = active.read({ $0 }) {
+        let all = request.allMetrics.flatMap(\.transactionMetrics)
+        let retryCount = request.retryCount
+        let (wasActive, recorded, recordedRetries) = state.write { state in
+            defer {
+                state.active = nil
+                state.recordedTransactions = all.count
+                state.recordedRetries = max(state.recordedRetries, retryCount)
+            }
+            return (state.active, min(state.recordedTransactions, all.count), state.recordedRetries)
+        }
+        if let dimensions = wasActive {
             Meter(label: "http.client.active_requests", dimensions: dimensions, factory: metering.factory).decrement()
         }
-        let transactions = request.allMetrics.flatMap(\.transactionMetrics)
-        for (index, transaction) in transactions.enumerated() {
+        let transactions = all[recorded...]
+        for (index, transaction) in zip(transactions.indices, transactions) {
             let status = (transaction.response as? HTTPURLResponse)?.statusCode
             var dimensions = Self.base(method: transaction.request.httpMethod, url: transaction.request.url)
             if let status { dimensions.append(("http.response.status_code", String(status))) }
             // The request's error belongs to its last hop; an earlier hop failed only by its status.
-            if index == transactions.count - 1, let error {
+            if index == all.count - 1, let error {
                 dimensions.append(("error.type", RequestTrace.errorType(of: error)))
             } else if let status, status >= 400 {
                 dimensions.append(("error.type", String(status)))
@@ -123,13 +141,13 @@ final class RequestMeter: RequestObserving {
                 ).increment()
             }
         }
-        if request.retryCount > 0 {
-            let first = transactions.first?.request
+        if retryCount > recordedRetries {
+            let first = all.first?.request
             Counter(
                 label: "bluebonnet.client.retries",
                 dimensions: Self.base(method: first?.httpMethod, url: first?.url) + metering.dimensions,
                 factory: metering.factory
-            ).increment(by: request.retryCount)
+            ).increment(by: retryCount - recordedRetries)
         }
     }
 

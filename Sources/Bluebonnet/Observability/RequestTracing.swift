@@ -24,7 +24,11 @@ struct RequestTracing: RequestObserverMaking {
 /// One request's spans.
 final class RequestTrace: RequestObserving {
     private struct State {
+        /// The request's span while it is open.
         var request: (any Span)?
+        /// The request's span that ended, when a retry a response serializer asked for reopens the request after it
+        /// finished (Alamofire's serializer retry): the next one is linked to it.
+        var ended: ServiceContext?
         var hop: (any Span)?
         var hops = 0
         var method = "GET"
@@ -84,6 +88,10 @@ final class RequestTrace: RequestObserving {
         let (existing, hops, method, url) = state.read { ($0.request, $0.hops, $0.method, $0.url) }
         // A request that failed before any hop left (its adapter failed, its URL was refused) still has its span.
         let span = existing ?? startRequestSpan(method: method, url: url)
+        state.write { state in
+            state.request = nil
+            state.ended = span.context
+        }
         if hops > 1 { span.attributes["http.request.resend_count"] = hops - 1 }
         if let status = response?.statusCode {
             span.attributes["http.response.status_code"] = status
@@ -99,7 +107,11 @@ final class RequestTrace: RequestObserving {
     private func startRequestSpan(method: String, url: URL?) -> any Span {
         let span = tracer.startSpan(method, context: parent, ofKind: .client)
         Self.describe(span, method: method, url: url)
-        state.write { $0.request = span }
+        let previous = state.write { state -> ServiceContext? in
+            state.request = span
+            return state.ended
+        }
+        if let previous { span.addLink(SpanLink(context: previous, attributes: [:])) }
         return span
     }
 

@@ -71,6 +71,24 @@ final class HTTPClientMetricsTests: ServerTestCase {
         XCTAssertEqual(retries.totalValue, 1)
     }
 
+    func testARetryASerializerAsksForAfterTheRequestFinishedIsCountedOnce() async throws {
+        struct Missing: Decodable, Sendable { let absent: Int }
+        let retrier = Retrier { request, _, error, completion in
+            let serialization = error.asAFError?.isResponseSerializationError == true
+            completion(request.retryCount == 0 && serialization ? .retry : .doNotRetry)
+        }
+        let session = Session(interceptor: retrier, metrics: .init(factory: metrics))
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            session.request(url("/get")).responseDecodable(of: Missing.self) { _ in done.resume() }
+        }
+        let durations = metrics.timers(label: "http.client.request.duration")
+        XCTAssertEqual(durations.flatMap(\.values).count, 2, "each hop once, though the request finished twice")
+        let retries = try metrics.expectCounter("bluebonnet.client.retries", hop("GET", status: nil))
+        XCTAssertEqual(retries.totalValue, 1)
+        let active = try metrics.expectMeter("http.client.active_requests", hop("GET", status: nil))
+        XCTAssertEqual(active.values, [1, 0, 1, 0])
+    }
+
     func testACacheHitIsCountedAndExtraDimensionsAreAddedEverywhere() async throws {
         let cache = HTTPCache(memoryCapacity: 10_000_000, diskCapacity: 0)
         let session = measured({ $0.urlCache = cache }, dimensions: [("service", "orders")])

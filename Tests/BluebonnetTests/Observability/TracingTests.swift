@@ -146,6 +146,30 @@ final class TracingTests: ServerTestCase {
         XCTAssertTrue(tracer.activeSpans.isEmpty, "no span is left open")
     }
 
+    func testARetryASerializerAsksForAfterTheRequestFinishedIsASecondRequestSpanLinkedToTheFirst() async throws {
+        struct Missing: Decodable, Sendable { let absent: Int }
+        let retrier = Retrier { request, _, error, completion in
+            let serialization = error.asAFError?.isResponseSerializationError == true
+            completion(request.retryCount == 0 && serialization ? .retry : .doNotRetry)
+        }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            traced.request(url("/get"), interceptor: retrier).responseDecodable(of: Missing.self) { _ in done.resume() }
+        }
+        let spans = tracer.finishedSpans
+        let requests = spans.filter { $0.parentSpanID == nil }
+        XCTAssertEqual(requests.count, 2, "\(spans.map { ($0.operationName, $0.parentSpanID) })")
+        XCTAssertEqual(requests.last?.links.count, 1, "the reopened request links to the span that ended")
+        for request in requests {
+            XCTAssertEqual(spans.filter { $0.parentSpanID == request.spanID }.count, 1, "one hop under each")
+        }
+        XCTAssertEqual(
+            spans.filter { $0.parentSpanID != nil }.map {
+                $0.attributes.get("http.request.resend_count")?.toSpanAttribute()
+            },
+            [nil, 1], "the second hop is a resend")
+        XCTAssertTrue(tracer.activeSpans.isEmpty)
+    }
+
     func testNothingIsTracedWithoutATracerAndAnAdaptationFailureStillHasASpan() async throws {
         let untraced = Session()
         _ = try await untraced.request(url("/get")).serializingData().value
