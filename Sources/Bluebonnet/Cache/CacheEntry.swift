@@ -41,14 +41,19 @@ struct CacheEntry: Codable, Equatable, Sendable {
         return values.isEmpty ? nil : values.joined(separator: ", ")
     }
 
-    /// The response as `HTTPURLResponse`, its fields in their stored order, with `Age` set to `age` when given.
-    func httpResponse(age: Int? = nil) -> HTTPURLResponse? {
+    /// The response's head, its fields in their stored order, with `Age` set to `age` when given.
+    func head(age: Int? = nil) -> ResponseHead {
         var fields = headers.filter {
             $0.count == 2 && !(age != nil && $0[0].equalsIgnoringCase("Age"))
         }
         .map { (name: $0[0], value: $0[1]) }
         if let age { fields.append((name: "Age", value: String(age))) }
-        return OrderedHTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", orderedFields: fields)
+        return ResponseHead(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", fields: fields)
+    }
+
+    /// The response as `HTTPURLResponse`, its fields in their stored order, with `Age` set to `age` when given.
+    func httpResponse(age: Int? = nil) -> HTTPURLResponse {
+        head(age: age).httpResponse
     }
 
     /// A response's fields as stored: in the order they arrived when Bluebonnet received it.

@@ -27,7 +27,7 @@ final class CacheSink: TransportSink {
 
     private struct State {
         var entry: CacheEntry?
-        var notModified: HTTPURLResponse?
+        var notModified: ResponseHead?
         /// The streamed body so far, while it is still small enough to store.
         var copy: Data?
     }
@@ -57,7 +57,7 @@ final class CacheSink: TransportSink {
     }
 
     func transportDidReceiveResponse(
-        _ response: HTTPURLResponse, expectedBodyLength: Int64, encodedBodyLength: Int64??,
+        _ response: ResponseHead, expectedBodyLength: Int64, encodedBodyLength: Int64??,
         protocolName: String, setCookieFields: [String]
     ) -> TransportHeadReply {
         if context.stored != nil, response.statusCode == 304 {
@@ -140,12 +140,13 @@ final class CacheSink: TransportSink {
 
     /// Asks the handler (the request's, else the session's; storing as it is without one), then stores.
     private func decideAndStore(_ entry: CacheEntry, body: Data, then proceed: @escaping @Sendable () -> Void) {
-        guard let decision = context.decision, let response = entry.httpResponse() else {
+        guard let decision = context.decision else {
             context.cache.store(entry, body: body, memoryOnly: false)
             proceed()
             return
         }
-        let proposed = CachedURLResponse(response: response, data: body, userInfo: nil, storagePolicy: .allowed)
+        let proposed = CachedURLResponse(
+            response: entry.httpResponse(), data: body, userInfo: nil, storagePolicy: .allowed)
         let cache = context.cache
         let key = context.key
         let requestHeaders = Dictionary(
@@ -169,11 +170,12 @@ final class CacheSink: TransportSink {
     }
 
     /// The entry to store for a response, or `nil` when RFC 9111 §3 forbids storing it.
-    private func storableEntry(for response: HTTPURLResponse, protocolName: String) -> CacheEntry? {
+    private func storableEntry(for response: ResponseHead, protocolName: String) -> CacheEntry? {
         let status = response.statusCode
-        guard (200...599).contains(status), status != 206, status != 304, let url = response.url else { return nil }
+        guard (200...599).contains(status), status != 206, status != 304 else { return nil }
         var entry = CacheEntry(
-            key: context.key, url: url.withoutUserInfo, statusCode: status, headers: CacheEntry.fields(of: response),
+            key: context.key, url: response.url.withoutUserInfo, statusCode: status,
+            headers: response.fields.map { [$0.name, $0.value] },
             protocolName: protocolName,
             varyValues: [:], requestTime: requestTime.timeIntervalSince1970,
             responseTime: Date().timeIntervalSince1970, bodyLength: 0)
@@ -195,11 +197,11 @@ final class CacheSink: TransportSink {
     }
 
     /// The stored response with the fields of the `304` that validated it, and the validation's times.
-    static func updating(_ entry: CacheEntry, with notModified: HTTPURLResponse, requestTime: Date, responseTime: Date)
+    static func updating(_ entry: CacheEntry, with notModified: ResponseHead, requestTime: Date, responseTime: Date)
         -> CacheEntry
     {
         var updated = entry
-        let fresh = CacheEntry.fields(of: notModified).filter { !keptOn304.contains($0[0].lowercased()) }
+        let fresh = notModified.fields.map { [$0.name, $0.value] }.filter { !keptOn304.contains($0[0].lowercased()) }
         let replacedNames = Set(fresh.map { $0[0].lowercased() })
         updated.headers.removeAll { $0.count != 2 || replacedNames.contains($0[0].lowercased()) }
         updated.headers += fresh

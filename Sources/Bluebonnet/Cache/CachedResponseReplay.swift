@@ -45,12 +45,8 @@ final class CachedResponseReplay: TransportTask {
         queue.async { [self] in
             guard !isCompleted else { return }
             if fromCache { sink.transportWillServeFromCache() }
-            guard let response = entry.httpResponse(age: age) else {
-                complete(error: .sessionTaskFailed(error: URLError(.cannotParseResponse)))
-                return
-            }
             let reply = sink.transportDidReceiveResponse(
-                response, expectedBodyLength: Int64(body.count), encodedBodyLength: .none,
+                entry.head(age: age), expectedBodyLength: Int64(body.count), encodedBodyLength: .none,
                 protocolName: entry.protocolName, setCookieFields: [])
             guard let hold = reply.hold else {
                 sendBody(streaming: reply.streamsBody)

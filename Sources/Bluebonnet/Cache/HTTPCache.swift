@@ -87,11 +87,11 @@ public final class HTTPCache: URLCache, @unchecked Sendable {
     override public func cachedResponse(for request: URLRequest) -> CachedURLResponse? {
         guard let url = request.url, let key = CacheEntry.key(for: url) else { return nil }
         let headers = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
-        guard let (entry, body) = lookup(key: key, headers: headers), let response = entry.httpResponse() else {
+        guard let (entry, body) = lookup(key: key, headers: headers) else {
             return nil
         }
         return CachedURLResponse(
-            response: response, data: body, userInfo: entry.decodedUserInfo, storagePolicy: .allowed)
+            response: entry.httpResponse(), data: body, userInfo: entry.decodedUserInfo, storagePolicy: .allowed)
     }
 
     /// Stores a response for a request, replacing the variant it matches.

@@ -80,13 +80,13 @@ struct FoundationResponseStore: ResponseStore, @unchecked Sendable {
     }
 
     func store(_ entry: CacheEntry, body: Data, memoryOnly: Bool) {
-        guard body.count <= largestEntry, let response = entry.httpResponse(),
+        guard body.count <= largestEntry,
             let metadata = try? JSONEncoder().encode(entry)
         else { return }
         var userInfo = entry.decodedUserInfo ?? [:]
         userInfo[Self.metadataKey] = metadata
         let cached = CachedURLResponse(
-            response: response, data: body, userInfo: userInfo,
+            response: entry.httpResponse(), data: body, userInfo: userInfo,
             storagePolicy: memoryOnly ? .allowedInMemoryOnly : .allowed)
         for request in Self.storageRequests(for: entry.url) { cache.storeCachedResponse(cached, for: request) }
     }

@@ -19,7 +19,7 @@ extension DownloadRequest {
         appendValidator { [unowned self] in
             Confinement.assertOffEventLoop("A download validator")
             let state = mutableState.read()
-            guard state.error == nil, let response = state.response else { return }
+            guard state.error == nil, let response = state.head?.httpResponse else { return }
             let fileURL = self.fileURL
             let result = validation(state.requests.last, response, fileURL)
             if case let .failure(error) = result {

@@ -10,14 +10,19 @@ final class OrderedHTTPURLResponse: HTTPURLResponse, @unchecked Sendable {
     /// Each field as received, repeated fields apart.
     let orderedFields: [(name: String, value: String)]
 
-    /// Makes the response; repeated fields are joined by commas in `allHeaderFields`, as FoundationNetworking does.
-    init?(url: URL, statusCode: Int, httpVersion: String, orderedFields: [(name: String, value: String)]) {
+    /// Makes the response; repeated fields are joined by commas in `allHeaderFields`, as FoundationNetworking does,
+    /// under the first spelling of the name (`set-cookie` and `Set-Cookie` are one field).
+    init(url: URL, statusCode: Int, httpVersion: String, orderedFields: [(name: String, value: String)]) {
         self.orderedFields = orderedFields
         var fields: [String: String] = [:]
+        var firstSpelling: [String: String] = [:]
         for (name, value) in orderedFields {
-            fields[name] = fields[name].map { $0 + ", " + value } ?? value
+            let key = firstSpelling[name.lowercased(), default: name]
+            firstSpelling[name.lowercased()] = key
+            fields[key] = fields[key].map { $0 + ", " + value } ?? value
         }
-        super.init(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: fields)
+        // FoundationNetworking's initialiser is failable in signature only: it has no path that returns `nil`.
+        super.init(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: fields)!
     }
 
     required init?(coder: NSCoder) {

@@ -355,7 +355,7 @@ extension Request {
         ended?()
         observer?.hopDidEnd(error: failure)
         if let logger = context.logger {
-            let status = mutableState.read { $0.response?.statusCode }
+            let status = mutableState.read { $0.head?.statusCode }
             logger.debug(
                 "hop ended",
                 metadata: logMetadata([
@@ -378,7 +378,7 @@ extension Request {
         let (action, urlHandlers) = mutableState.write { state -> (RequestStateMachine.Action?, URLHandlers) in
             guard let action = state.machine.didDecideNextHop(decision) else { return (nil, []) }
             guard case .execute = action else { return (action, []) }
-            state.response = nil
+            state.head = nil
             guard case let .newHop(next) = decision else { return (action, []) }
             state.metrics.noteRedirect()
             state.requests.append(next)
@@ -416,7 +416,7 @@ extension Request {
             case .retry:
                 // A new attempt: what the last one left is forgotten, as in Alamofire's `prepareForRetry`.
                 state.error = nil
-                state.response = nil
+                state.head = nil
                 state.metrics.beginRetry()
             case let .finish(outcome, _):
                 state.error = outcome.error
@@ -442,7 +442,7 @@ extension Request: TransportSink {
     }
 
     func transportDidReceiveResponse(
-        _ response: HTTPURLResponse, expectedBodyLength expected: Int64, encodedBodyLength: Int64??,
+        _ response: ResponseHead, expectedBodyLength expected: Int64, encodedBodyLength: Int64??,
         protocolName: String, setCookieFields: [String]
     ) -> TransportHeadReply {
         let now = Timeline.now()
@@ -451,13 +451,13 @@ extension Request: TransportSink {
         let headSteps = context.headSteps
         let (streams, head, ownStep) = mutableState.write {
             state -> (Bool, ResponseHeadFacts?, (any ResponseHeadStep)?) in
-            state.response = response
+            state.head = response
             state.initialResponseTime = now
             state.progress.download.completed = 0
             state.progress.download.total = expected
             state.metrics.updateHop { hop in
                 hop.responseStartTime = now
-                hop.httpResponse = response
+                hop.head = response
                 hop.protocolName = protocolName
                 hop.responseBodyBytesEncoded = encodedBodyLength
             }
@@ -470,13 +470,13 @@ extension Request: TransportSink {
             state.machine.hopWillReceiveBody(streaming: streams)
             guard !headSteps.isEmpty || state.headStep != nil else { return (streams, nil, nil) }
             let head = ResponseHeadFacts(
-                response: response, hopRequest: state.machine.hop?.request,
+                head: response, hopRequest: state.machine.hop?.request,
                 firstURL: state.requests.first?.url, setCookieFields: setCookieFields,
                 features: state.features)
             // The request's own step (`onHTTPResponse`) sees final responses only.
             return (streams, head, final ? state.headStep : nil)
         }
-        if streams, let consumer { consumer.responseBodyWillBegin(response) }
+        if streams, let consumer { consumer.responseBodyWillBegin(response.httpResponse) }
         guard let head else { return .proceed(streamingBody: streams) }
         // Each step looks at the head here, on the engine's thread; what must happen before the body is read runs
         // in order off the event loop.
@@ -508,16 +508,16 @@ extension Request: TransportSink {
     }
 
     /// What a follower sees of the current hop, given its response; read inside the caller's lock.
-    private func hopFacts(_ response: HTTPURLResponse, state: borrowing MutableState) -> HopFacts? {
+    private func hopFacts(_ response: ResponseHead, state: borrowing MutableState) -> HopFacts? {
         guard let last = state.requests.last, let hop = state.machine.hop else { return nil }
         return HopFacts(
-            response: response, hopRequest: hop.request, lastRequest: last,
+            head: response, hopRequest: hop.request, lastRequest: last,
             credentialOwner: credentialOwner(firstURL: state.requests.first?.url, override: credentialOwnerOverride),
             followedHops: state.machine.redirectCount, features: state.features, notes: hop.notes)
     }
 
     /// Whether some follower may send another hop for `response`; read inside the caller's lock.
-    private func mayFollow(_ response: HTTPURLResponse, state: borrowing MutableState) -> Bool {
+    private func mayFollow(_ response: ResponseHead, state: borrowing MutableState) -> Bool {
         let status = response.statusCode
         guard context.followers.contains(where: { $0.considers(status: status) }),
             let facts = hopFacts(response, state: state)
@@ -582,7 +582,7 @@ extension Request: TransportSink {
         // An ordinary response costs one comparison per follower; facts are gathered only for one that may follow.
         let followers = context.followers
         let facts = mutableState.read { state -> HopFacts? in
-            guard let response = state.response,
+            guard let response = state.head,
                 followers.contains(where: { $0.considers(status: response.statusCode) })
             else { return nil }
             return hopFacts(response, state: state)
@@ -591,7 +591,7 @@ extension Request: TransportSink {
             hopDidComplete(.success, body: body)
             return
         }
-        for follower in followers where follower.considers(status: facts.response.statusCode) {
+        for follower in followers where follower.considers(status: facts.head.statusCode) {
             switch follower.examine(facts) {
             case nil: continue
             case let .failure(error): hopDidComplete(.failure(error), body: nil)

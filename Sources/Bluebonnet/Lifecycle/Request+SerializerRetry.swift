@@ -90,7 +90,7 @@ extension Request {
             if case .retry = action {
                 // A new attempt: what the last one left is forgotten, as for any retry.
                 state.error = nil
-                state.response = nil
+                state.head = nil
                 state.metrics.beginRetry()
             }
             return action

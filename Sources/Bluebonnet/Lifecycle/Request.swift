@@ -55,7 +55,8 @@ public class Request: @unchecked Sendable {
     struct MutableState {
         var machine: RequestStateMachine
         var requests: [URLRequest] = []
-        var response: HTTPURLResponse?
+        /// The current hop's response head; `response` is made from it when first read.
+        var head: ResponseHead?
         /// The final response's body, for a request that keeps it in memory (`DataRequest.data`).
         var data: Data?
         var error: AFError?
@@ -166,7 +167,7 @@ public class Request: @unchecked Sendable {
     /// The current `URLRequest` (the last one).
     public var request: URLRequest? { lastRequest }
     /// The response of the final hop, once its head has arrived.
-    public var response: HTTPURLResponse? { mutableState.read { $0.response } }
+    public var response: HTTPURLResponse? { mutableState.read { $0.head }?.httpResponse }
     /// The error that ended the request, or that validation found.
     public var error: AFError? { mutableState.read { $0.error } }
     /// How many redirects were followed.
@@ -473,7 +474,7 @@ public class Request: @unchecked Sendable {
             return (inline, ended)
         }
         ended?()
-        if let observer { observer.requestDidFinish(self, response: mutableState.read { $0.response }, error: error) }
+        if let observer { observer.requestDidFinish(self, response: mutableState.read { $0.head }, error: error) }
         context.logger?.debug("completed", metadata: logMetadata(["error": "\(Self.logName(of: error))"]))
         guard inline else {
             serializationQueue.async { [self] in runFinish(validated: outcome.validated, inline: false) }
@@ -574,13 +575,17 @@ public class Request: @unchecked Sendable {
     struct Finished: @unchecked Sendable {
         // @unchecked: values copied under the lock; nothing mutates them afterwards (the response is immutable).
         let request: URLRequest?
-        let response: HTTPURLResponse?
+        /// The response head; `HTTPURLResponse` is made from it only when something reads `response`.
+        let head: ResponseHead?
         let data: Data?
         let error: AFError?
         let metrics: RequestTaskMetrics?
         let startTime: CFAbsoluteTime?
         let initialResponseTime: CFAbsoluteTime?
         let completedTime: CFAbsoluteTime?
+
+        /// The response, made from the head.
+        var response: HTTPURLResponse? { head?.httpResponse }
 
         /// The timeline as of `serializationCompletedTime`.
         func timeline(serializationCompletedAt end: CFAbsoluteTime) -> Timeline {
@@ -596,7 +601,7 @@ public class Request: @unchecked Sendable {
     func finished() -> Finished {
         mutableState.read { state in
             Finished(
-                request: state.requests.last, response: state.response, data: state.data, error: state.error,
+                request: state.requests.last, head: state.head, data: state.data, error: state.error,
                 metrics: state.metrics.last, startTime: state.startTime, initialResponseTime: state.initialResponseTime,
                 completedTime: state.completedTime)
         }

@@ -60,7 +60,7 @@ public struct RequestTaskTransactionMetrics: Sendable {
     var requestEndTime: CFAbsoluteTime?
     var responseStartTime: CFAbsoluteTime?
     var responseEndTime: CFAbsoluteTime?
-    var httpResponse: HTTPURLResponse?
+    var head: ResponseHead?
     var requestBodyBytesSent: Int64 = 0
     var responseBodyBytesDecoded: Int64 = 0
     /// For a body the engine decoded: its declared length on the wire (`.some(nil)` when undeclared).
@@ -74,7 +74,7 @@ public struct RequestTaskTransactionMetrics: Sendable {
     }
 
     /// The response head, once it arrived.
-    public var response: URLResponse? { httpResponse }
+    public var response: URLResponse? { head?.httpResponse }
     /// When the hop was handed to the engine.
     public var fetchStartDate: Date? { Date(timeIntervalSinceReferenceDate: fetchStartTime) }
     /// Not measured: always `nil`.

@@ -25,7 +25,7 @@ protocol HopPreparing: Sendable {
 
 /// What a head step sees of a response head.
 struct ResponseHeadFacts: Sendable {
-    let response: HTTPURLResponse
+    let head: ResponseHead
     /// The request the hop sent.
     let hopRequest: URLRequest?
     /// The first request's URL (the main document, for cookie rules).
@@ -34,6 +34,11 @@ struct ResponseHeadFacts: Sendable {
     let setCookieFields: [String]
     /// The request's feature values.
     let features: FeatureValues
+}
+
+extension ResponseHeadFacts {
+    /// The head as `HTTPURLResponse`, made when first read.
+    var response: HTTPURLResponse { head.httpResponse }
 }
 
 /// Work a head step does before any of the body is read, off the event loop (on the request's `underlyingQueue`);
@@ -50,7 +55,7 @@ protocol ResponseHeadStep: Sendable {
 
 /// What a follower sees of a hop that ended, taken under the request's lock.
 struct HopFacts: Sendable {
-    let response: HTTPURLResponse
+    let head: ResponseHead
     /// The request the hop sent (an answered challenge's, or the last one made).
     let hopRequest: URLRequest
     /// The last request made, which a redirect is made from.
@@ -63,6 +68,11 @@ struct HopFacts: Sendable {
     let features: FeatureValues
     /// What earlier answers on this hop left (reset by each new hop and each retry).
     let notes: FeatureValues
+}
+
+extension HopFacts {
+    /// The head as `HTTPURLResponse`, made when first read.
+    var response: HTTPURLResponse { head.httpResponse }
 }
 
 /// What a follower makes of a finished hop.
@@ -111,11 +121,11 @@ protocol RequestObserving: Sendable {
     /// A hop is about to leave; headers appended here go with it (a trace context).
     func hopWillSend(_ hop: inout TransportRequest)
     /// The hop's response head arrived.
-    func hopDidReceive(_ response: HTTPURLResponse)
+    func hopDidReceive(_ head: ResponseHead)
     /// The hop ended: with its error, or `nil` once its body arrived.
     func hopDidEnd(error: AFError?)
     /// The request ended, with its last response and its error; its public state (metrics, retries) is final.
-    func requestDidFinish(_ request: Request, response: HTTPURLResponse?, error: AFError?)
+    func requestDidFinish(_ request: Request, response: ResponseHead?, error: AFError?)
 }
 
 /// Several observers as one, each told in order.
@@ -141,15 +151,15 @@ struct CompositeRequestObserving: RequestObserving, RequestObserverMaking {
         for observer in observers { observer.hopWillSend(&hop) }
     }
 
-    func hopDidReceive(_ response: HTTPURLResponse) {
-        for observer in observers { observer.hopDidReceive(response) }
+    func hopDidReceive(_ head: ResponseHead) {
+        for observer in observers { observer.hopDidReceive(head) }
     }
 
     func hopDidEnd(error: AFError?) {
         for observer in observers { observer.hopDidEnd(error: error) }
     }
 
-    func requestDidFinish(_ request: Request, response: HTTPURLResponse?, error: AFError?) {
+    func requestDidFinish(_ request: Request, response: ResponseHead?, error: AFError?) {
         for observer in observers { observer.requestDidFinish(request, response: response, error: error) }
     }
 }

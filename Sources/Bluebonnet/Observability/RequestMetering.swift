@@ -88,11 +88,11 @@ final class RequestMeter: RequestObserving {
         Meter(label: "http.client.active_requests", dimensions: dimensions, factory: metering.factory).increment()
     }
 
-    func hopDidReceive(_ response: HTTPURLResponse) {}
+    func hopDidReceive(_ response: ResponseHead) {}
 
     func hopDidEnd(error: AFError?) {}
 
-    func requestDidFinish(_ request: Request, response: HTTPURLResponse?, error: AFError?) {
+    func requestDidFinish(_ request: Request, response: ResponseHead?, error: AFError?) {
         let all = request.allMetrics.flatMap(\.transactionMetrics)
         let retryCount = request.retryCount
         let (wasActive, recorded, recordedRetries) = state.write { state in
@@ -108,7 +108,7 @@ final class RequestMeter: RequestObserving {
         }
         let transactions = all[recorded...]
         for (index, transaction) in zip(transactions.indices, transactions) {
-            let status = (transaction.response as? HTTPURLResponse)?.statusCode
+            let status = transaction.head?.statusCode
             var dimensions = Self.base(method: transaction.request.httpMethod, url: transaction.request.url)
             if let status { dimensions.append(("http.response.status_code", String(status))) }
             // The request's error belongs to its last hop; an earlier hop failed only by its status.

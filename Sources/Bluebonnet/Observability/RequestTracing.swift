@@ -63,7 +63,7 @@ final class RequestTrace: RequestObserving {
         hop.headers = headers.fields
     }
 
-    func hopDidReceive(_ response: HTTPURLResponse) {
+    func hopDidReceive(_ response: ResponseHead) {
         guard let span = state.read({ $0.hop }) else { return }
         span.attributes["http.response.status_code"] = response.statusCode
         if response.statusCode >= 400 {
@@ -82,7 +82,7 @@ final class RequestTrace: RequestObserving {
         span.end()
     }
 
-    func requestDidFinish(_ request: Request, response: HTTPURLResponse?, error: AFError?) {
+    func requestDidFinish(_ request: Request, response: ResponseHead?, error: AFError?) {
         // A hop still open ended with the request (cancelled while it was on the wire).
         if state.read({ $0.hop }) != nil { hopDidEnd(error: error ?? .explicitlyCancelled) }
         let (existing, hops, method, url) = state.read { ($0.request, $0.hops, $0.method, $0.url) }

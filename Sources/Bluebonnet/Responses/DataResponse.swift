@@ -16,7 +16,16 @@ public struct DataResponse<Success, Failure: Error> {
     /// The URL request sent to the server (the last hop).
     public let request: URLRequest?
     /// The server's response to the URL request.
-    public let response: HTTPURLResponse?
+    public var response: HTTPURLResponse? {
+        switch source {
+        case let .head(head): head.httpResponse
+        case let .response(response): response
+        case nil: nil
+        }
+    }
+    /// Where `response` comes from: a head the engine received (made into an `HTTPURLResponse` only when read), or the
+    /// response the caller gave.
+    let source: ResponseSource?
     /// The data returned by the server.
     public let data: Data?
     /// What was measured of the request's last attempt.
@@ -59,8 +68,23 @@ public struct DataResponse<Success, Failure: Error> {
         result: Result<Success, Failure>,
         timeline: Timeline = Timeline()
     ) {
+        self.init(
+            request: request, source: response.map(ResponseSource.response), data: data, metrics: metrics,
+            serializationDuration: serializationDuration, result: result, timeline: timeline)
+    }
+
+    /// Creates a `DataResponse` of a response head, whose `HTTPURLResponse` is made when first read.
+    init(
+        request: URLRequest?,
+        source: ResponseSource?,
+        data: Data?,
+        metrics: RequestTaskMetrics?,
+        serializationDuration: TimeInterval,
+        result: Result<Success, Failure>,
+        timeline: Timeline
+    ) {
         self.request = request
-        self.response = response
+        self.source = source
         self.data = data
         self.metrics = metrics
         self.serializationDuration = serializationDuration
@@ -102,7 +126,7 @@ extension DataResponse {
     /// - Returns: A `DataResponse` instance wrapping the result of the transform.
     public func map<NewSuccess>(_ transform: (Success) -> NewSuccess) -> DataResponse<NewSuccess, Failure> {
         DataResponse<NewSuccess, Failure>(
-            request: request, response: response, data: data, metrics: metrics,
+            request: request, source: source, data: data, metrics: metrics,
             serializationDuration: serializationDuration, result: result.map(transform),
             timeline: timeline)
     }
@@ -121,7 +145,7 @@ extension DataResponse {
             mapped = .failure(error)
         }
         return DataResponse<NewSuccess, any Error>(
-            request: request, response: response, data: data, metrics: metrics,
+            request: request, source: source, data: data, metrics: metrics,
             serializationDuration: serializationDuration, result: mapped,
             timeline: timeline)
     }
@@ -134,7 +158,7 @@ extension DataResponse {
         NewSuccess, Failure
     > {
         DataResponse<NewSuccess, Failure>(
-            request: request, response: response, data: data, metrics: metrics,
+            request: request, source: source, data: data, metrics: metrics,
             serializationDuration: serializationDuration, result: result.flatMap(transform),
             timeline: timeline)
     }
@@ -145,7 +169,7 @@ extension DataResponse {
     /// - Returns: A `DataResponse` instance containing the result of the transform.
     public func mapError<NewFailure: Error>(_ transform: (Failure) -> NewFailure) -> DataResponse<Success, NewFailure> {
         DataResponse<Success, NewFailure>(
-            request: request, response: response, data: data, metrics: metrics,
+            request: request, source: source, data: data, metrics: metrics,
             serializationDuration: serializationDuration, result: result.mapError(transform),
             timeline: timeline)
     }
@@ -165,7 +189,7 @@ extension DataResponse {
             do { mapped = .failure(try transform(error)) } catch { mapped = .failure(error) }
         }
         return DataResponse<Success, any Error>(
-            request: request, response: response, data: data, metrics: metrics,
+            request: request, source: source, data: data, metrics: metrics,
             serializationDuration: serializationDuration, result: mapped,
             timeline: timeline)
     }

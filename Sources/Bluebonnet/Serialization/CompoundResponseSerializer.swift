@@ -37,8 +37,8 @@ public final class CompoundResponseSerializer: DataResponseSerializerProtocol, D
         if let error { throw error }
         if let response {
             try ResponseAcceptance.check(
-                response: response, data: data, contentTypes: acceptableContentTypes, statusCodes: acceptableStatusCodes
-            )
+                .response(response), data: data, contentTypes: acceptableContentTypes,
+                statusCodes: acceptableStatusCodes)
         }
         var errors: [AFError] = []
         for serializer in serializers {

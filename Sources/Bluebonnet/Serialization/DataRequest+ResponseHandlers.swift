@@ -81,7 +81,7 @@ extension DataRequest {
         let end = Timeline.now()
         let result: AFResult<Data?> = snapshot.error.map { .failure($0) } ?? .success(snapshot.data)
         let response = DataResponse(
-            request: snapshot.request, response: snapshot.response, data: snapshot.data,
+            request: snapshot.request, source: ResponseSource(snapshot.head), data: snapshot.data,
             metrics: snapshot.metrics, serializationDuration: 0, result: result,
             timeline: snapshot.timeline(serializationCompletedAt: end))
         if monitoredEvents.contains(.parsing) { eventMonitor?.request(self, didParseResponse: response) }
@@ -98,14 +98,15 @@ extension DataRequest {
         do {
             result = .success(
                 try serializer.serialize(
-                    request: snapshot.request, response: snapshot.response, data: snapshot.data, error: snapshot.error))
+                    request: snapshot.request, source: ResponseSource(snapshot.head), data: snapshot.data,
+                    error: snapshot.error))
         } catch {
             result = .failure(
                 error.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
         }
         let end = Timeline.now()
         let response = DataResponse(
-            request: snapshot.request, response: snapshot.response, data: snapshot.data,
+            request: snapshot.request, source: ResponseSource(snapshot.head), data: snapshot.data,
             metrics: snapshot.metrics, serializationDuration: end - start, result: result,
             timeline: snapshot.timeline(serializationCompletedAt: end))
         if monitoredEvents.contains(.parsing) { eventMonitor?.request(self, didParseResponse: response) }

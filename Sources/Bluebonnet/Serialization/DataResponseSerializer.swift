@@ -51,7 +51,13 @@ public final class DataResponseSerializer: ResponseSerializer {
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws
         -> Data
     {
-        try preparedData(request: request, response: response, data: data, error: error) ?? Data()
+        try serialize(request: request, source: response.map(ResponseSource.response), data: data, error: error)
+    }
+}
+
+extension DataResponseSerializer: SourceSerializing {
+    func serialize(request: URLRequest?, source: ResponseSource?, data: Data?, error: (any Error)?) throws -> Data {
+        try preparedData(request: request, source: source, data: data, error: error) ?? Data()
     }
 }
 

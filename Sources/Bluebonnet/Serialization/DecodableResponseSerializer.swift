@@ -52,9 +52,15 @@ public final class DecodableResponseSerializer<T: Decodable>: ResponseSerializer
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws
         -> T
     {
+        try serialize(request: request, source: response.map(ResponseSource.response), data: data, error: error)
+    }
+}
+
+extension DecodableResponseSerializer: SourceSerializing {
+    func serialize(request: URLRequest?, source: ResponseSource?, data: Data?, error: (any Error)?) throws -> T {
         guard
             let data = try preparedData(
-                request: request, response: response, data: data, error: error,
+                request: request, source: source, data: data, error: error,
                 blankIsEmpty: decoder is JSONDecoder)
         else {
             guard let emptyResponseType = T.self as? any EmptyResponse.Type,

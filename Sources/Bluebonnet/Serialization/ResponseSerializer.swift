@@ -26,6 +26,34 @@ public protocol DataResponseSerializerProtocol<SerializedObject>: Sendable {
     var mayRunInline: Bool { get }
 }
 
+/// A serializer of the library's own that reads no more of a response than its status code and fields: it serializes
+/// from where the response comes from, so a received head is not made into an `HTTPURLResponse` for it.
+protocol SourceSerializing<SerializedObject> {
+    associatedtype SerializedObject
+
+    /// `serialize(request:response:data:error:)`, from the response's source.
+    func serialize(request: URLRequest?, source: ResponseSource?, data: Data?, error: (any Error)?) throws
+        -> SerializedObject
+}
+
+extension DataResponseSerializerProtocol {
+    /// Serializes a finished request's response: from its head when the serializer is one of the library's that can.
+    func serialize(request: URLRequest?, source: ResponseSource?, data: Data?, error: (any Error)?) throws
+        -> SerializedObject
+    {
+        if case .head = source, let serializer = self as? any SourceSerializing<SerializedObject> {
+            return try serializer.serialize(request: request, source: source, data: data, error: error)
+        }
+        let response: HTTPURLResponse? =
+            switch source {
+            case let .head(head): head.httpResponse
+            case let .response(response): response
+            case nil: nil
+            }
+        return try serialize(request: request, response: response, data: data, error: error)
+    }
+}
+
 extension DataResponseSerializerProtocol {
     /// `false`: a serializer runs on `serializationQueue` unless it declares itself cheap.
     public var mayRunInline: Bool { false }
@@ -185,15 +213,27 @@ extension ResponseSerializer {
     func preparedData(
         request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?, blankIsEmpty: Bool = false
     ) throws -> Data? {
+        try preparedData(
+            request: request, source: response.map(ResponseSource.response), data: data, error: error,
+            blankIsEmpty: blankIsEmpty)
+    }
+
+    /// `preparedData(request:response:data:error:blankIsEmpty:)` from where the response comes from, which a head
+    /// answers without being made into an `HTTPURLResponse`.
+    func preparedData(
+        request: URLRequest?, source: ResponseSource?, data: Data?, error: (any Error)?, blankIsEmpty: Bool = false
+    ) throws -> Data? {
         if let error { throw error }
-        if let response {
+        if let source {
             try ResponseAcceptance.check(
-                response: response, data: data,
-                contentTypes: acceptableContentTypes, statusCodes: acceptableStatusCodes)
+                source, data: data, contentTypes: acceptableContentTypes, statusCodes: acceptableStatusCodes)
         }
         let isBlank = blankIsEmpty && data?.count == 1 && data?.first == UInt8(ascii: " ")
         guard let data, !data.isEmpty, !isBlank else {
-            guard emptyResponseAllowed(forRequest: request, response: response) else {
+            let allowed =
+                requestAllowsEmptyResponseData(request) == true
+                || source.map { emptyResponseCodes.contains($0.statusCode) } == true
+            guard allowed else {
                 throw AFError.responseSerializationFailed(reason: .inputDataNilOrZeroLength)
             }
             return nil
@@ -204,14 +244,14 @@ extension ResponseSerializer {
 
 /// AFNetworking's per-serializer checks, with the same MIME matching as `validate(contentType:)`.
 enum ResponseAcceptance {
-    static func check(response: HTTPURLResponse, data: Data?, contentTypes: Set<String>?, statusCodes: IndexSet?) throws
+    static func check(_ source: ResponseSource, data: Data?, contentTypes: Set<String>?, statusCodes: IndexSet?) throws
     {
-        if let statusCodes, !statusCodes.contains(response.statusCode) {
-            throw AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: response.statusCode))
+        if let statusCodes, !statusCodes.contains(source.statusCode) {
+            throw AFError.responseValidationFailed(reason: .unacceptableStatusCode(code: source.statusCode))
         }
         if let contentTypes,
             case let .failure(error) = ResponseValidator.validate(
-                contentType: contentTypes.sorted(), response: response, data: data)
+                contentType: contentTypes.sorted(), header: source.value(for: "Content-Type"), data: data)
         {
             throw error
         }

@@ -52,15 +52,19 @@ public final class StringResponseSerializer: ResponseSerializer {
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: (any Error)?) throws
         -> String
     {
-        guard let data = try preparedData(request: request, response: response, data: data, error: error) else {
+        try serialize(request: request, source: response.map(ResponseSource.response), data: data, error: error)
+    }
+}
+
+extension StringResponseSerializer: SourceSerializing {
+    func serialize(request: URLRequest?, source: ResponseSource?, data: Data?, error: (any Error)?) throws -> String {
+        guard let data = try preparedData(request: request, source: source, data: data, error: error) else {
             return ""
         }
         // A byte order mark is the body's own word on its encoding, so it beats the ISO-8859-1 fallback.
         let actualEncoding =
             encoding
-            ?? response.flatMap {
-                CharsetResolver.encoding(forContentType: $0.value(forHTTPHeaderField: "Content-Type"))
-            }
+            ?? source.flatMap { CharsetResolver.encoding(forContentType: $0.value(for: "Content-Type")) }
             ?? CharsetResolver.encoding(forByteOrderMarkOf: data)
             ?? .isoLatin1
         guard let string = String(data: data, encoding: actualEncoding) else {

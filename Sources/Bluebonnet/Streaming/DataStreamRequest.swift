@@ -244,7 +244,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             error = .explicitlyCancelled
         }
         return Completion(
-            request: state.requests.last, response: state.response, metrics: state.metrics.last, error: error)
+            request: state.requests.last, response: state.head?.httpResponse, metrics: state.metrics.last, error: error)
     }
 
     // MARK: - The body

@@ -38,15 +38,15 @@ protocol TransportSink: AnyObject, Sendable {
     /// The head of the response arrived.
     ///
     /// - Parameters:
-    ///   - response:           The head.
+    ///   - head:               The head.
     ///   - expectedBodyLength: The body's decoded length when known, else -1.
     ///   - encodedBodyLength:  For a body the engine decodes, its length on the wire when the server declared it.
     ///   - protocolName:       The protocol, as ALPN names it (`http/1.1`, `h2`).
-    ///   - setCookieFields:    Each `Set-Cookie` field apart: `response` joins them with commas, which `Expires`
-    ///                         dates also contain.
+    ///   - setCookieFields:    Each `Set-Cookie` field apart: `HTTPURLResponse` joins them with commas, which
+    ///                         `Expires` dates also contain.
     /// - Returns: How the engine goes on: whether the body streams, and whether it waits for the sink first.
     func transportDidReceiveResponse(
-        _ response: HTTPURLResponse, expectedBodyLength: Int64, encodedBodyLength: Int64??,
+        _ head: ResponseHead, expectedBodyLength: Int64, encodedBodyLength: Int64??,
         protocolName: String, setCookieFields: [String]
     ) -> TransportHeadReply
     /// Bytes of the request body reached the socket.

@@ -263,7 +263,7 @@ final class URLProtocolTask: NSObject, URLProtocolClient, TransportTask, @unchec
         receivedHead = true
         guard let http = response as? HTTPURLResponse else { return }
         let reply = sink.transportDidReceiveResponse(
-            http, expectedBodyLength: http.expectedContentLength, encodedBodyLength: .none,
+            ResponseHead(http), expectedBodyLength: http.expectedContentLength, encodedBodyLength: .none,
             protocolName: String(describing: protocolClass),
             setCookieFields: http.value(forHTTPHeaderField: "Set-Cookie").map { [$0] } ?? [])
         streams = reply.streamsBody

@@ -28,7 +28,7 @@ extension DataRequest {
         appendValidator(lightweight: lightweight) { [unowned self] in
             if !lightweight { Confinement.assertOffEventLoop("A validator") }
             let state = mutableState.read()
-            guard state.error == nil, let response = state.response else { return }
+            guard state.error == nil, let response = state.head?.httpResponse else { return }
             let data = self.data
             let result = validation(state.requests.last, response, data)
             if case let .failure(error) = result {
@@ -95,8 +95,15 @@ enum ResponseValidator {
     static func validate(contentType acceptable: [String], response: HTTPURLResponse, data: Data?)
         -> Request.ValidationResult
     {
+        validate(contentType: acceptable, header: response.value(forHTTPHeaderField: "Content-Type"), data: data)
+    }
+
+    /// The content type check against a response's `Content-Type`, read only when there is a body to check.
+    static func validate(contentType acceptable: [String], header: @autoclosure () -> String?, data: Data?)
+        -> Request.ValidationResult
+    {
         guard let data, !data.isEmpty else { return .success(()) }
-        guard let header = response.value(forHTTPHeaderField: "Content-Type"),
+        guard let header = header(),
             let responseType = MIMEType(header)
         else {
             if acceptable.contains(where: { MIMEType($0)?.isWildcard == true }) { return .success(()) }

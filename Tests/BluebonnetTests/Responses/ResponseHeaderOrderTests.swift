@@ -17,6 +17,12 @@ final class ResponseHeaderOrderTests: ServerTestCase {
         XCTAssertEqual(response.response?.value(forHTTPHeaderField: "X-Many"), "a, b")
     }
 
+    func testAFieldRepeatedUnderAnotherSpellingIsOneField() async throws {
+        let response = await session.request(url("/response-headers?x-twice=a&X-Twice=b")).serializingData().response
+        XCTAssertEqual(response.response?.value(forHTTPHeaderField: "X-Twice"), "a, b", "one of the values was lost")
+        XCTAssertEqual(response.response?.headers.value(for: "x-twice"), "a, b")
+    }
+
     func testAResponseMadeElsewhereStillHasItsHeaders() throws {
         let made = try XCTUnwrap(
             HTTPURLResponse(

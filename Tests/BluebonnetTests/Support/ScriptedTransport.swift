@@ -107,7 +107,9 @@ final class ScriptedAttempt: TransportTask, @unchecked Sendable {
     /// Delivers a response head.
     func respond(status: Int = 200, headers: [String: String] = [:]) {
         let url = request.urlRequest.url ?? URL(string: "http://scripted.invalid/")!
-        let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+        let response = ResponseHead(
+            url: url, statusCode: status, httpVersion: "HTTP/1.1",
+            fields: headers.map { (name: $0.key, value: $0.value) })
         sink.transportDidSendRequestHead()
         sink.transportDidSendRequest(hadBody: false)
         _ = sink.transportDidReceiveResponse(

@@ -151,26 +151,24 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         let declared = head.headers.first(name: "content-length").flatMap(Int64.init)
         // A decoded body is longer than the `Content-Length` the server announced, so its length is unknown.
         let expected = head.headers.contains(name: "content-encoding") ? -1 : Int64(declared ?? -1)
-        var reply = TransportHeadReply.proceed(streamingBody: false)
-        if let response = OrderedHTTPURLResponse(
+        let response = ResponseHead(
             url: url,
             statusCode: Int(head.status.code),
-            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
-            orderedFields: head.headers.map { (name: $0.name, value: $0.value) }
-        ) {
-            // `.none`: not decoded, so the bytes received are the bytes delivered.
-            let encoded: Int64?? = head.headers.contains(name: "content-encoding") ? .some(declared) : .none
-            let protocolName =
-                switch (head.version.major, head.version.minor) {
-                case (1, 1): "http/1.1"
-                case (1, 0): "http/1.0"
-                case (2, _): "h2"
-                case let (major, minor): "http/\(major).\(minor)"
-                }
-            reply = sink.transportDidReceiveResponse(
-                response, expectedBodyLength: expected, encodedBodyLength: encoded,
-                protocolName: protocolName, setCookieFields: head.headers["set-cookie"])
-        }
+            httpVersion: head.version == .http1_1 ? "HTTP/1.1" : "HTTP/\(head.version.major).\(head.version.minor)",
+            fields: head.headers.map { (name: $0.name, value: $0.value) }
+        )
+        // `.none`: not decoded, so the bytes received are the bytes delivered.
+        let encoded: Int64?? = head.headers.contains(name: "content-encoding") ? .some(declared) : .none
+        let protocolName =
+            switch (head.version.major, head.version.minor) {
+            case (1, 1): "http/1.1"
+            case (1, 0): "http/1.0"
+            case (2, _): "h2"
+            case let (major, minor): "http/\(major).\(minor)"
+            }
+        let reply = sink.transportDidReceiveResponse(
+            response, expectedBodyLength: expected, encodedBodyLength: encoded,
+            protocolName: protocolName, setCookieFields: head.headers["set-cookie"])
         let streams = reply.streamsBody
         // A streamed body goes to disk or to a consumer, so the memory limit does not apply to it.
         let limit = streams ? nil : maximumBodySize

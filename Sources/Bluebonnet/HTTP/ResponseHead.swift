@@ -1,0 +1,94 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A response head as the engine received it: status, version and fields in order. The `HTTPURLResponse` that
+/// Alamofire's API hands out is made from it the first time something asks for one, and then kept, so every reader
+/// gets the same object. FoundationNetworking's initialiser re-reads every field (title-casing each name, comparing
+/// it with `WWW-Authenticate`, then looking up three fields by lowercasing every key), which costs a small request
+/// more than anything else it does; a request whose caller only wants the body never pays it.
+final class ResponseHead: Sendable {
+    /// The URL the response answers.
+    let url: URL
+    /// The status code.
+    let statusCode: Int
+    /// `HTTP/1.1`, `HTTP/2.0`.
+    let httpVersion: String
+    /// Each field as received, repeated fields apart.
+    let fields: [(name: String, value: String)]
+    /// The `HTTPURLResponse`, once made (or the one the head was made from).
+    private let built: Protected<HTTPURLResponse?>
+
+    /// A head the engine received.
+    init(url: URL, statusCode: Int, httpVersion: String, fields: [(name: String, value: String)]) {
+        self.url = url
+        self.statusCode = statusCode
+        self.httpVersion = httpVersion
+        self.fields = fields
+        built = Protected(nil)
+    }
+
+    /// A head for a response that already exists (a `URLProtocol`'s, the cache's): that response is the one handed
+    /// out.
+    init(_ response: HTTPURLResponse) {
+        url = response.url ?? URL(fileURLWithPath: "/")
+        statusCode = response.statusCode
+        httpVersion = "HTTP/1.1"
+        fields = response.af.fields.map { (name: $0.name, value: $0.value) }
+        built = Protected(response)
+    }
+
+    /// The response as Alamofire's API shows it, made on first use.
+    var httpResponse: HTTPURLResponse {
+        built.write { built in
+            if let built { return built }
+            let response = OrderedHTTPURLResponse(
+                url: url, statusCode: statusCode, httpVersion: httpVersion, orderedFields: fields)
+            built = response
+            return response
+        }
+    }
+
+    /// Whether the `HTTPURLResponse` has been made.
+    var isMade: Bool { built.read { $0 != nil } }
+
+    /// The value of the field `name` (compared without regard to ASCII case), a repeated field's values joined by
+    /// commas, as `HTTPURLResponse.value(forHTTPHeaderField:)` gives it.
+    func value(for name: String) -> String? {
+        var value: String?
+        for field in fields where field.name.equalsIgnoringCase(name) {
+            value = value.map { $0 + ", " + field.value } ?? field.value
+        }
+        return value
+    }
+}
+
+/// Where a response's `HTTPURLResponse` comes from.
+enum ResponseSource: Sendable {
+    /// A head the engine received: the `HTTPURLResponse` is made from it when first read.
+    case head(ResponseHead)
+    /// A response made elsewhere (by the caller, a `URLProtocol`).
+    case response(HTTPURLResponse)
+
+    init?(_ head: ResponseHead?) {
+        guard let head else { return nil }
+        self = .head(head)
+    }
+
+    /// The status code.
+    var statusCode: Int {
+        switch self {
+        case let .head(head): head.statusCode
+        case let .response(response): response.statusCode
+        }
+    }
+
+    /// The value of a field, repeated fields joined by commas.
+    func value(for name: String) -> String? {
+        switch self {
+        case let .head(head): head.value(for: name)
+        case let .response(response): response.value(forHTTPHeaderField: name)
+        }
+    }
+}

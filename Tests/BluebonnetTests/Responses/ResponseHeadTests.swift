@@ -1,0 +1,80 @@
+@testable import Bluebonnet
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The response head is made into an `HTTPURLResponse` only when something reads one, once, and every reader gets
+/// that same object with what the server sent.
+final class ResponseHeadTests: ServerTestCase {
+    private func head<Success, Failure>(of response: DataResponse<Success, Failure>) throws -> ResponseHead {
+        guard case let .head(head) = try XCTUnwrap(response.source) else {
+            throw XCTSkip("the response was not received from the engine")
+        }
+        return head
+    }
+
+    func testABodyReadAloneNeverMakesAnHTTPURLResponse() async throws {
+        for serialized in [
+            await session.request(url("/json")).serializingData().response.map { _ in () },
+            await session.request(url("/json")).serializingString().response.map { _ in () },
+            await session.request(url("/json")).serializingDecodable(Empty.self).response.map { _ in () },
+        ] {
+            XCTAssertNotNil(serialized.value)
+            XCTAssertFalse(try head(of: serialized).isMade, "serializing the body made an HTTPURLResponse")
+        }
+    }
+
+    func testTheResponseIsMadeOnceAndSharedByEveryReader() async throws {
+        let request = session.request(url("/response-headers?Zeta=1&X-Many=a&X-Many=b"))
+        let response = await request.serializingData().response
+        let head = try head(of: response)
+        let made = try XCTUnwrap(response.response)
+        XCTAssertTrue(head.isMade)
+        XCTAssertTrue(response.response === made, "a second read made another response")
+        XCTAssertTrue(request.response === made, "the request and its response disagree")
+        XCTAssertTrue(response.metrics?.transactionMetrics.last?.response === made)
+        XCTAssertEqual(made.statusCode, 200)
+        XCTAssertEqual(made.value(forHTTPHeaderField: "x-many"), "a, b")
+        XCTAssertEqual(made.af.fields.filter { $0.name == "X-Many" }.map(\.value), ["a", "b"])
+        XCTAssertEqual(response.map { $0.count }.response, made, "a mapped response has the same response")
+    }
+
+    func testAHeadAnswersFieldsAsTheResponseWould() throws {
+        let fields = [
+            (name: "Content-Type", value: "text/plain; charset=utf-8"), (name: "set-cookie", value: "a=1"),
+            (name: "Set-Cookie", value: "b=2"), (name: "X-Émoji", value: "✓"),
+        ]
+        let head = ResponseHead(
+            url: URL(string: "http://example.com/a")!, statusCode: 201, httpVersion: "HTTP/1.1", fields: fields)
+        for name in ["content-type", "CONTENT-TYPE", "Set-Cookie", "x-émoji", "Missing"] {
+            XCTAssertEqual(head.value(for: name), head.httpResponse.value(forHTTPHeaderField: name), name)
+        }
+        let made = ResponseHead(head.httpResponse)
+        XCTAssertTrue(made.isMade)
+        XCTAssertTrue(made.httpResponse === head.httpResponse)
+        XCTAssertEqual(made.statusCode, 201)
+    }
+
+    func testTheBuiltInSerializersJudgeAHeadAsTheyJudgeAResponse() throws {
+        let fields = [(name: "Content-Type", value: "text/html")]
+        let url = URL(string: "http://example.com/a")!
+        for status in [200, 204, 404] {
+            let head = ResponseHead(url: url, statusCode: status, httpVersion: "HTTP/1.1", fields: fields)
+            for data in [Data(), Data("<p>".utf8)] {
+                let serializer = DataResponseSerializer(
+                    acceptableContentTypes: ["application/json"], acceptableStatusCodes: IndexSet(200..<300))
+                func outcome(_ serialize: () throws -> Data) -> String {
+                    do { return "success \(try serialize())" } catch { return "failure \(error)" }
+                }
+                XCTAssertEqual(
+                    outcome { try serializer.serialize(request: nil, source: .head(head), data: data, error: nil) },
+                    outcome {
+                        try serializer.serialize(request: nil, response: head.httpResponse, data: data, error: nil)
+                    },
+                    "\(status) \(data)")
+            }
+        }
+    }
+}
