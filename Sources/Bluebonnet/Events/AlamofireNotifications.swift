@@ -61,8 +61,27 @@ public final class AlamofireNotifications: EventMonitor, SelectiveEventMonitor {
     /// The events it posts for; a composite dispatches no other to it.
     let handledEvents: EventKinds = [.requestLifecycle, .taskLifecycle]
 
-    private func post(_ name: Notification.Name, _ request: Request) {
-        NotificationCenter.default.post(name: name, object: nil, userInfo: [Notification.requestKey: request])
+    /// A request's `userInfo`.
+    private struct UserInfo: @unchecked Sendable {
+        // @unchecked: the dictionary is never mutated, and holds only the request (`Sendable`) under a `String` key.
+        let id: ObjectIdentifier
+        let userInfo: [AnyHashable: Any]
+    }
+
+    /// The `userInfo` of the request whose events came last: a request's 4 notifications usually come in a row, and
+    /// share one dictionary. Dropped with the request's last notification, so it never keeps a request alive for long.
+    private let lastUserInfo = Protected<UserInfo?>(nil)
+
+    private func post(_ name: Notification.Name, _ request: Request, last: Bool = false) {
+        let id = ObjectIdentifier(request)
+        let cached = lastUserInfo.write { cached -> UserInfo? in
+            guard let entry = cached, entry.id == id else { return nil }
+            if last { cached = nil }
+            return entry
+        }
+        let userInfo = cached ?? UserInfo(id: id, userInfo: [Notification.requestKey: request])
+        if cached == nil, !last { lastUserInfo.write { $0 = userInfo } }
+        NotificationCenter.default.post(name: name, object: nil, userInfo: userInfo.userInfo)
     }
 
     /// Posts `Request.didResumeNotification`.
@@ -72,7 +91,7 @@ public final class AlamofireNotifications: EventMonitor, SelectiveEventMonitor {
     /// Posts `Request.didCancelNotification`.
     public func requestDidCancel(_ request: Request) { post(Request.didCancelNotification, request) }
     /// Posts `Request.didFinishNotification`.
-    public func requestDidFinish(_ request: Request) { post(Request.didFinishNotification, request) }
+    public func requestDidFinish(_ request: Request) { post(Request.didFinishNotification, request, last: true) }
     /// Posts `Request.didResumeTaskNotification`.
     public func request(_ request: Request, didResumeTask task: RequestTask) {
         post(Request.didResumeTaskNotification, request)
