@@ -241,10 +241,16 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
 /// sooner than a dispatch of its own would have, never later, so a barrier on the queue still sees every event
 /// posted before it.
 final class EventMailbox: Sendable {
+    /// An event with the monitor it is for: the pair, not a closure over both, so posting allocates nothing but the
+    /// event's own closure. A struct rather than a tuple: a closure kept in a tuple inside an array is stored
+    /// generically, and reading it back costs a thunk (an allocation) per event.
+    private struct Event {
+        let run: @Sendable (any EventMonitor) -> Void
+        let monitor: any EventMonitor
+    }
+
     private struct State {
-        /// Each event with the monitor it is for: the pair, not a closure over both, so posting allocates nothing but
-        /// the event's own closure.
-        var events: [(event: @Sendable (any EventMonitor) -> Void, monitor: any EventMonitor)] = []
+        var events: [Event] = []
         /// The next event to run: those before it ran already. Reset, storage kept, when the drain catches up.
         var next = 0
         /// Whether a drain is on the queue or running.
@@ -260,7 +266,7 @@ final class EventMailbox: Sendable {
 
     func post(_ event: @escaping @Sendable (any EventMonitor) -> Void, to monitor: any EventMonitor) {
         let schedule = state.write { state -> Bool in
-            state.events.append((event, monitor))
+            state.events.append(Event(run: event, monitor: monitor))
             if state.draining { return false }
             state.draining = true
             return true
@@ -272,7 +278,6 @@ final class EventMailbox: Sendable {
         Confinement.assertOffEventLoop("An event monitor")
         // One event at a time, taken by index (a backlog behind a slow monitor costs no shifting), and the array keeps
         // its storage, so a burst allocates nothing but its closures.
-        typealias Event = (event: @Sendable (any EventMonitor) -> Void, monitor: any EventMonitor)
         while let next = state.write({ state -> Event? in
             guard state.next < state.events.count else {
                 state.events.removeAll(keepingCapacity: true)
@@ -283,7 +288,7 @@ final class EventMailbox: Sendable {
             defer { state.next += 1 }
             return state.events[state.next]
         }) {
-            next.event(next.monitor)
+            next.run(next.monitor)
         }
     }
 }

@@ -191,9 +191,9 @@ extension Request {
             state.task = task
             return (task, suspended)
         }
-        eventMonitor?.request(self, didCreateURLRequest: urlRequest)
+        tellMonitor(.other) { $0.request(self, didCreateURLRequest: urlRequest) }
         guard let task else { return }
-        eventMonitor?.request(self, didCreateTask: task)
+        tellMonitor(.taskCreation) { $0.request(self, didCreateTask: task) }
         // Suspended before its task existed: the task is suspended as it is made, as Alamofire's is.
         if suspended { eventMonitor?.request(self, didSuspendTask: task) }
     }
@@ -229,11 +229,11 @@ extension Request {
         if let announced {
             if let task = announced, let eventMonitor { eventMonitor.request(self, didResumeTask: task) }
         } else {
-            eventMonitor?.request(self, didCreateURLRequest: urlRequest)
+            tellMonitor(.other) { $0.request(self, didCreateURLRequest: urlRequest) }
         }
         // Told before the engine has it, so no event of the task can reach a monitor ahead of its creation.
         if let eventMonitor, let (task, running) = newTask {
-            eventMonitor.request(self, didCreateTask: task)
+            tellMonitor(.taskCreation) { $0.request(self, didCreateTask: task) }
             if running { eventMonitor.request(self, didResumeTask: task) }
         }
         context.logger?.debug(
@@ -306,7 +306,7 @@ extension Request {
                 if monitoredEvents.contains(.metrics), let urlSession = session?.session {
                     eventMonitor.urlSession(urlSession, task: task, didFinishCollecting: metrics)
                 }
-                eventMonitor.request(self, didGatherMetrics: metrics)
+                tellMonitor(.metrics) { $0.request(self, didGatherMetrics: metrics) }
             }
             eventMonitor.request(self, didCompleteTask: task, with: error)
         }

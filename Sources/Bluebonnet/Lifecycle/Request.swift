@@ -30,6 +30,14 @@ public class Request: @unchecked Sendable {
         guard hasOwnMonitors.load(ordering: .acquiring) else { return sessionMonitoredEvents }
         return ownMonitors.read { $0?.events ?? [] }
     }
+    /// Tells the monitor of an event of `kind` when one handles it. Checked here, before the event is made: a
+    /// composite monitor's event is a closure, which costs an allocation even when no monitor wants it.
+    @inline(__always)
+    func tellMonitor(_ kind: EventKinds, _ event: (any EventMonitor) -> Void) {
+        guard monitoredEvents.contains(kind), let eventMonitor else { return }
+        event(eventMonitor)
+    }
+
     /// The session's monitor, and what it handles.
     private let sessionMonitor: (any EventMonitor)?
     private let sessionMonitoredEvents: EventKinds
@@ -390,7 +398,7 @@ public class Request: @unchecked Sendable {
             return (action, (state.urlRequestHandlers, curl))
         }
         guard let action else { return }
-        eventMonitor?.request(self, didCreateInitialURLRequest: urlRequest)
+        tellMonitor(.other) { $0.request(self, didCreateInitialURLRequest: urlRequest) }
         notify(urlRequest, urlHandlers: handlers.0, cURLHandlers: handlers.1)
         perform(action)
     }

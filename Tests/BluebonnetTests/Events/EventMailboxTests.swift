@@ -38,6 +38,18 @@ final class EventMailboxTests: XCTestCase {
         XCTAssertEqual(seen.values, ["first", "second", "other work"])
     }
 
+    func testEachEventIsHandedTheMonitorItWasPostedFor() {
+        let queue = DispatchQueue(label: "mailbox.monitor")
+        let mailbox = EventMailbox(queue: queue)
+        let monitors = [ClosureEventMonitor(), ClosureEventMonitor(), ClosureEventMonitor()]
+        let seen = Recorder<ObjectIdentifier>()
+        for monitor in monitors + monitors.reversed() {
+            mailbox.post({ seen.append(ObjectIdentifier($0 as AnyObject)) }, to: monitor)
+        }
+        queue.sync {}
+        XCTAssertEqual(seen.values, (monitors + monitors.reversed()).map { ObjectIdentifier($0) })
+    }
+
     func testAnEventPostedByAnEventRunsInTheSameDrainAndAfterIt() {
         let queue = DispatchQueue(label: "mailbox.nested")
         let mailbox = EventMailbox(queue: queue)
@@ -53,5 +65,12 @@ final class EventMailboxTests: XCTestCase {
         mailbox.post { seen.append("later") }
         queue.sync {}
         XCTAssertEqual(seen.values.last, "later")
+    }
+}
+
+extension EventMailbox {
+    /// Posts a closure as an event for a monitor that ignores it.
+    fileprivate func post(_ body: @escaping @Sendable () -> Void) {
+        post({ _ in body() }, to: ClosureEventMonitor())
     }
 }

@@ -91,6 +91,23 @@ final class NotificationTests: ServerTestCase {
         XCTAssertEqual(observer.recorded, [])
     }
 
+    func testInterleavedRequestsNotificationsEachCarryTheirOwnRequest() {
+        let monitor = AlamofireNotifications()
+        let first = session.request(url("/get"), shouldAutomaticallyResume: false)
+        let second = session.request(url("/get"), shouldAutomaticallyResume: false)
+        let firstObserver = Observer { first }
+        let secondObserver = Observer { second }
+        // One request's notifications share a `userInfo`; another request's event in between must not borrow it.
+        monitor.requestDidResume(first)
+        monitor.requestDidResume(second)
+        monitor.requestDidFinish(first)
+        monitor.requestDidResume(first)
+        monitor.requestDidFinish(second)
+        monitor.requestDidFinish(second)
+        XCTAssertEqual(firstObserver.recorded, ["didResume", "didFinish", "didResume"])
+        XCTAssertEqual(secondObserver.recorded, ["didResume", "didFinish", "didFinish"])
+    }
+
     func testTheNotificationCarriesTheRequestUnderAlamofiresKey() {
         let request = session.request(url("/get"))
         let note = Notification(
