@@ -3,8 +3,9 @@ import Foundation
 // Alamofire's serializer retry: a response handler whose serializer fails shows the failure to the request's retrier
 // before it delivers. If the retrier retries, the request is sent again and the handler (and those queued after it)
 // serialize the new response; if not, the handler delivers its failure, with the retrier's error when it gave one.
-// A serializer that only passes on the request's own error is not shown again: the retrier already decided about
-// that error (Alamofire asks twice, and nests the second answer's error in the first's).
+// As in Alamofire, this holds for a serializer that only passes on the request's own error too: the retrier is asked
+// about that error a second time (a `RetryPolicy` counts retries, so it answers as before; a retrier that counts its
+// calls sees both), and a second `.doNotRetryWithError` nests the first answer's `requestRetryFailed` in its own.
 
 extension Request {
     /// A response handler that serializes, and may be run again after a retry: it queues itself back through the
@@ -39,7 +40,7 @@ extension Request {
         private func run() {
             let response = UncheckedBox(serialize())
             guard let error = failure(response.value), let request,
-                request.mutableState.write({ $0.error == nil && $0.machine.handlerFailed(rerun: handler) })
+                request.mutableState.write({ $0.machine.handlerFailed(rerun: handler) })
             else {
                 deliver(response.value)
                 return

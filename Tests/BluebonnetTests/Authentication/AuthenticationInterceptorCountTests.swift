@@ -87,16 +87,21 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
     }
 
     private func send(_ path: String = "/get", interceptor: any RequestInterceptor, on session: Session? = nil) async
-        -> (DataRequest, AFDataResponse<Data>)
+        -> (DataRequest, AFDataResponse<Data?>)
     {
         await Self.send(url(path), interceptor: interceptor, on: session ?? self.session)
     }
 
+    /// Sends with an unserialized handler, as Alamofire's tests do: a serializer would show a failure to the retrier
+    /// a second time (Alamofire's serializer retry), which the counts here leave out.
     private static func send(_ url: String, interceptor: any RequestInterceptor, on session: Session) async -> (
-        DataRequest, AFDataResponse<Data>
+        DataRequest, AFDataResponse<Data?>
     ) {
         let request = session.request(url, interceptor: interceptor).validate()
-        return (request, await request.serializingData(emptyResponseCodes: [200, 202, 401]).response)
+        let response = await withCheckedContinuation { continuation in
+            request.response(queue: .global()) { continuation.resume(returning: $0) }
+        }
+        return (request, response)
     }
 
     func testAValidCredentialIsAppliedWithoutRefresh() async {
@@ -157,7 +162,7 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
             refreshWindow: .init(interval: 30, maximumAttempts: 1))
         let session = session!
         let targets = (0..<3).map { url("/status/\(200 + $0)") }
-        let results = await withTaskGroup(of: (DataRequest, AFDataResponse<Data>).self) { group in
+        let results = await withTaskGroup(of: (DataRequest, AFDataResponse<Data?>).self) { group in
             for target in targets { group.addTask { await Self.send(target, interceptor: interceptor, on: session) } }
             return await group.reduce(into: []) { $0.append($1) }
         }
@@ -249,14 +254,14 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
         let authenticator = CountingAuthenticator()
         let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential())
         let (session, target) = (session!, url("/get"))
-        let results = await withTaskGroup(of: (DataRequest, AFDataResponse<Data>).self) { group in
+        let results = await withTaskGroup(of: (DataRequest, AFDataResponse<Data?>).self) { group in
             for index in 0..<6 {
                 let composite = Interceptor(
                     adapters: [PathAdapter(paths: ["/status/401", "/status/20\(index)"]), interceptor],
                     retriers: [interceptor])
                 group.addTask { await Self.send(target, interceptor: composite, on: session) }
             }
-            var results: [(DataRequest, AFDataResponse<Data>)] = []
+            var results: [(DataRequest, AFDataResponse<Data?>)] = []
             for await result in group { results.append(result) }
             return results
         }
@@ -264,9 +269,7 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
             XCTAssertEqual(response.request?.headers["Authorization"], "Bearer a1")
             XCTAssertEqual(request.retryCount, 1)
         }
-        // The empty bodies of 201, 203, 204 and 205, which the serializer refuses, are shown to the retrier too (its
-        // `didRequest` says no), as in Alamofire.
-        XCTAssertEqual(authenticator.allCounts, [12, 1, 10, 6])
+        XCTAssertEqual(authenticator.allCounts, [12, 1, 6, 6])
     }
 
     /// Refreshes `a0` to `a1`, `a2`... once `gate` is signalled (or after two seconds, so a request held back shows),

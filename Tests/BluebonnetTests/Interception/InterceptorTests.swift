@@ -140,7 +140,13 @@ final class InterceptorTests: FaultServerTestCase {
             return XCTFail("\(String(describing: response.error))")
         }
         XCTAssertTrue(retryError is Refused)
-        XCTAssertEqual((originalError as? AFError)?.urlErrorCode, .networkConnectionLost)
+        // As in Alamofire, the serializer shows the request's error to the retrier again, and the second answer wraps
+        // the first.
+        guard case let .requestRetryFailed(firstRetryError, requestError)? = originalError.asAFError else {
+            return XCTFail("\(originalError)")
+        }
+        XCTAssertTrue(firstRetryError is Refused)
+        XCTAssertEqual(requestError.asAFError?.urlErrorCode, .networkConnectionLost)
     }
 
     func testAValidationFailureIsRetriedAndTheValidatorsRunOnEveryAttempt() async throws {
@@ -160,6 +166,22 @@ final class InterceptorTests: FaultServerTestCase {
         XCTAssertEqual(validations.values, [500, 500, 200])
     }
 
+    func testASerializerPassingOnTheRequestsErrorAsksTheRetrierAgainWhichMayRetry() async {
+        // Alamofire's serializer retry: the retrier said no when the request failed, and is asked again when the
+        // serializer rethrows that failure; a retry then sends the request once more.
+        let asked = Recorder<Int>()
+        let session = Session(
+            interceptor: Retrier { request, _, _, completion in
+                asked.append(request.retryCount)
+                completion(asked.values.count == 2 ? .retry : .doNotRetry)
+            })
+        let request = session.request(flaky("serializer-asks", failures: 1, fail: "500")).validate()
+        let response = await request.serializingData().response
+        XCTAssertNil(response.error)
+        XCTAssertEqual(asked.values, [0, 0])
+        XCTAssertEqual(request.retryCount, 1)
+    }
+
     func testTheSessionsRetrierIsAskedBeforeTheRequestsAsInAlamofire() async {
         let order = Recorder<String>()
         let sessionRetrier = Retrier { _, _, _, completion in
@@ -170,7 +192,9 @@ final class InterceptorTests: FaultServerTestCase {
         }
         let session = Session(interceptor: sessionRetrier)
         _ = await session.request(flaky("order", failures: 1), interceptor: requestRetrier).serializingData().response
-        XCTAssertEqual(order.values, ["session", "request"])
+        // Once when the request fails, and once more when the serializer passes its error on (Alamofire's serializer
+        // retry), in the same order.
+        XCTAssertEqual(order.values, ["session", "request", "session", "request"])
     }
 
     func testASessionRetrierThatRetriesIsNotFollowedByTheRequests() async {
@@ -187,7 +211,7 @@ final class InterceptorTests: FaultServerTestCase {
         let response = await session.request(flaky("session-retries", failures: 5), interceptor: requestRetrier)
             .validate().serializingData().response
         XCTAssertNotNil(response.error)
-        XCTAssertEqual(order.values, ["session 0", "session 1", "request 1"])
+        XCTAssertEqual(order.values, ["session 0", "session 1", "request 1", "session 1", "request 1"])
     }
 
     func testUploadsReplayTheirBodyOnRetry() async throws {
@@ -329,7 +353,8 @@ final class InterceptorTests: FaultServerTestCase {
         let session = Session(interceptor: Interceptor(adapter: adapter, retrier: retrier))
         let response = await session.request(flaky("adapter-on-loop", failures: 0)).serializingData().response
         XCTAssertEqual(response.error?.isRequestAdaptationError, true)
-        XCTAssertEqual(onLoop.values, [false])
+        // Asked when the adapter failed and again by the serializer: off the event loop both times.
+        XCTAssertEqual(onLoop.values, [false, false])
     }
 
     func testNoUserClosureRunsOnAnEventLoop() async throws {

@@ -113,7 +113,7 @@ final class OfflineRetrierTests: ServerTestCase {
         let retrier = OfflineRetrier(monitor: monitor, maximumWait: .milliseconds(200))
         let response = await session.request(
             url("/get"), interceptor: Interceptor(adapters: [OfflineAtFirst(failures: 1)], retriers: [retrier])
-        ).serializingData().response
+        ).unserializedResponse()
         await fulfillment(of: [monitor.started], timeout: 1)
         XCTAssertEqual((response.error?.underlyingError as? URLError)?.code, .notConnectedToInternet)
         XCTAssertTrue(response.error?.isRequestAdaptationError == true)
@@ -140,7 +140,7 @@ final class OfflineRetrierTests: ServerTestCase {
         }
         let failed = await session.request(
             url("/status/500"), interceptor: Interceptor(adapters: [], retriers: [untouched, next])
-        ).validate().serializingData().response
+        ).validate().unserializedResponse()
         XCTAssertEqual(failed.response?.statusCode, 500)
         XCTAssertEqual(asked.values.count, 1, "the next retrier decides")
         XCTAssertTrue(made.values.isEmpty, "no manager is made for an error that is not offline")

@@ -51,6 +51,16 @@ class ServerTestCase: XCTestCase {
 }
 
 /// Collects values from several threads, in arrival order.
+extension DataRequest {
+    /// The finished request's response, unserialized (`response(queue:completionHandler:)`): with no serializer, a
+    /// failure is shown to the retrier once, not again by the serializer (Alamofire's serializer retry).
+    func unserializedResponse() async -> AFDataResponse<Data?> {
+        await withCheckedContinuation { continuation in
+            response(queue: .global()) { continuation.resume(returning: $0) }
+        }
+    }
+}
+
 final class Recorder<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [Value] = []
