@@ -297,7 +297,7 @@ extension Request {
     /// The attempt ended: its metrics are sealed and, for a monitor, its task completes. Runs inside the caller's
     /// lock; the returned closure tells the monitor after it is released. Calling it again is harmless.
     func endAttempt(_ state: inout MutableState, at time: CFAbsoluteTime, error: AFError?) -> (@Sendable () -> Void)? {
-        let metrics = state.metrics.endAttempt(at: time)
+        let metrics = state.metrics.endAttempt(at: time, hadTask: state.task != nil || state.attemptAnnounced)
         guard let eventMonitor, let task = state.task else { return nil }
         state.task = nil
         return { [self] in

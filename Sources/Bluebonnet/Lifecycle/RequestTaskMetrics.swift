@@ -10,8 +10,8 @@ import FoundationNetworking
 /// the engine measures is filled; see `RequestTaskTransactionMetrics` for what stays `nil`.
 public struct RequestTaskMetrics: Sendable {
     /// The first hop, kept apart from the others so a request without redirects records its metrics without
-    /// allocating.
-    let firstTransaction: RequestTaskTransactionMetrics
+    /// allocating; `nil` for a task that ended before any hop left (cancelled before it was resumed).
+    let firstTransaction: RequestTaskTransactionMetrics?
     /// The hops after the first, one per redirect followed or challenge answered.
     let laterTransactions: [RequestTaskTransactionMetrics]
     let startTime: CFAbsoluteTime
@@ -20,7 +20,9 @@ public struct RequestTaskMetrics: Sendable {
     let redirects: Int
 
     /// One entry per hop, in order.
-    public var transactionMetrics: [RequestTaskTransactionMetrics] { [firstTransaction] + laterTransactions }
+    public var transactionMetrics: [RequestTaskTransactionMetrics] {
+        firstTransaction.map { [$0] + laterTransactions } ?? []
+    }
 
     /// From the start of the attempt's first hop to the end of its last.
     public var taskInterval: DateInterval {
@@ -135,6 +137,8 @@ struct MetricsLog {
     private var redirects = 0
     /// Attempts that ended before a retry.
     private var past: [RequestTaskMetrics] = []
+    /// An attempt whose task ended before any hop left, as URLSession reports one: no transactions.
+    private var withoutHop: RequestTaskMetrics?
 
     /// A hop begins.
     mutating func beginHop(_ request: URLRequest, at time: CFAbsoluteTime) {
@@ -157,8 +161,12 @@ struct MetricsLog {
         }
     }
 
-    /// The attempt ended; its metrics, if a hop began.
-    mutating func endAttempt(at time: CFAbsoluteTime) -> RequestTaskMetrics? {
+    /// The attempt ended; its metrics, if a hop began or a task had been made for it.
+    mutating func endAttempt(at time: CFAbsoluteTime, hadTask: Bool = false) -> RequestTaskMetrics? {
+        if first == nil, hadTask, withoutHop == nil {
+            withoutHop = RequestTaskMetrics(
+                firstTransaction: nil, laterTransactions: [], startTime: time, endTime: time, redirects: 0)
+        }
         updateHop { if $0.responseEndTime == nil { $0.responseEndTime = time } }
         if endTime == nil { endTime = time }
         return current
@@ -167,6 +175,7 @@ struct MetricsLog {
     /// A retry begins: the attempt that ended joins the past ones.
     mutating func beginRetry() {
         if let current { past.append(current) }
+        withoutHop = nil
         first = nil
         later = []
         endTime = nil
@@ -174,7 +183,7 @@ struct MetricsLog {
     }
 
     private var current: RequestTaskMetrics? {
-        guard let first else { return nil }
+        guard let first else { return withoutHop }
         let end = endTime ?? (later.last ?? first).responseEndTime ?? (later.last ?? first).fetchStartTime
         return RequestTaskMetrics(
             firstTransaction: first, laterTransactions: later, startTime: first.fetchStartTime, endTime: end,
