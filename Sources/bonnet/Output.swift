@@ -136,6 +136,12 @@ struct Output {
                     JSONIndenter.indent(
                         text, sortingKeys: formatOptions.sortsKeys ?? sorts, width: formatOptions.indent ?? 2)))
         }
+        // `--pretty=colors`: coloured as the server laid it out.
+        if colored, looksLikeJSON, (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil,
+            let text = String(data: data, encoding: .utf8)
+        {
+            return colorJSON(sanitized(text))
+        }
         if formats, formatOptions.formatsXML ?? true, contentType?.lowercased().contains("xml") == true,
             let pretty = Self.prettyXML(data)
         {
@@ -196,16 +202,45 @@ struct Output {
         }
     }
 
-    /// Colours JSON keys and string values line by line; the text is the serializer's own pretty output.
+    /// Colours JSON text as it is, formatted or not: keys blue, strings yellow, numbers cyan, `true`, `false` and `null`
+    /// magenta; punctuation and white space untouched. The text was validated as JSON first, so a string always ends.
     func colorJSON(_ text: String) -> String {
         guard colored else { return text }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-            guard let colon = line.range(of: "\" : ") else { return String(line) }
-            let key = line[..<colon.lowerBound] + "\""
-            let rest = line[colon.upperBound...]
-            let value = rest.hasPrefix("\"") ? paint(String(rest), "33") : String(rest)
-            return paint(String(key), "34") + " : " + value
-        }.joined(separator: "\n")
+        let scalars = Array(text.unicodeScalars)
+        var output = ""
+        output.reserveCapacity(text.utf8.count * 2)
+        var index = 0
+        func painted(_ range: Range<Int>, _ code: String) -> String {
+            paint(String(String.UnicodeScalarView(scalars[range])), code)
+        }
+        while index < scalars.count {
+            let scalar = scalars[index]
+            switch scalar {
+            case "\"":
+                var end = index + 1
+                while end < scalars.count, scalars[end] != "\"" { end += scalars[end] == "\\" ? 2 : 1 }
+                end = min(end + 1, scalars.count)
+                var next = end
+                while next < scalars.count, scalars[next].properties.isWhitespace { next += 1 }
+                let isKey = next < scalars.count && scalars[next] == ":"
+                output += painted(index..<end, isKey ? "34" : "33")
+                index = end
+            case "-", "0"..."9":
+                var end = index + 1
+                while end < scalars.count, "0123456789.eE+-".unicodeScalars.contains(scalars[end]) { end += 1 }
+                output += painted(index..<end, "36")
+                index = end
+            case "t", "f", "n":
+                var end = index + 1
+                while end < scalars.count, ("a"..."z").contains(scalars[end]) { end += 1 }
+                output += painted(index..<end, "35")
+                index = end
+            default:
+                output.unicodeScalars.append(scalar)
+                index += 1
+            }
+        }
+        return output
     }
 }
 

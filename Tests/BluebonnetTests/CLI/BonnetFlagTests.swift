@@ -198,6 +198,26 @@ extension BonnetProcessTests {
         XCTAssertTrue(invalid.errors.contains("xml.format:BOOL"), invalid.errors)
     }
 
+    func testPrettyColorsColoursAJSONBodyAsTheServerLaidItOut() throws {
+        let echo = url("/echo?content_type=application/json")
+        let body = Data(#"{"b":[-1.5e3,true,null],"a\"":"x\"y"}"#.utf8)
+        let colored = try bonnet(["-b", "--pretty=colors", echo], stdin: body, unsetting: ["NO_COLOR"])
+        let escape = "\u{1B}["
+        XCTAssertEqual(
+            colored.output,
+            "{\(escape)34m\"b\"\(escape)0m:[\(escape)36m-1.5e3\(escape)0m,\(escape)35mtrue\(escape)0m,"
+                + "\(escape)35mnull\(escape)0m],\(escape)34m\"a\\\"\"\(escape)0m:\(escape)33m\"x\\\"y\"\(escape)0m}\n")
+        let plain = colored.output.replacingOccurrences(
+            of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+        XCTAssertEqual(plain, String(decoding: body, as: UTF8.self) + "\n", "coloured, not reformatted")
+        let all = try bonnet(["-b", "--pretty=all", echo], stdin: body, unsetting: ["NO_COLOR"])
+        XCTAssertTrue(all.output.contains("\(escape)34m\"b\"\(escape)0m : ["), all.output)
+        let none = try bonnet(["-b", "--pretty=colors", "--no-color", echo], stdin: body, unsetting: ["NO_COLOR"])
+        XCTAssertFalse(none.output.contains(escape), none.output)
+        let told = try bonnet(["-b", "--pretty=colors", echo], stdin: body, environment: ["NO_COLOR": "1"])
+        XCTAssertFalse(told.output.contains(escape), told.output)
+    }
+
     func testXMLIsLaidOutWhenFormattingAndNeverLoadsAnExternalEntity() throws {
         let echo = url("/echo?content_type=application/xml")
         let body = Data(#"<a><b x="1">t</b></a>"#.utf8)

@@ -12,10 +12,10 @@ final class BonnetProcessTests: ServerTestCase {
     /// Runs the `bonnet` built beside this test bundle, killing it after `timeout` seconds.
     func bonnet(
         _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20, in directory: URL? = nil,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], unsetting: [String] = []
     ) throws -> Run {
         let result = try BonnetRunner.run(
-            arguments, stdin: stdin, timeout: timeout, in: directory, environment: environment)
+            arguments, stdin: stdin, timeout: timeout, in: directory, environment: environment, unsetting: unsetting)
         return Run(
             status: result.status, output: String(decoding: result.output, as: UTF8.self),
             errors: String(decoding: result.errors, as: UTF8.self))

@@ -20,10 +20,11 @@ enum BonnetRunner {
     ///   - timeout:     The longest it may run.
     ///   - directory:   Its working directory.
     ///   - environment: Variables added to this process's.
+    ///   - unsetting:   Variables of this process's left out (`swift test` sets `NO_COLOR`).
     ///   - closeOutputAfter: Bytes of standard output read before the pipe is closed.
     static func run(
         _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20, in directory: URL? = nil,
-        environment: [String: String] = [:], closeOutputAfter: Int? = nil
+        environment: [String: String] = [:], unsetting: [String] = [], closeOutputAfter: Int? = nil
     ) throws -> Result {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
             "bonnet")
@@ -35,8 +36,9 @@ enum BonnetRunner {
         process.executableURL = binary
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
-        if !environment.isEmpty {
+        if !environment.isEmpty || !unsetting.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+                .filter { !unsetting.contains($0.key) }
         }
         let output = Pipe(), errors = Pipe(), input = Pipe()
         process.standardOutput = output
