@@ -204,43 +204,58 @@ struct Output {
 
     /// Colours JSON text as it is, formatted or not: keys blue, strings yellow, numbers cyan, `true`, `false` and `null`
     /// magenta; punctuation and white space untouched. The text was validated as JSON first, so a string always ends.
+    /// Works on the UTF-8 bytes, so a large body costs a copy of itself and its colour codes, nothing per character.
     func colorJSON(_ text: String) -> String {
         guard colored else { return text }
-        let scalars = Array(text.unicodeScalars)
-        var output = ""
-        output.reserveCapacity(text.utf8.count * 2)
-        var index = 0
-        func painted(_ range: Range<Int>, _ code: String) -> String {
-            paint(String(String.UnicodeScalarView(scalars[range])), code)
+        let bytes = Array(text.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + bytes.count / 2)
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        func append(_ range: Range<Int>, _ code: StaticString) {
+            output.append(contentsOf: [0x1B, UInt8(ascii: "[")])
+            output.append(contentsOf: UnsafeBufferPointer(start: code.utf8Start, count: code.utf8CodeUnitCount))
+            output.append(UInt8(ascii: "m"))
+            output.append(contentsOf: bytes[range])
+            output.append(contentsOf: [0x1B, UInt8(ascii: "["), UInt8(ascii: "0"), UInt8(ascii: "m")])
         }
-        while index < scalars.count {
-            let scalar = scalars[index]
-            switch scalar {
-            case "\"":
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case quote:
                 var end = index + 1
-                while end < scalars.count, scalars[end] != "\"" { end += scalars[end] == "\\" ? 2 : 1 }
-                end = min(end + 1, scalars.count)
+                while end < bytes.count, bytes[end] != quote { end += bytes[end] == backslash ? 2 : 1 }
+                end = min(end + 1, bytes.count)
                 var next = end
-                while next < scalars.count, scalars[next].properties.isWhitespace { next += 1 }
-                let isKey = next < scalars.count && scalars[next] == ":"
-                output += painted(index..<end, isKey ? "34" : "33")
+                while next < bytes.count, Self.isJSONSpace(bytes[next]) { next += 1 }
+                append(index..<end, next < bytes.count && bytes[next] == UInt8(ascii: ":") ? "34" : "33")
                 index = end
-            case "-", "0"..."9":
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 var end = index + 1
-                while end < scalars.count, "0123456789.eE+-".unicodeScalars.contains(scalars[end]) { end += 1 }
-                output += painted(index..<end, "36")
+                while end < bytes.count, Self.isNumberByte(bytes[end]) { end += 1 }
+                append(index..<end, "36")
                 index = end
-            case "t", "f", "n":
+            case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                 var end = index + 1
-                while end < scalars.count, ("a"..."z").contains(scalars[end]) { end += 1 }
-                output += painted(index..<end, "35")
+                while end < bytes.count, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[end]) { end += 1 }
+                append(index..<end, "35")
                 index = end
             default:
-                output.unicodeScalars.append(scalar)
+                output.append(byte)
                 index += 1
             }
         }
-        return output
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// JSON's white space.
+    private static func isJSONSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// A byte a JSON number is made of after its first: digits, `.`, `e`, `E`, `+`, `-`.
+    private static func isNumberByte(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || byte == 0x2E || byte == 0x65 || byte == 0x45 || byte == 0x2B || byte == 0x2D
     }
 }
 
