@@ -125,10 +125,10 @@ struct Output {
         let looksLikeJSON =
             contentType?.lowercased().contains("json") == true || data.first == UInt8(ascii: "{")
             || data.first == UInt8(ascii: "[")
-        // Validated by Foundation, then laid out from the server's own text: a dictionary would drop repeated keys and
+        // Validated, then laid out from the server's own text: a dictionary would drop repeated keys and
         // respell numbers (`1.0` as `1`), and unsorted it would lose the key order.
         if formats, formatOptions.formatsJSON ?? true, looksLikeJSON,
-            (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil,
+            JSONValidator.isValid(data),
             let text = String(data: data, encoding: .utf8)
         {
             return colorJSON(
@@ -137,9 +137,7 @@ struct Output {
                         text, sortingKeys: formatOptions.sortsKeys ?? sorts, width: formatOptions.indent ?? 2)))
         }
         // `--pretty=colors`: coloured as the server laid it out.
-        if colored, looksLikeJSON, (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil,
-            let text = String(data: data, encoding: .utf8)
-        {
+        if colored, looksLikeJSON, JSONValidator.isValid(data), let text = String(data: data, encoding: .utf8) {
             return colorJSON(sanitized(text))
         }
         if formats, formatOptions.formatsXML ?? true, contentType?.lowercased().contains("xml") == true,

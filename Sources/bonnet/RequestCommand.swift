@@ -332,7 +332,7 @@ struct RequestCommand: AsyncParsableCommand {
                     if form {
                         urlRequest.setValue(
                             "application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
-                    } else if (try? JSONSerialization.jsonObject(with: stdinBody, options: .fragmentsAllowed)) != nil {
+                    } else if JSONValidator.isValid(stdinBody) {
                         urlRequest.setValue("application/json", forHTTPHeaderField: "Content-Type")
                     }
                 }

@@ -218,6 +218,35 @@ extension BonnetProcessTests {
         XCTAssertFalse(told.output.contains(escape), told.output)
     }
 
+    func testOnlyValidJSONIsLaidOutAndDeepNestingIsShownAsItCame() throws {
+        let echo = url("/echo?content_type=application/json")
+        let valid = [
+            #"{"a":[1,-0.5e+3,"\u00e9\n",true,false,null,{}],"b":[]}"#, #" "text" "#, "0", "-1.5E-7", #"[{"":""}]"#,
+        ]
+        for text in valid {
+            let run = try bonnet(["-b", "--pretty=format", echo], stdin: Data(text.utf8))
+            let expected = try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)
+            let shown = try JSONSerialization.jsonObject(with: Data(run.output.utf8), options: .fragmentsAllowed)
+            XCTAssertEqual(String(describing: shown), String(describing: expected), text)
+            XCTAssertTrue(run.output.hasSuffix("\n"), text)
+        }
+        XCTAssertEqual(
+            try bonnet(["-b", "--pretty=format", echo], stdin: Data(#"{"a":[1,2]}"#.utf8)).output,
+            "{\n  \"a\" : [\n    1,\n    2\n  ]\n}\n")
+        let invalid = [
+            "[1,]", #"{"a":1,}"#, "01", "1.", ".5", "-", "1e", "tru", "nul", #"{"a" 1}"#, #"["\x"]"#,
+            #"["\u12G4"]"#, "[1 2]", #"{"a":1}}"#, "[", #""tab\#there""#, "[1]x",
+        ]
+        for text in invalid {
+            let run = try bonnet(["-b", "--pretty=format", echo], stdin: Data(text.utf8))
+            XCTAssertEqual(run.output, text + "\n", "not JSON: shown as it came: \(text)")
+        }
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        let nested = try bonnet(["-b", "--pretty=format", echo], stdin: Data(deep.utf8))
+        XCTAssertEqual(nested.status, 0)
+        XCTAssertEqual(nested.output, deep + "\n", "nested past the limit: shown as it came, never a crash")
+    }
+
     func testXMLIsLaidOutWhenFormattingAndNeverLoadsAnExternalEntity() throws {
         let echo = url("/echo?content_type=application/xml")
         let body = Data(#"<a><b x="1">t</b></a>"#.utf8)
