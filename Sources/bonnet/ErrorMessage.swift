@@ -12,6 +12,10 @@ enum ErrorMessage {
         switch error {
         case let .sessionTaskFailed(underlying):
             guard let urlError = underlying as? URLError else { return cleaned("\(underlying.localizedDescription)") }
+            // The library's own words for what went wrong (a proxy that refused a tunnel) say it best.
+            if let own = urlError.userInfo[NSLocalizedDescriptionKey] as? String, !own.isEmpty {
+                return own.prefix(1).lowercased() + own.dropFirst()
+            }
             let phrase: String =
                 switch urlError.code {
                 case .timedOut: "the request timed out"

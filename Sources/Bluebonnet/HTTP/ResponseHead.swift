@@ -76,6 +76,14 @@ enum ResponseSource: Sendable {
         self = .head(head)
     }
 
+    /// The response, made from the head when it is one.
+    var response: HTTPURLResponse {
+        switch self {
+        case let .head(head): head.httpResponse
+        case let .response(response): response
+        }
+    }
+
     /// The status code.
     var statusCode: Int {
         switch self {

@@ -16,13 +16,7 @@ public struct DataResponse<Success, Failure: Error> {
     /// The URL request sent to the server (the last hop).
     public let request: URLRequest?
     /// The server's response to the URL request.
-    public var response: HTTPURLResponse? {
-        switch source {
-        case let .head(head): head.httpResponse
-        case let .response(response): response
-        case nil: nil
-        }
-    }
+    public var response: HTTPURLResponse? { source?.response }
     /// Where `response` comes from: a head the engine received (made into an `HTTPURLResponse` only when read), or the
     /// response the caller gave.
     let source: ResponseSource?

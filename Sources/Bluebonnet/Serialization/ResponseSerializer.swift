@@ -44,13 +44,7 @@ extension DataResponseSerializerProtocol {
         if case .head = source, let serializer = self as? any SourceSerializing<SerializedObject> {
             return try serializer.serialize(request: request, source: source, data: data, error: error)
         }
-        let response: HTTPURLResponse? =
-            switch source {
-            case let .head(head): head.httpResponse
-            case let .response(response): response
-            case nil: nil
-            }
-        return try serialize(request: request, response: response, data: data, error: error)
+        return try serialize(request: request, response: source?.response, data: data, error: error)
     }
 }
 

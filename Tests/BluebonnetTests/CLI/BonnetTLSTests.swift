@@ -91,6 +91,13 @@ extension BonnetProcessTests {
         ])
         XCTAssertEqual(direct.status, 0, direct.errors)
         XCTAssertEqual(proxy.tunnels.count, 1)
+        let squidLike = try Tinyproxy(connectPorts: [443])
+        let refused = try bonnet(["--no-color", "--proxy", "http:http://127.0.0.1:\(squidLike.port)", url("/get")])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(
+            refused.errors.contains(
+                "bonnet: error: the proxy 127.0.0.1:\(squidLike.port) refused to open a tunnel (CONNECT) to "
+                    + "127.0.0.1:\(server.port)"), refused.errors)
         let malformed = try bonnet(["--no-color", "--proxy", "127.0.0.1:3128", url("/get")])
         XCTAssertNotEqual(malformed.status, 0)
         XCTAssertTrue(malformed.errors.contains("SCHEME:URL"), malformed.errors)

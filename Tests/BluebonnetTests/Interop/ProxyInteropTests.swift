@@ -43,6 +43,23 @@ final class ProxyInteropTests: ServerTestCase {
         XCTAssertEqual(proxy.tunnels, ["127.0.0.1:\(server.port)"])
     }
 
+    func testAProxyThatRefusesTheTunnelIsNamedInTheError() async throws {
+        // tinyproxy allowing CONNECT to port 443 only, as squid does by default: AsyncHTTPClient tunnels a plain
+        // http:// request too, so the proxy refuses it, and the error says so rather than blaming the server.
+        let proxy = try Tinyproxy(connectPorts: [443])
+        let response = await session(proxy: proxy.dictionary()).request(url("/get")).serializingData().response
+        guard case let .sessionTaskFailed(error as URLError)? = response.error else {
+            return XCTFail("\(String(describing: response.error))")
+        }
+        XCTAssertEqual(error.code, .cannotConnectToHost)
+        XCTAssertTrue(
+            error.localizedDescription.contains(
+                "proxy 127.0.0.1:\(proxy.port) refused to open a tunnel (CONNECT) to "
+                    + "127.0.0.1:\(server.port)"), error.localizedDescription)
+        XCTAssertEqual(error.failingURL?.absoluteString, url("/get"))
+        XCTAssertTrue(server.arrivals.targets.isEmpty, "nothing reached the server")
+    }
+
     func testATLSTargetIsTunnelledAndItsTrustStillEnforced() async throws {
         let proxy = try Tinyproxy()
         let (tlsServer, pinned) = try await pinnedTLSServer()

@@ -12,7 +12,10 @@ final class Tinyproxy {
     private let directory: TemporaryDirectory
     private var log: URL { directory.url.appendingPathComponent("tinyproxy.log") }
 
-    init(credentials: (user: String, password: String)? = nil) throws {
+    /// - Parameters:
+    ///   - credentials:  Basic credentials the proxy demands.
+    ///   - connectPorts: The only ports it opens `CONNECT` tunnels to (squid allows 443 only); every port when empty.
+    init(credentials: (user: String, password: String)? = nil, connectPorts: [Int] = []) throws {
         guard
             let binary = ["/usr/bin/tinyproxy", "/usr/sbin/tinyproxy", "/usr/local/bin/tinyproxy"]
                 .first(where: FileManager.default.isExecutableFile(atPath:))
@@ -36,6 +39,7 @@ final class Tinyproxy {
             chmod(directory.url.path, 0o777)
         }
         if let credentials { lines.append("BasicAuth \(credentials.user) \(credentials.password)") }
+        lines += connectPorts.map { "ConnectPort \($0)" }
         let configuration = directory.url.appendingPathComponent("tinyproxy.conf")
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: configuration)
         pid = try LocalDaemon.spawn(binary, ["-d", "-c", configuration.path])

@@ -46,13 +46,16 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     /// The host's trust evaluation, when a `ServerTrustManager` has one for it: a handshake that refused the chain is
     /// then a trust failure, not a connection failure.
     private let trust: ServerTrustEnforcer?
+    /// The proxy the request goes through, to name in its errors.
+    private let proxy: HTTPClient.Configuration.Proxy?
 
     init(
         url: URL, sink: any TransportSink, idleTimeout: TimeInterval?, hasUploadBody: Bool, maximumBodySize: Int64?,
-        method: String, trust: ServerTrustEnforcer? = nil
+        method: String, trust: ServerTrustEnforcer? = nil, proxy: HTTPClient.Configuration.Proxy? = nil
     ) {
         self.url = url
         self.trust = trust
+        self.proxy = proxy
         self.sink = sink
         self.hasUploadBody = hasUploadBody
         self.maximumBodySize = maximumBodySize
@@ -288,6 +291,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             ? nil
             : trust?.mappedHandshakeError(error)
                 ?? SubjectAlternativeNameRequirement.mapped(error, host: url.host ?? "")
+                ?? TransportErrorMapper.proxyRefusal(error, proxy: proxy, target: url)
         sink.transportDidComplete(
             body: Data(),
             error: mapped ?? TransportErrorMapper.afError(from: timedOut ? HTTPClientError.readTimeout : error))

@@ -168,7 +168,8 @@ final class AsyncHTTPClientTransport: HTTPTransport {
             delegate = AHCResponseDelegate(
                 url: url, sink: sink, idleTimeout: request.idleTimeout ?? requestTimeout,
                 hasUploadBody: request.body != nil,
-                maximumBodySize: request.maximumBodySize, method: methodName, trust: enforcer)
+                maximumBodySize: request.maximumBodySize, method: methodName, trust: enforcer,
+                proxy: proxies?.proxy(for: url))
             let body =
                 request.body.map {
                     AHCBodyStreamer.body(for: $0, eventLoopGroup: client.eventLoopGroup, gate: delegate)

@@ -23,6 +23,27 @@ enum TransportErrorMapper {
         return .sessionTaskFailed(error: URLError(code(for: error), userInfo: [NSUnderlyingErrorKey: error]))
     }
 
+    /// The error for a proxy that would not open a tunnel to `target`, naming the proxy: AsyncHTTPClient sends every
+    /// proxied request, plain `http://` included, through a `CONNECT` tunnel, and a proxy that allows `CONNECT` to
+    /// some ports only (squid's default is 443) answers with an error status that AsyncHTTPClient does not pass on.
+    /// `nil` for any other error.
+    static func proxyRefusal(_ error: any Error, proxy: HTTPClient.Configuration.Proxy?, target: URL) -> AFError? {
+        guard let proxy, let clientError = error as? HTTPClientError, clientError == .invalidProxyResponse else {
+            return nil
+        }
+        let destination = "\(target.host ?? "?"):\(target.port ?? (target.scheme?.lowercased() == "https" ? 443 : 80))"
+        let description =
+            "The proxy \(proxy.host):\(proxy.port) refused to open a tunnel (CONNECT) to \(destination): it answered "
+            + "with an error status. Many proxies allow CONNECT to port 443 only."
+        return .sessionTaskFailed(
+            error: URLError(
+                .cannotConnectToHost,
+                userInfo: [
+                    NSLocalizedDescriptionKey: description, NSUnderlyingErrorKey: error,
+                    NSURLErrorFailingURLErrorKey: target.withoutUserInfo,
+                ]))
+    }
+
     static func code(for error: any Error) -> URLError.Code {
         if let clientError = error as? HTTPClientError {
             return code(for: clientError)
