@@ -48,6 +48,29 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     @inline(__always)
     func performEvent(_ kind: EventKinds, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
         guard handledEvents.contains(kind) else { return }
+        post(kind, .other(event))
+    }
+
+    /// Posts an event of the request alone; its closure captures nothing, so posting it allocates nothing.
+    @inline(__always)
+    func performEvent(
+        _ kind: EventKinds, of request: Request, _ event: @escaping @Sendable (any EventMonitor, Request) -> Void
+    ) {
+        guard handledEvents.contains(kind) else { return }
+        post(kind, .request(event, request))
+    }
+
+    /// Posts an event of the request's task; its closure captures nothing, so posting it allocates nothing.
+    @inline(__always)
+    func performEvent(
+        _ kind: EventKinds, of request: Request, task: RequestTask, error: AFError? = nil,
+        _ event: @escaping @Sendable (any EventMonitor, Request, RequestTask, AFError?) -> Void
+    ) {
+        guard handledEvents.contains(kind) else { return }
+        post(kind, .task(event, request, task, error))
+    }
+
+    private func post(_ kind: EventKinds, _ event: EventMailbox.Event) {
         for index in monitors.indices where kinds[index].contains(kind) {
             mailboxes[index].post(event, to: monitors[index])
         }
@@ -90,15 +113,21 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     }
     /// Forwards.
     public func request(_ request: Request, didResumeTask task: RequestTask) {
-        performEvent(.taskLifecycle) { $0.request(request, didResumeTask: task) }
+        performEvent(.taskLifecycle, of: request, task: task) { monitor, request, task, _ in
+            monitor.request(request, didResumeTask: task)
+        }
     }
     /// Forwards.
     public func request(_ request: Request, didSuspendTask task: RequestTask) {
-        performEvent(.taskLifecycle) { $0.request(request, didSuspendTask: task) }
+        performEvent(.taskLifecycle, of: request, task: task) { monitor, request, task, _ in
+            monitor.request(request, didSuspendTask: task)
+        }
     }
     /// Forwards.
     public func request(_ request: Request, didCancelTask task: RequestTask) {
-        performEvent(.taskLifecycle) { $0.request(request, didCancelTask: task) }
+        performEvent(.taskLifecycle, of: request, task: task) { monitor, request, task, _ in
+            monitor.request(request, didCancelTask: task)
+        }
     }
     /// Forwards.
     public func request(_ request: Request, didGatherMetrics metrics: RequestTaskMetrics) {
@@ -110,23 +139,25 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     }
     /// Forwards.
     public func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?) {
-        performEvent(.taskLifecycle) { $0.request(request, didCompleteTask: task, with: error) }
+        performEvent(.taskLifecycle, of: request, task: task, error: error) {
+            $0.request($1, didCompleteTask: $2, with: $3)
+        }
     }
     /// Forwards.
     public func requestDidResume(_ request: Request) {
-        performEvent(.requestLifecycle) { $0.requestDidResume(request) }
+        performEvent(.requestLifecycle, of: request) { $0.requestDidResume($1) }
     }
     /// Forwards.
     public func requestDidSuspend(_ request: Request) {
-        performEvent(.requestLifecycle) { $0.requestDidSuspend(request) }
+        performEvent(.requestLifecycle, of: request) { $0.requestDidSuspend($1) }
     }
     /// Forwards.
     public func requestDidCancel(_ request: Request) {
-        performEvent(.requestLifecycle) { $0.requestDidCancel(request) }
+        performEvent(.requestLifecycle, of: request) { $0.requestDidCancel($1) }
     }
     /// Forwards.
     public func requestDidFinish(_ request: Request) {
-        performEvent(.requestLifecycle) { $0.requestDidFinish(request) }
+        performEvent(.requestLifecycle, of: request) { $0.requestDidFinish($1) }
     }
 
     /// Forwards.
@@ -241,16 +272,31 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
 /// sooner than a dispatch of its own would have, never later, so a barrier on the queue still sees every event
 /// posted before it.
 final class EventMailbox: Sendable {
-    /// An event with the monitor it is for: the pair, not a closure over both, so posting allocates nothing but the
-    /// event's own closure. A struct rather than a tuple: a closure kept in a tuple inside an array is stored
-    /// generically, and reading it back costs a thunk (an allocation) per event.
-    private struct Event {
-        let run: @Sendable (any EventMonitor) -> Void
+    /// An event: for the commonest (a request's and its task's lifecycle), a closure that captures nothing with the
+    /// values it is called with, so that posting one allocates nothing; for the others, a closure over their values.
+    enum Event: Sendable {
+        case request(@Sendable (any EventMonitor, Request) -> Void, Request)
+        case task(@Sendable (any EventMonitor, Request, RequestTask, AFError?) -> Void, Request, RequestTask, AFError?)
+        case other(@Sendable (any EventMonitor) -> Void)
+
+        func run(for monitor: any EventMonitor) {
+            switch self {
+            case let .request(event, request): event(monitor, request)
+            case let .task(event, request, task, error): event(monitor, request, task, error)
+            case let .other(event): event(monitor)
+            }
+        }
+    }
+
+    /// An event with the monitor it is for: the pair, not a closure over both. A struct rather than a tuple: a closure
+    /// kept in a tuple inside an array is stored generically, and reading it back costs a thunk (an allocation).
+    private struct Posted {
+        let event: Event
         let monitor: any EventMonitor
     }
 
     private struct State {
-        var events: [Event] = []
+        var events: [Posted] = []
         /// The next event to run: those before it ran already. Reset, storage kept, when the drain catches up.
         var next = 0
         /// Whether a drain is on the queue or running.
@@ -264,9 +310,9 @@ final class EventMailbox: Sendable {
         self.queue = queue
     }
 
-    func post(_ event: @escaping @Sendable (any EventMonitor) -> Void, to monitor: any EventMonitor) {
+    func post(_ event: Event, to monitor: any EventMonitor) {
         let schedule = state.write { state -> Bool in
-            state.events.append(Event(run: event, monitor: monitor))
+            state.events.append(Posted(event: event, monitor: monitor))
             if state.draining { return false }
             state.draining = true
             return true
@@ -278,7 +324,7 @@ final class EventMailbox: Sendable {
         Confinement.assertOffEventLoop("An event monitor")
         // One event at a time, taken by index (a backlog behind a slow monitor costs no shifting), and the array keeps
         // its storage, so a burst allocates nothing but its closures.
-        while let next = state.write({ state -> Event? in
+        while let next = state.write({ state -> Posted? in
             guard state.next < state.events.count else {
                 state.events.removeAll(keepingCapacity: true)
                 state.next = 0
@@ -288,7 +334,7 @@ final class EventMailbox: Sendable {
             defer { state.next += 1 }
             return state.events[state.next]
         }) {
-            next.run(next.monitor)
+            next.event.run(for: next.monitor)
         }
     }
 }

@@ -294,22 +294,35 @@ extension Request {
         return (eventMonitor, urlSession, task)
     }
 
+    /// What a monitor is told once an attempt ended: a value rather than a closure, so ending an attempt allocates
+    /// nothing for it.
+    struct AttemptEnd {
+        let monitor: any EventMonitor
+        let task: RequestTask
+        let metrics: RequestTaskMetrics?
+        let error: AFError?
+    }
+
     /// The attempt ended: its metrics are sealed and, for a monitor, its task completes. Runs inside the caller's
-    /// lock; the returned closure tells the monitor after it is released. Calling it again is harmless.
-    func endAttempt(_ state: inout MutableState, at time: CFAbsoluteTime, error: AFError?) -> (@Sendable () -> Void)? {
+    /// lock; the monitor is told with `tell(_:)` once it is released.
+    func endAttempt(_ state: inout MutableState, at time: CFAbsoluteTime, error: AFError?) -> AttemptEnd? {
         let metrics = state.metrics.endAttempt(at: time, hadTask: state.task != nil || state.attemptAnnounced)
         guard let eventMonitor, let task = state.task else { return nil }
         state.task = nil
-        return { [self] in
-            if let metrics {
-                // Alamofire's task-level event first, when someone listens (it makes the session's `URLSession`).
-                if monitoredEvents.contains(.metrics), let urlSession = session?.session {
-                    eventMonitor.urlSession(urlSession, task: task, didFinishCollecting: metrics)
-                }
-                tellMonitor(.metrics) { $0.request(self, didGatherMetrics: metrics) }
+        return AttemptEnd(monitor: eventMonitor, task: task, metrics: metrics, error: error)
+    }
+
+    /// Tells the monitor that an attempt ended: its metrics, then its task's completion.
+    func tell(_ end: AttemptEnd?) {
+        guard let end else { return }
+        if let metrics = end.metrics {
+            // Alamofire's task-level event first, when someone listens (it makes the session's `URLSession`).
+            if monitoredEvents.contains(.metrics), let urlSession = session?.session {
+                end.monitor.urlSession(urlSession, task: end.task, didFinishCollecting: metrics)
             }
-            eventMonitor.request(self, didCompleteTask: task, with: error)
+            tellMonitor(.metrics) { $0.request(self, didGatherMetrics: metrics) }
         }
+        end.monitor.request(self, didCompleteTask: end.task, with: end.error)
     }
 
     /// The request id, and `extra`, as log metadata.
@@ -343,7 +356,7 @@ extension Request {
         let now = Timeline.now()
         var failure: AFError?
         if case let .failure(error) = outcome { failure = error }
-        let (action, ended) = mutableState.write { state -> (RequestStateMachine.Action, (@Sendable () -> Void)?) in
+        let (action, ended) = mutableState.write { state -> (RequestStateMachine.Action, AttemptEnd?) in
             let action = state.machine.hopDidComplete(outcome, body: body)
             switch action {
             case .decideNextHop: return (action, nil)
@@ -352,7 +365,7 @@ extension Request {
             }
             return (action, endAttempt(&state, at: now, error: failure))
         }
-        ended?()
+        tell(ended)
         observer?.hopDidEnd(error: failure)
         if let logger = context.logger {
             let status = mutableState.read { $0.head?.statusCode }

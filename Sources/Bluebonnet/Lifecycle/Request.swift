@@ -467,7 +467,7 @@ public class Request: @unchecked Sendable {
         let now = Timeline.now()
         let cleanupBlocks = self.cleanupBlocks
         let error = outcome.error
-        let (inline, ended) = mutableState.write { state -> (Bool, (@Sendable () -> Void)?) in
+        let (inline, ended) = mutableState.write { state -> (Bool, AttemptEnd?) in
             state.machine.beginFinishing()
             // A request cancelled while a redirect or retry was being decided ends its attempt here.
             let ended = endAttempt(&state, at: now, error: error)
@@ -481,7 +481,7 @@ public class Request: @unchecked Sendable {
                 && state.machine.handlersAreInlineSafe && !state.progress.hasHandlers
             return (inline, ended)
         }
-        ended?()
+        tell(ended)
         if let observer { observer.requestDidFinish(self, response: mutableState.read { $0.head }, error: error) }
         context.logger?.debug("completed", metadata: logMetadata(["error": "\(Self.logName(of: error))"]))
         guard inline else {

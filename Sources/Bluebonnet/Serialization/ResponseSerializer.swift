@@ -139,13 +139,17 @@ extension DataPreprocessor where Self == GoogleXSSIPreprocessor {
     public static var googleXSSI: GoogleXSSIPreprocessor { GoogleXSSIPreprocessor() }
 }
 
+/// The defaults' values, made once: a default argument is evaluated at every call, and a `Set` literal allocates.
+private let sharedEmptyRequestMethods: Set<HTTPMethod> = [.head]
+private let sharedEmptyResponseCodes: Set<Int> = [204, 205]
+
 extension ResponseSerializer {
     /// Default `DataPreprocessor`. `PassthroughPreprocessor` by default.
     public static var defaultDataPreprocessor: any DataPreprocessor { PassthroughPreprocessor() }
     /// Default `HTTPMethod`s for which empty response bodies are always considered appropriate. `[.head]` by default.
-    public static var defaultEmptyRequestMethods: Set<HTTPMethod> { [.head] }
+    public static var defaultEmptyRequestMethods: Set<HTTPMethod> { sharedEmptyRequestMethods }
     /// HTTP response codes for which empty response bodies are always considered appropriate. `[204, 205]` by default.
-    public static var defaultEmptyResponseCodes: Set<Int> { [204, 205] }
+    public static var defaultEmptyResponseCodes: Set<Int> { sharedEmptyResponseCodes }
 
     /// The default preprocessor.
     public var dataPreprocessor: any DataPreprocessor { Self.defaultDataPreprocessor }

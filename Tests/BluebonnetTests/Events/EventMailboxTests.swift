@@ -44,7 +44,7 @@ final class EventMailboxTests: XCTestCase {
         let monitors = [ClosureEventMonitor(), ClosureEventMonitor(), ClosureEventMonitor()]
         let seen = Recorder<ObjectIdentifier>()
         for monitor in monitors + monitors.reversed() {
-            mailbox.post({ seen.append(ObjectIdentifier($0 as AnyObject)) }, to: monitor)
+            mailbox.post(.other { seen.append(ObjectIdentifier($0 as AnyObject)) }, to: monitor)
         }
         queue.sync {}
         XCTAssertEqual(seen.values, (monitors + monitors.reversed()).map { ObjectIdentifier($0) })
@@ -71,6 +71,6 @@ final class EventMailboxTests: XCTestCase {
 extension EventMailbox {
     /// Posts a closure as an event for a monitor that ignores it.
     fileprivate func post(_ body: @escaping @Sendable () -> Void) {
-        post({ _ in body() }, to: ClosureEventMonitor())
+        post(.other { _ in body() }, to: ClosureEventMonitor())
     }
 }
