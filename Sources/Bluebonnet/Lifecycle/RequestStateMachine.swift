@@ -145,7 +145,7 @@ struct RequestStateMachine {
     private(set) var phase: Phase = .initialized
     private(set) var control: Control = .initialized
     private(set) var policy: Policy
-    private(set) var handlers: [ResponseHandler] = []
+    private(set) var handlers = HandlerQueue()
     /// How many retries have begun.
     private(set) var retryCount = 0
     /// How many new hops (redirects) the attempt followed.
@@ -165,6 +165,36 @@ struct RequestStateMachine {
     struct ResponseHandler: Sendable {
         let inlineSafe: Bool
         let run: @Sendable () -> Void
+    }
+
+    /// The response handlers waiting, in order. Most requests have one: it is kept inline, so queueing it allocates
+    /// nothing; the others go to an array.
+    struct HandlerQueue: Sendable {
+        private var head: ResponseHandler?
+        private var rest: [ResponseHandler] = []
+
+        var isEmpty: Bool { head == nil }
+        var count: Int { head == nil ? 0 : 1 + rest.count }
+        var first: ResponseHandler? { head }
+
+        func allSatisfy(_ predicate: (ResponseHandler) -> Bool) -> Bool {
+            guard let head else { return true }
+            return predicate(head) && rest.allSatisfy(predicate)
+        }
+
+        mutating func append(_ handler: ResponseHandler) {
+            if head == nil { head = handler } else { rest.append(handler) }
+        }
+
+        /// Puts `handler` before every other.
+        mutating func prepend(_ handler: ResponseHandler) {
+            if let head { rest.insert(head, at: 0) }
+            head = handler
+        }
+
+        mutating func removeFirst() {
+            head = rest.isEmpty ? nil : rest.removeFirst()
+        }
     }
 
     // MARK: - Which events the machine takes where
@@ -635,7 +665,7 @@ struct RequestStateMachine {
         case .runningHandlers, .finished: break
         default: return false
         }
-        handlers.insert(rerun, at: 0)
+        handlers.prepend(rerun)
         phase = .awaitingHandlerRetryDecision
         return true
     }

@@ -87,6 +87,30 @@ final class RequestStateMachineTests: XCTestCase {
 
     // MARK: - Cancel
 
+    func testTheHandlerQueueKeepsItsOrderAcrossItsInlineSlotAndItsArray() {
+        let ran = Recorder<Int>()
+        func handler(_ number: Int, inlineSafe: Bool = true) -> RequestStateMachine.ResponseHandler {
+            RequestStateMachine.ResponseHandler(inlineSafe: inlineSafe) { ran.append(number) }
+        }
+        var queue = RequestStateMachine.HandlerQueue()
+        XCTAssertTrue(queue.isEmpty)
+        XCTAssertTrue(queue.allSatisfy { _ in false }, "vacuously")
+        queue.append(handler(2))
+        queue.append(handler(3, inlineSafe: false))
+        queue.prepend(handler(1))
+        queue.append(handler(4))
+        XCTAssertEqual(queue.count, 4)
+        XCTAssertFalse(queue.allSatisfy(\.inlineSafe))
+        while let first = queue.first {
+            first.run()
+            queue.removeFirst()
+        }
+        XCTAssertEqual(ran.values, [1, 2, 3, 4])
+        XCTAssertTrue(queue.isEmpty)
+        queue.prepend(handler(5))
+        XCTAssertEqual(queue.count, 1)
+    }
+
     func testCancelCompletesAtOnceWhereverNoTaskRuns() {
         for stage in Self.preCompletion where stage != .executing && stage != .executingNoTask {
             var machine = Self.machine(at: stage)
