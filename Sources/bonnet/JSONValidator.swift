@@ -42,25 +42,16 @@ enum JSONValidator {
                 // A value starts here: a scalar, or a container whose first member or item comes next.
                 skipWhitespace()
                 switch current {
-                case UInt8(ascii: "{"):
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    let isObject = current == UInt8(ascii: "{")
                     index += 1
                     guard open.count < JSONValidator.maximumDepth else { return false }
-                    open.append(true)
+                    open.append(isObject)
                     skipWhitespace()
-                    if take(UInt8(ascii: "}")) {
+                    if take(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                         open.removeLast()
                     } else {
-                        guard key() else { return false }
-                        continue
-                    }
-                case UInt8(ascii: "["):
-                    index += 1
-                    guard open.count < JSONValidator.maximumDepth else { return false }
-                    open.append(false)
-                    skipWhitespace()
-                    if take(UInt8(ascii: "]")) {
-                        open.removeLast()
-                    } else {
+                        if isObject { guard key() else { return false } }
                         continue
                     }
                 case UInt8(ascii: "\""):
