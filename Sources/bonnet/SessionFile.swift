@@ -16,8 +16,11 @@ struct SessionFile {
     var headers: [String: String] = [:]
     /// `--auth` and `--auth-type` as given.
     var auth: StoredAuth?
-    /// The cookie storage's JSON, as `HTTPCookieStorage.af.exportedCookies` makes it.
+    /// The cookie storage's JSON, as `HTTPCookieStorage.af.exportedCookies` makes it, or an httpie session's list.
     var cookies: Any?
+    /// The file was httpie's (3.x layout): it is read as httpie wrote it and saved the same way, so httpie can still
+    /// use it; its `__meta__` is kept.
+    private var httpieMeta: [String: Any]?
 
     /// `--auth` as kept in the file.
     struct StoredAuth: Equatable {
@@ -50,11 +53,68 @@ struct SessionFile {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw Failure(description: "--session: \(location.path) is not a session file (a JSON object)")
         }
+        if let meta = object["__meta__"] as? [String: Any] {
+            httpieMeta = meta
+            try readHTTPie(object)
+            return
+        }
         headers = object["headers"] as? [String: String] ?? [:]
         if let auth = object["auth"] as? [String: String], let type = auth["type"], let raw = auth["raw"] {
             self.auth = StoredAuth(type: type, raw: raw)
         }
         cookies = object["cookies"]
+    }
+
+    /// httpie's layout: `headers` as a list of `name`/`value` pairs (a dictionary before httpie 3), `auth` with
+    /// `type` and `raw_auth` (or `username` and `password`), `cookies` as a list of `name`, `value`, `domain`, `path`,
+    /// `secure` and `expires` (seconds since 1970, or `null` for a session cookie; a dictionary by name before 3.1).
+    private mutating func readHTTPie(_ object: [String: Any]) throws {
+        if let list = object["headers"] as? [[String: Any]] {
+            for field in list {
+                guard let name = field["name"] as? String, let value = field["value"] as? String else { continue }
+                headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+            }
+        } else if let dictionary = object["headers"] as? [String: Any] {
+            headers = dictionary.compactMapValues { $0 as? String }
+        }
+        if let auth = object["auth"] as? [String: Any], let type = auth["type"] as? String {
+            if let raw = auth["raw_auth"] as? String {
+                self.auth = StoredAuth(type: type, raw: raw)
+            } else if let user = auth["username"] as? String {
+                self.auth = StoredAuth(type: type, raw: "\(user):\(auth["password"] as? String ?? "")")
+            }
+        }
+        var list: [[String: Any]] = object["cookies"] as? [[String: Any]] ?? []
+        if let byName = object["cookies"] as? [String: [String: Any]] {
+            list = byName.map { name, cookie in cookie.merging(["name": name]) { $1 } }
+        }
+        cookies = list
+    }
+
+    /// An httpie cookie as an `HTTPCookie`; `nil` for one without a name, a value or a domain.
+    private static func cookie(fromHTTPie entry: [String: Any]) -> HTTPCookie? {
+        guard let name = entry["name"] as? String, let value = entry["value"] as? String,
+            let domain = entry["domain"] as? String, !domain.isEmpty
+        else { return nil }
+        var properties: [HTTPCookiePropertyKey: Any] = [
+            .name: name, .value: value, .domain: domain, .path: entry["path"] as? String ?? "/",
+        ]
+        if entry["secure"] as? Bool == true { properties[.secure] = "TRUE" }
+        if let expires = (entry["expires"] as? Double) ?? (entry["expires"] as? Int).map(Double.init) {
+            properties[.expires] = Date(timeIntervalSince1970: expires)
+        } else {
+            properties[.discard] = "TRUE"
+        }
+        return HTTPCookie(properties: properties)
+    }
+
+    /// A cookie as httpie keeps it.
+    private static func httpieEntry(of cookie: HTTPCookie) -> [String: Any] {
+        [
+            "name": cookie.name, "value": cookie.value, "domain": cookie.domain, "path": cookie.path,
+            "secure": cookie.isSecure,
+            "expires": cookie.expiresDate.map { $0.timeIntervalSince1970.rounded() } as Any? ?? NSNull(),
+        ]
     }
 
     /// Where a session lives.
@@ -85,6 +145,12 @@ struct SessionFile {
     /// Loads the stored cookies into `storage`.
     func loadCookies(into storage: HTTPCookieStorage) throws {
         guard let cookies else { return }
+        if httpieMeta != nil {
+            for entry in cookies as? [[String: Any]] ?? [] {
+                if let cookie = Self.cookie(fromHTTPie: entry) { storage.setCookie(cookie) }
+            }
+            return
+        }
         do {
             try storage.af.importCookies(from: JSONSerialization.data(withJSONObject: cookies))
         } catch {
@@ -99,6 +165,11 @@ struct SessionFile {
             headers[header.name] = header.value
         }
         if let auth { self.auth = auth }
+        if httpieMeta != nil {
+            cookies = (storage.cookies ?? []).sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
+                .map(Self.httpieEntry)
+            return
+        }
         cookies = try JSONSerialization.jsonObject(with: storage.af.exportedCookies(includingSessionCookies: true))
     }
 
@@ -107,7 +178,17 @@ struct SessionFile {
         var object: [String: Any] = ["headers": headers]
         if let auth { object["auth"] = ["type": auth.type, "raw": auth.raw] }
         if let cookies { object["cookies"] = cookies }
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        if let httpieMeta {
+            object = [
+                "__meta__": httpieMeta,
+                "headers": headers.sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] },
+                "cookies": cookies ?? [[String: Any]](),
+                "auth": auth.map { ["type": $0.type, "raw_auth": $0.raw] as [String: Any] }
+                    ?? ["type": NSNull(), "raw_auth": NSNull()],
+            ]
+        }
+        let data = try JSONSerialization.data(
+            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         let folder = location.deletingLastPathComponent()
         try FileManager.default.createDirectory(
             at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

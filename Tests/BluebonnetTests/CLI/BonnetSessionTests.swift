@@ -49,6 +49,55 @@ extension BonnetProcessTests {
         XCTAssertTrue(override.output.contains("\"X-Team\" : \"other\""), override.output)
     }
 
+    func testAnHTTPieSessionFileIsReadAndKeptInHTTPiesLayout() throws {
+        let (directory, environment) = try sessionEnvironment()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("httpie.json")
+        // As httpie 3.2.4 writes it (`http --session=./httpie.json -a ann:secret URL X-Team:blue`), plus a cookie that
+        // expires and one of another host.
+        let written = """
+            {
+                "__meta__": {"about": "HTTPie session file", "help": "https://httpie.io/docs#sessions", "httpie": "3.2.4"},
+                "auth": {"raw_auth": "ann:secret", "type": "basic"},
+                "cookies": [
+                    {"domain": "127.0.0.1", "expires": null, "name": "sid", "path": "/", "secure": false, "value": "abc"},
+                    {"domain": "127.0.0.1", "expires": 4102444800, "name": "keep", "path": "/", "secure": false,
+                     "value": "1"},
+                    {"domain": "example.com", "expires": null, "name": "other", "path": "/", "secure": false,
+                     "value": "x"}
+                ],
+                "headers": [{"name": "X-Team", "value": "blue"}]
+            }
+            """
+        try Data(written.utf8).write(to: path)
+        let run = try bonnet(["--session", path.path, url("/headers")], environment: environment)
+        XCTAssertEqual(run.status, 0, run.errors)
+        let sent = try XCTUnwrap(try json(Data(run.output.utf8))["headers"] as? [String: String])
+        XCTAssertEqual(sent["X-Team"], "blue")
+        XCTAssertEqual(sent["Authorization"], "Basic " + Data("ann:secret".utf8).base64EncodedString())
+        XCTAssertEqual(
+            Set((sent["Cookie"] ?? "").components(separatedBy: "; ")), ["sid=abc", "keep=1"],
+            "another host's stays home")
+
+        let setting = try bonnet(["--session", path.path, url("/cookies/set?new=2")], environment: environment)
+        XCTAssertEqual(setting.status, 0, setting.errors)
+        let saved = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: path)) as? [String: Any])
+        XCTAssertEqual((saved["__meta__"] as? [String: Any])?["about"] as? String, "HTTPie session file")
+        XCTAssertEqual(saved["auth"] as? [String: String], ["type": "basic", "raw_auth": "ann:secret"])
+        XCTAssertEqual(saved["headers"] as? [[String: String]], [["name": "X-Team", "value": "blue"]])
+        let cookies = try XCTUnwrap(saved["cookies"] as? [[String: Any]])
+        let byName = Dictionary(
+            uniqueKeysWithValues: cookies.compactMap { cookie in
+                (cookie["name"] as? String).map { ($0, cookie) }
+            })
+        XCTAssertEqual(Set(byName.keys), ["sid", "keep", "other", "new"])
+        XCTAssertEqual(
+            byName["keep"]?["expires"] as? Int ?? Int(byName["keep"]?["expires"] as? Double ?? 0), 4102444800)
+        XCTAssertTrue(byName["sid"]?["expires"] is NSNull, "a session cookie stays one")
+        XCTAssertEqual(byName["other"]?["domain"] as? String, "example.com")
+    }
+
     func testAReadOnlySessionIsUsedButNeverWritten() throws {
         let (directory, environment) = try sessionEnvironment()
         let path = directory.appendingPathComponent("ro.json").path
