@@ -25,6 +25,8 @@ struct Output {
     var mimeType: String?
     /// The charset a body is decoded with, in place of the response's (`--response-charset`).
     var charset: String?
+    /// The colours (`--style`).
+    var style = ColorStyle.auto
 
     init(colored: Bool? = nil, formats: Bool = true, toTerminal: Bool = isatty(STDOUT_FILENO) != 0, sorts: Bool = true)
     {
@@ -42,8 +44,9 @@ struct Output {
     func statusLine(_ response: HTTPURLResponse, protocolName: String? = nil) -> String {
         let phrase = HTTPURLResponse.localizedString(forStatusCode: response.statusCode)
         let reason = phrase.lowercased() == "ok" ? "OK" : phrase.capitalized
-        let color = response.statusCode < 300 ? "32" : response.statusCode < 400 ? "33" : "31"
-        return paint(Self.httpVersion(protocolName), "34") + " "
+        let color =
+            response.statusCode < 300 ? style.success : response.statusCode < 400 ? style.redirect : style.failure
+        return paint(Self.httpVersion(protocolName), style.version) + " "
             + paint("\(response.statusCode) \(reason)", "1;\(color)")
     }
 
@@ -66,7 +69,7 @@ struct Output {
                 let order = lhs.element.name.lowercased().compare(rhs.element.name.lowercased())
                 return order == .orderedSame ? lhs.offset < rhs.offset : order == .orderedAscending
             }.map(\.element) : fields
-        return ordered.map { paint($0.name, "36") + ": " + sanitized($0.value) }.joined(separator: "\n")
+        return ordered.map { paint($0.name, style.headerName) + ": " + sanitized($0.value) }.joined(separator: "\n")
     }
 
     /// `text` with every control character but tab and newline shown as `\u{..}` on a terminal, so a server cannot
@@ -200,8 +203,8 @@ struct Output {
         }
     }
 
-    /// Colours JSON text as it is, formatted or not: keys blue, strings yellow, numbers cyan, `true`, `false` and `null`
-    /// magenta; punctuation and white space untouched. The text was validated as JSON first, so a string always ends.
+    /// Colours JSON text as it is, formatted or not, in the style's colours for keys, strings, numbers and `true`,
+    /// `false` and `null` (`auto`: blue, yellow, cyan, magenta); punctuation and white space untouched. The text was validated as JSON first, so a string always ends.
     /// Works on the UTF-8 bytes, so a large body costs a copy of itself and its colour codes, nothing per character.
     func colorJSON(_ text: String) -> String {
         guard colored else { return text }
@@ -209,9 +212,9 @@ struct Output {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + bytes.count / 2)
         let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
-        func append(_ range: Range<Int>, _ code: StaticString) {
+        func append(_ range: Range<Int>, _ code: String) {
             output.append(contentsOf: [0x1B, UInt8(ascii: "[")])
-            output.append(contentsOf: UnsafeBufferPointer(start: code.utf8Start, count: code.utf8CodeUnitCount))
+            output.append(contentsOf: code.utf8)
             output.append(UInt8(ascii: "m"))
             output.append(contentsOf: bytes[range])
             output.append(contentsOf: [0x1B, UInt8(ascii: "["), UInt8(ascii: "0"), UInt8(ascii: "m")])
@@ -226,17 +229,17 @@ struct Output {
                 end = min(end + 1, bytes.count)
                 var next = end
                 while next < bytes.count, Self.isJSONSpace(bytes[next]) { next += 1 }
-                append(index..<end, next < bytes.count && bytes[next] == UInt8(ascii: ":") ? "34" : "33")
+                append(index..<end, next < bytes.count && bytes[next] == UInt8(ascii: ":") ? style.key : style.string)
                 index = end
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 var end = index + 1
                 while end < bytes.count, Self.isNumberByte(bytes[end]) { end += 1 }
-                append(index..<end, "36")
+                append(index..<end, style.number)
                 index = end
             case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                 var end = index + 1
                 while end < bytes.count, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[end]) { end += 1 }
-                append(index..<end, "35")
+                append(index..<end, style.literal)
                 index = end
             default:
                 output.append(byte)

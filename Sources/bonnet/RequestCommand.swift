@@ -161,6 +161,13 @@ struct RequestCommand: AsyncParsableCommand {
             valueName: "charset"))
     var responseCharset: String?
 
+    @Option(
+        name: [.customShort("s"), .long],
+        help: ArgumentHelp(
+            "The output's colours: \(ColorStyle.allValueStrings.joined(separator: ", ")) (auto by default).",
+            valueName: "style"))
+    var style: ColorStyle = .auto
+
     @Flag(
         name: [.customShort("q"), .customLong("quiet")],
         help: "Print nothing but errors and warnings (the response is still saved with -o); -qq: errors only.")
@@ -306,12 +313,13 @@ struct RequestCommand: AsyncParsableCommand {
         let sendsMultipart = multipart || !items.files.isEmpty
         let toTerminal = isatty(STDOUT_FILENO) != 0
         let parts = parts(toTerminal: toTerminal)
-        let style = pretty ?? (toTerminal ? .all : PrettyStyle.none)
+        let prettiness = pretty ?? (toTerminal ? .all : PrettyStyle.none)
         var printer = Output(
-            colored: !noColor && (style == .all || style == .colors), formats: style == .all || style == .format,
-            toTerminal: toTerminal, sorts: !unsorted)
+            colored: !noColor && (prettiness == .all || prettiness == .colors),
+            formats: prettiness == .all || prettiness == .format, toTerminal: toTerminal, sorts: !unsorted)
         printer.mimeType = responseMime
         printer.charset = responseCharset
+        printer.style = style
         printer.formatOptions = (try? FormatOptions(formatOptions)) ?? FormatOptions()
 
         var urlRequest: URLRequest
@@ -655,7 +663,8 @@ struct RequestCommand: AsyncParsableCommand {
             let path =
                 (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
                 + (components.percentEncodedQuery.map { "?\($0)" } ?? "")
-            head += output.paint("\(sent.httpMethod ?? "GET") \(path) \(Output.httpVersion(protocolName))", "1")
+            head += output.paint(
+                "\(sent.httpMethod ?? "GET") \(path) \(Output.httpVersion(protocolName))", output.style.method)
             if !exact { head += output.paint("   # \(Self.withoutPassword(url))", "2") }
             head += lineEnd
             var headers = sessionHeaders
@@ -668,9 +677,12 @@ struct RequestCommand: AsyncParsableCommand {
                 headers.add(name: "Content-Length", value: String(body.count))
             }
             let port = url.port.map { ":\($0)" } ?? ""
-            head += output.paint("Host", "36") + ": " + output.sanitized("\(url.host ?? "")\(port)") + lineEnd
+            head +=
+                output.paint("Host", output.style.headerName) + ": " + output.sanitized("\(url.host ?? "")\(port)")
+                + lineEnd
             for header in headers.sorted() {
-                head += output.paint(header.name, "36") + ": " + output.sanitized(header.value) + lineEnd
+                head +=
+                    output.paint(header.name, output.style.headerName) + ": " + output.sanitized(header.value) + lineEnd
             }
             head += lineEnd
         }

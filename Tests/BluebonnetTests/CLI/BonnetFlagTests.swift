@@ -218,6 +218,25 @@ extension BonnetProcessTests {
         XCTAssertFalse(told.output.contains(escape), told.output)
     }
 
+    func testStyleChoosesTheColoursAndAnUnknownOneIsAUsageError() throws {
+        let echo = url("/echo?content_type=application/json")
+        let body = Data(#"{"a":[1,"x",true]}"#.utf8)
+        let escape = "\u{1B}["
+        let monokai = try bonnet(
+            ["-p", "hb", "--pretty=colors", "--style", "monokai", echo], stdin: body, unsetting: ["NO_COLOR"])
+        XCTAssertTrue(monokai.output.contains("\(escape)38;5;197m\"a\"\(escape)0m"), monokai.output)
+        XCTAssertTrue(monokai.output.contains("\(escape)38;5;186m\"x\"\(escape)0m"), monokai.output)
+        XCTAssertTrue(monokai.output.contains("\(escape)38;5;148mContent-Type\(escape)0m"), monokai.output)
+        let plain = try bonnet(["-b", "--pretty=colors", "-s", "bw", echo], stdin: body, unsetting: ["NO_COLOR"])
+        XCTAssertEqual(
+            plain.output.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression),
+            #"{"a":[1,"x",true]}"# + "\n")
+        XCTAssertTrue(plain.output.contains("\(escape)1m\"a\"\(escape)0m"), plain.output)
+        let unknown = try bonnet(["--style", "neon", echo], stdin: body)
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertTrue(unknown.errors.contains("'auto', 'monokai', 'solarized', 'fruity' or 'bw'"), unknown.errors)
+    }
+
     func testOnlyValidJSONIsLaidOutAndDeepNestingIsShownAsItCame() throws {
         let echo = url("/echo?content_type=application/json")
         let valid = [
