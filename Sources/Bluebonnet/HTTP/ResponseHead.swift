@@ -29,8 +29,9 @@ final class ResponseHead: Sendable {
         built = Protected(nil)
     }
 
-    /// A head for a response that already exists (a `URLProtocol`'s, the cache's): that response is the one handed
-    /// out.
+    /// A head for a response that already exists (a `URLProtocol`'s): that response is the one handed out, so the
+    /// version (which `HTTPURLResponse` does not expose) and, for a response without one, the URL stand in only for
+    /// the lifecycle's bookkeeping.
     init(_ response: HTTPURLResponse) {
         url = response.url ?? URL(fileURLWithPath: "/")
         statusCode = response.statusCode
