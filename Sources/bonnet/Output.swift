@@ -37,13 +37,19 @@ struct Output {
         rendersBody = toTerminal || (colored ?? false) || formats
     }
 
+    /// The standard reason phrase of `status` (`Not Found`).
+    static func statusPhrase(_ status: Int) -> String {
+        let phrase = HTTPURLResponse.localizedString(forStatusCode: status)
+        return phrase.lowercased() == "ok" ? "OK" : phrase.capitalized
+    }
+
     func paint(_ text: String, _ code: String) -> String {
         colored ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
     func statusLine(_ response: HTTPURLResponse, protocolName: String? = nil) -> String {
-        let phrase = HTTPURLResponse.localizedString(forStatusCode: response.statusCode)
-        let reason = phrase.lowercased() == "ok" ? "OK" : phrase.capitalized
+        // The standard phrase: NIO's parser keeps no reason phrase of the server's (`200 Everything Fine`).
+        let reason = Self.statusPhrase(response.statusCode)
         let color =
             response.statusCode < 300 ? style.success : response.statusCode < 400 ? style.redirect : style.failure
         return paint(Self.httpVersion(protocolName), style.version) + " "

@@ -533,6 +533,13 @@ struct RequestCommand: AsyncParsableCommand {
             print(printer.paint(response.timeline.description, "2"))
         }
         if checkStatus, http.statusCode >= 300 {
+            // As httpie does when the output goes elsewhere than a terminal, where the status line is not seen.
+            if isatty(STDOUT_FILENO) == 0, quiet < 2 {
+                var standardError = FileHandle.standardError
+                print(
+                    "bonnet: warning: HTTP \(http.statusCode) \(Output.statusPhrase(http.statusCode))",
+                    to: &standardError)
+            }
             throw ExitCode(Int32(http.statusCode / 100))
         }
     }

@@ -113,6 +113,11 @@ extension BonnetProcessTests {
         let failed = try bonnet(["--quiet", "--check-status", url("/status/404")])
         XCTAssertEqual(failed.status, 4)
         XCTAssertEqual(failed.output, "")
+        // Piped, the status line is not seen: a warning says it, as httpie's does, unless -qq.
+        XCTAssertEqual(failed.errors, "bonnet: warning: HTTP 404 Not Found\n")
+        let silent = try bonnet(["-qq", "--check-status", url("/status/503")])
+        XCTAssertEqual(silent.status, 5)
+        XCTAssertEqual(silent.output + silent.errors, "")
         let directory = try TemporaryDirectory()
         let saved = try bonnet(["-q", "-o", "body.bin", url("/bytes/500?seed=2")], in: directory.url)
         XCTAssertEqual(saved.status, 0, saved.errors)
