@@ -70,7 +70,66 @@ enum NestedJSON {
         for (name, value) in fields {
             root = try insert(value, at: steps(of: name)[...], into: root, name: name)
         }
-        return root ?? [String: Any]()
+        return root ?? OrderedObject()
+    }
+
+    /// A JSON object whose members keep the order the items named them in, as httpie sends them; a member named again
+    /// keeps its place.
+    struct OrderedObject {
+        private(set) var members: [(key: String, value: Any)] = []
+
+        subscript(key: String) -> Any? {
+            get { members.first { $0.key == key }?.value }
+            set {
+                let index = members.firstIndex { $0.key == key }
+                switch (index, newValue) {
+                case let (index?, value?): members[index].value = value
+                case let (index?, nil): members.remove(at: index)
+                case let (nil, value?): members.append((key, value))
+                case (nil, nil): break
+                }
+            }
+        }
+
+        /// An object parsed from a `:=` item, its members sorted: the parser kept no order.
+        init(_ dictionary: [String: Any] = [:]) {
+            members = dictionary.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+        }
+    }
+
+    /// The body's bytes: compact JSON, members in order; values parsed from `:=` items as `JSONSerialization` writes
+    /// them.
+    static func data(_ value: Any) throws -> Data {
+        var output = Data()
+        try write(value, into: &output)
+        return output
+    }
+
+    private static func write(_ value: Any, into output: inout Data) throws {
+        switch value {
+        case let object as OrderedObject:
+            output.append(UInt8(ascii: "{"))
+            for (index, member) in object.members.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                output.append(
+                    try JSONSerialization.data(
+                        withJSONObject: member.key, options: [.fragmentsAllowed, .withoutEscapingSlashes]))
+                output.append(UInt8(ascii: ":"))
+                try write(member.value, into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        case let array as [Any]:
+            output.append(UInt8(ascii: "["))
+            for (index, item) in array.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                try write(item, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        default:
+            output.append(
+                try JSONSerialization.data(
+                    withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]))
+        }
     }
 
     private static func insert(_ value: Any, at steps: ArraySlice<Step>, into container: Any?, name: String) throws
@@ -80,7 +139,14 @@ enum NestedJSON {
         let rest = steps.dropFirst()
         switch step {
         case let .key(key):
-            guard var object = container.map({ $0 as? [String: Any] }) ?? [:] else { throw PathError.conflict(name) }
+            let existing: OrderedObject? =
+                switch container {
+                case nil: OrderedObject()
+                case let object as OrderedObject: object
+                case let dictionary as [String: Any]: OrderedObject(dictionary)
+                default: nil
+                }
+            guard var object = existing else { throw PathError.conflict(name) }
             object[key] = try insert(value, at: rest, into: object[key], name: name)
             return object
         case .append:

@@ -726,7 +726,7 @@ struct RequestCommand: AsyncParsableCommand {
         }
         let body = try NestedJSON.build(fields.map { name, value in (name, (value as? SendableJSON)?.value ?? value) })
         var request = request
-        request.httpBody = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+        request.httpBody = try NestedJSON.data(body)
         if request.value(forHTTPHeaderField: "Content-Type") == nil {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }

@@ -47,8 +47,10 @@ extension BonnetProcessTests {
         let formatted = try bonnet(
             ["--pretty=format", url("/echo?content_type=application/json")], stdin: Data(#"{"b":1,"a":2}"#.utf8))
         XCTAssertEqual(formatted.output, "{\n  \"a\" : 2,\n  \"b\" : 1\n}\n")
+        // `NO_COLOR` set here whoever runs the tests (`swift test` sets it; running the bundle directly does not).
         let colored = try bonnet(
-            ["--pretty=colors", url("/echo?content_type=application/json")], stdin: Data(#"{"b":1}"#.utf8))
+            ["--pretty=colors", url("/echo?content_type=application/json")], stdin: Data(#"{"b":1}"#.utf8),
+            environment: ["NO_COLOR": "1"])
         XCTAssertEqual(colored.output, #"{"b":1}"# + "\n", "colors alone do not reformat")
     }
 
@@ -329,6 +331,15 @@ extension BonnetProcessTests {
         XCTAssertEqual(sent["esc[x]"] as? String, "y")
         let array = try bonnet([url("/post"), "[]:=1", "[]=two"])
         XCTAssertEqual(try json(Data(array.output.utf8))["data"] as? String, #"[1,"two"]"#)
+        // Members in the order the items name them, a repeated name keeping its place with the last value, slashes
+        // as typed: what httpie sends.
+        let ordered = try bonnet([
+            url("/post"), "b=1", "a:=2", "c[z]=1", #"c[y]:=[1,{"q":1,"p":2}]"#, #"d:={"y":1,"x":2}"#, "d[w]=3",
+            "b=again", "s=a/b",
+        ])
+        XCTAssertEqual(
+            try json(Data(ordered.output.utf8))["data"] as? String,
+            #"{"b":"again","a":2,"c":{"z":"1","y":[1,{"p":2,"q":1}]},"d":{"x":2,"y":1,"w":"3"},"s":"a/b"}"#)
         let conflict = try bonnet([url("/post"), "a=1", "a[b]=2"])
         XCTAssertEqual(conflict.status, 1)
         XCTAssertTrue(conflict.errors.contains("'a[b]': the path runs into a value of another kind"), conflict.errors)
