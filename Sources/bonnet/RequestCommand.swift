@@ -50,6 +50,18 @@ struct RequestCommand: AsyncParsableCommand {
                 + "Default: hb on a terminal, b when piped; -v is HBhb.", valueName: "what"))
     var printSpec: String?
 
+    @Flag(
+        name: .long,
+        help: "Also show the intermediary exchanges (redirects followed, challenges answered), before the final one.")
+    var all = false
+
+    @Option(
+        name: [.customShort("P"), .customLong("history-print")],
+        help: ArgumentHelp(
+            "What to print of intermediary exchanges with --all, as --print (the same as --print by default).",
+            valueName: "what"))
+    var historyPrint: String?
+
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -252,6 +264,9 @@ struct RequestCommand: AsyncParsableCommand {
         guard !words.isEmpty else { throw ValidationError("Give a URL, e.g. bonnet GET http://127.0.0.1:8080/get") }
         if let printSpec, printSpec.isEmpty || !printSpec.allSatisfy("HBhbm".contains) {
             throw ValidationError("--print takes letters of HBhbm, e.g. --print=Hh")
+        }
+        if let historyPrint, historyPrint.isEmpty || !historyPrint.allSatisfy("HBhbm".contains) {
+            throw ValidationError("--history-print takes letters of HBhbm, e.g. -P Hh")
         }
         if follow, noFollow { throw ValidationError("--follow and --no-follow contradict each other") }
         if sorted, unsorted { throw ValidationError("--sorted and --unsorted contradict each other") }
@@ -477,7 +492,33 @@ struct RequestCommand: AsyncParsableCommand {
                 uploadBar.update(completed: $0.completedUnitCount, total: $0.totalUnitCount)
             }
         }
+        // With --all, each response followed (and the request that got it) is kept, to be shown before the final one.
+        let historyQueue = DispatchQueue(label: "bonnet.history")
+        let history = History()
+        if all {
+            request.onFollowedResponse(on: historyQueue) { sent, response, data in
+                history.exchanges.append((sent, response, data))
+            }
+        }
         let response = await request.serializingResponse().response
+        historyQueue.sync {}
+        if all {
+            let historyParts = historyPrint.map(Set.init) ?? parts
+            for (sent, followed, data) in historyQueue.sync(execute: { history.exchanges }) {
+                printSentRequest(
+                    sent, parts: historyParts, protocolName: nil, sessionHeaders: sessionHeaders, output: printer,
+                    exact: !toTerminal)
+                if historyParts.contains("h") {
+                    print(printer.statusLine(followed))
+                    print(printer.headers(followed))
+                }
+                if historyParts.contains("b"), data?.isEmpty == false {
+                    if historyParts.contains("h") { print("") }
+                    printer.writeBody(data, response: followed)
+                }
+                if historyParts.contains("h") || historyParts.contains("b") { print("") }
+            }
+        }
         if response.response != nil { keepSession() }
         if let uploadBar { barQueue.sync { uploadBar.finish() } }
         let protocolName = response.metrics?.transactionMetrics.last?.networkProtocolName
@@ -831,4 +872,10 @@ extension FileHandle: @retroactive TextOutputStream {
     public func write(_ string: String) {
         write(Data(string.utf8))
     }
+}
+
+/// The exchanges `--all` shows before the final one, gathered on one serial queue.
+private final class History: @unchecked Sendable {
+    // @unchecked: `exchanges` is only touched on the history queue (appended there, read there with `sync`).
+    var exchanges: [(request: URLRequest, response: HTTPURLResponse, data: Data?)] = []
 }

@@ -388,16 +388,34 @@ extension Request {
             return
         }
         typealias URLHandlers = [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)]
-        let (action, urlHandlers) = mutableState.write { state -> (RequestStateMachine.Action?, URLHandlers) in
-            guard let action = state.machine.didDecideNextHop(decision) else { return (nil, []) }
-            guard case .execute = action else { return (action, []) }
+        typealias Followed = (
+            handlers: [(queue: DispatchQueue, handler: FollowedResponseHandler)], request: URLRequest,
+            head: ResponseHead, body: Data?
+        )
+        let (action, urlHandlers, followed) = mutableState.write {
+            state -> (RequestStateMachine.Action?, URLHandlers, Followed?) in
+            let body = state.machine.bodyAwaitingDecision
+            guard let action = state.machine.didDecideNextHop(decision) else { return (nil, [], nil) }
+            guard case .execute = action else { return (action, [], nil) }
+            var followed: Followed?
+            if !state.followedResponseHandlers.isEmpty, let head = state.head,
+                let request = state.metrics.latestHopRequest
+            {
+                followed = (state.followedResponseHandlers, request, head, body)
+            }
             state.head = nil
-            guard case let .newHop(next) = decision else { return (action, []) }
+            guard case let .newHop(next) = decision else { return (action, [], followed) }
             state.metrics.noteRedirect()
             state.requests.append(next)
-            return (action, state.urlRequestHandlers)
+            return (action, state.urlRequestHandlers, followed)
         }
         guard let action else { return }
+        if let followed {
+            // The response is made on the handler's queue: a decision may come back on an event loop.
+            for (queue, handler) in followed.handlers {
+                queue.async { handler(followed.request, followed.head.httpResponse, followed.body) }
+            }
+        }
         if case let .newHop(next) = decision { notify(next, urlHandlers: urlHandlers, cURLHandlers: []) }
         perform(action)
     }

@@ -78,6 +78,7 @@ public class Request: @unchecked Sendable {
         /// The request's own limit on the body held in memory, overriding the session's when set.
         var maximumResponseSize: Int64??
         var urlRequestHandlers: [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)] = []
+        var followedResponseHandlers: [(queue: DispatchQueue, handler: FollowedResponseHandler)] = []
         var cURLHandlers: [(queue: DispatchQueue, handler: @Sendable (String) -> Void)] = []
         var progress = ProgressTracking()
         /// The request's own interceptor: its `interceptor:`, composed with those chained on in order. It runs
@@ -359,6 +360,28 @@ public class Request: @unchecked Sendable {
     @discardableResult
     public func maximumResponseSize(_ bytes: Int64?) -> Self {
         mutableState.write { $0.maximumResponseSize = .some(bytes) }
+        return self
+    }
+
+    /// What `onFollowedResponse(on:perform:)` is called with: the request a hop sent, the response it followed, and
+    /// that response's body.
+    public typealias FollowedResponseHandler =
+        @Sendable (_ request: URLRequest, _ response: HTTPURLResponse, _ data: Data?) -> Void
+
+    /// Calls `handler` with each response this request followed instead of delivering (a redirect, an answered
+    /// authentication challenge), with the request that hop sent and the response's body, before the next hop's
+    /// response is handled. Bluebonnet's own: URLSession never shows these to Alamofire's requests. `bonnet --all`
+    /// prints a redirect chain with it.
+    ///
+    /// - Parameters:
+    ///   - queue:   The queue the handler runs on. `.main` by default.
+    ///   - handler: The closure.
+    /// - Returns: The instance.
+    @discardableResult
+    public func onFollowedResponse(
+        on queue: DispatchQueue = .main, perform handler: @escaping FollowedResponseHandler
+    ) -> Self {
+        mutableState.write { $0.followedResponseHandlers.append((queue, handler)) }
         return self
     }
 

@@ -326,6 +326,12 @@ struct RequestStateMachine {
         }
     }
 
+    /// The body of the hop a follower is deciding about.
+    var bodyAwaitingDecision: Data? {
+        if case let .awaitingHopDecision(body) = phase { return body }
+        return nil
+    }
+
     /// The hop on the wire, if there is one.
     var hop: Hop? {
         if case let .executing(hop) = phase { return hop }

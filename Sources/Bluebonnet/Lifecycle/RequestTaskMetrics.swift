@@ -190,6 +190,9 @@ struct MetricsLog {
             redirects: redirects)
     }
 
+    /// The request of the latest hop.
+    var latestHopRequest: URLRequest? { (later.last ?? first)?.request }
+
     /// The last attempt's metrics.
     var last: RequestTaskMetrics? { current ?? past.last }
 

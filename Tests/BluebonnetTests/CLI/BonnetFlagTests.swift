@@ -12,7 +12,8 @@ extension BonnetProcessTests {
             "--json", "--form", "--multipart", "--verbose", "--headers", "--body", "--print", "--pretty", "--offline",
             "--follow", "--no-follow", "--max-redirects", "--check-status", "--auth", "--auth-type", "--timeout",
             "--timeline", "--curl", "--ignore-stdin", "--compress", "--raw", "--chunked", "--quiet", "--response-mime",
-            "--response-charset", "-h", "-b", "-v",
+            "--response-charset", "--all", "--history-print", "--style", "--format-options", "-h", "-b", "-v", "-P",
+            "-s",
             "-p", "-a", "-A", "-j", "-f",
             "-x",
         ] {
@@ -223,6 +224,25 @@ extension BonnetProcessTests {
         XCTAssertFalse(none.output.contains(escape), none.output)
         let told = try bonnet(["-b", "--pretty=colors", echo], stdin: body, environment: ["NO_COLOR": "1"])
         XCTAssertFalse(told.output.contains(escape), told.output)
+    }
+
+    func testAllShowsEachResponseFollowedBeforeTheFinalOne() throws {
+        let chain = try bonnet(["--all", "-p", "h", url("/redirect/2")])
+        XCTAssertEqual(chain.status, 0, chain.errors)
+        let statusLines = chain.output.split(separator: "\n").filter { $0.hasPrefix("HTTP/") }
+        XCTAssertEqual(statusLines, ["HTTP/1.1 302 Found", "HTTP/1.1 302 Found", "HTTP/1.1 200 OK"])
+        let locations = chain.output.split(separator: "\n").filter { $0.hasPrefix("Location:") }
+        XCTAssertEqual(locations, ["Location: /relative-redirect/1", "Location: /get"])
+        // -P chooses what is shown of the intermediary exchanges, --print of the final one.
+        let mixed = try bonnet(["--all", "-P", "h", "-p", "b", url("/redirect/1")])
+        XCTAssertTrue(mixed.output.hasPrefix("HTTP/1.1 302 Found\n"), mixed.output)
+        XCTAssertTrue(mixed.output.contains("\"url\" : \"\(url("/get"))\""), mixed.output)
+        XCTAssertEqual(mixed.output.split(separator: "\n").filter { $0.hasPrefix("HTTP/") }.count, 1)
+        let without = try bonnet(["-p", "h", url("/redirect/2")])
+        XCTAssertEqual(without.output.split(separator: "\n").filter { $0.hasPrefix("HTTP/") }, ["HTTP/1.1 200 OK"])
+        let invalid = try bonnet(["--all", "-P", "x", url("/get")])
+        XCTAssertEqual(invalid.status, 1)
+        XCTAssertTrue(invalid.errors.contains("--history-print takes letters of HBhbm"), invalid.errors)
     }
 
     func testStyleChoosesTheColoursAndAnUnknownOneIsAUsageError() throws {
