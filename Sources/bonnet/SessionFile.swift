@@ -49,7 +49,13 @@ struct SessionFile {
     init(_ nameOrPath: String, for url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws
     {
         location = try Self.location(of: nameOrPath, for: url, environment: environment)
-        guard let data = FileManager.default.contents(atPath: location.path) else { return }
+        guard let handle = FileHandle(forReadingAtPath: location.path) else { return }
+        defer { try? handle.close() }
+        // Read back like a server's answer: a session is headers, credentials and at most the jar's 3,000 cookies.
+        let data = try handle.read(upToCount: Self.maximumLength + 1) ?? Data()
+        guard data.count <= Self.maximumLength else {
+            throw Failure(description: "--session: \(location.path) is larger than a session file can be (16 MiB)")
+        }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw Failure(description: "--session: \(location.path) is not a session file (a JSON object)")
         }
@@ -91,21 +97,26 @@ struct SessionFile {
         cookies = list
     }
 
-    /// An httpie cookie as an `HTTPCookie`; `nil` for one without a name, a value or a domain.
-    private static func cookie(fromHTTPie entry: [String: Any]) -> HTTPCookie? {
+    /// The largest session file read.
+    static let maximumLength = 16 << 20
+
+    /// An httpie cookie as an entry of the library's cookie archive (so it is loaded as every stored cookie is: the
+    /// expired skipped, each one checked, the jar's limits kept); `nil` for one without a name, a value or a domain,
+    /// or whose expiry is not a date.
+    private static func archiveEntry(fromHTTPie entry: [String: Any]) -> [String: Any]? {
         guard let name = entry["name"] as? String, let value = entry["value"] as? String,
             let domain = entry["domain"] as? String, !domain.isEmpty
         else { return nil }
-        var properties: [HTTPCookiePropertyKey: Any] = [
-            .name: name, .value: value, .domain: domain, .path: entry["path"] as? String ?? "/",
+        var archived: [String: Any] = [
+            "name": name, "value": value, "domain": domain, "path": entry["path"] as? String ?? "/",
+            "secure": entry["secure"] as? Bool ?? false, "httpOnly": false,
         ]
-        if entry["secure"] as? Bool == true { properties[.secure] = "TRUE" }
         if let expires = (entry["expires"] as? Double) ?? (entry["expires"] as? Int).map(Double.init) {
-            properties[.expires] = Date(timeIntervalSince1970: expires)
-        } else {
-            properties[.discard] = "TRUE"
+            // Up to the end of year 9999, what an ISO 8601 date holds.
+            guard (0...253_402_300_799).contains(expires) else { return nil }
+            archived["expires"] = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: expires))
         }
-        return HTTPCookie(properties: properties)
+        return archived
     }
 
     /// A cookie as httpie keeps it.
@@ -145,14 +156,11 @@ struct SessionFile {
     /// Loads the stored cookies into `storage`.
     func loadCookies(into storage: HTTPCookieStorage) throws {
         guard let cookies else { return }
-        if httpieMeta != nil {
-            for entry in cookies as? [[String: Any]] ?? [] {
-                if let cookie = Self.cookie(fromHTTPie: entry) { storage.setCookie(cookie) }
-            }
-            return
-        }
         do {
-            try storage.af.importCookies(from: JSONSerialization.data(withJSONObject: cookies))
+            let archive =
+                httpieMeta == nil
+                ? cookies : ["cookies": (cookies as? [[String: Any]] ?? []).compactMap(Self.archiveEntry(fromHTTPie:))]
+            try storage.af.importCookies(from: JSONSerialization.data(withJSONObject: archive))
         } catch {
             throw Failure(description: "--session: the cookies in \(location.path) cannot be read: \(error)")
         }

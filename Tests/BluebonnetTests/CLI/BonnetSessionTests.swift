@@ -98,6 +98,50 @@ extension BonnetProcessTests {
         XCTAssertEqual(byName["other"]?["domain"] as? String, "example.com")
     }
 
+    func testAHostileHTTPieSessionFileIsReadWithinTheJarsLimits() throws {
+        let (directory, environment) = try sessionEnvironment()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("hostile.json")
+        // 500 cookies for one host (the jar keeps 180 a site), one expired, one with an expiry no date can hold.
+        var cookies = (0..<500).map { index -> [String: Any] in
+            [
+                "name": "c\(index)", "value": "v", "domain": "127.0.0.1", "path": "/", "secure": false,
+                "expires": NSNull(),
+            ]
+        }
+        cookies.append(["name": "old", "value": "v", "domain": "127.0.0.1", "path": "/", "expires": 1_000_000])
+        cookies.append(["name": "far", "value": "v", "domain": "127.0.0.1", "path": "/", "expires": 1e300])
+        let object: [String: Any] = [
+            "__meta__": ["about": "HTTPie session file"], "headers": [[String: String]](), "cookies": cookies,
+        ]
+        try JSONSerialization.data(withJSONObject: object).write(to: path)
+        let run = try bonnet(["--session-read-only", path.path, url("/headers")], environment: environment)
+        XCTAssertEqual(run.status, 0, run.errors)
+        let sent = try XCTUnwrap(try json(Data(run.output.utf8))["headers"] as? [String: String])
+        let names = (sent["Cookie"] ?? "").components(separatedBy: "; ").map { $0.prefix { $0 != "=" } }
+        XCTAssertEqual(names.count, 180, "the jar's limit for a site")
+        XCTAssertFalse(names.contains("old"), "expired")
+
+        let odd: [String: Any] = [
+            "__meta__": ["about": "HTTPie session file"],
+            "cookies": [
+                ["name": "far", "value": "v", "domain": "127.0.0.1", "path": "/", "expires": 1e300],
+                ["name": "ok", "value": "v", "domain": "127.0.0.1", "path": "/", "expires": NSNull()],
+            ],
+        ]
+        try JSONSerialization.data(withJSONObject: odd).write(to: path)
+        let few = try bonnet(["--session-read-only", path.path, url("/headers")], environment: environment)
+        let fewSent = try XCTUnwrap(try json(Data(few.output.utf8))["headers"] as? [String: String])
+        XCTAssertEqual(fewSent["Cookie"], "ok=v", "an expiry beyond any date is refused")
+
+        let huge = directory.appendingPathComponent("huge.json")
+        try Data(repeating: UInt8(ascii: " "), count: 16 << 20 + 1).write(to: huge)
+        let refused = try bonnet(["--session", huge.path, url("/get")], environment: environment)
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.errors.contains("larger than a session file can be"), refused.errors)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: huge.path)[.size] as? Int, 16 << 20 + 1)
+    }
+
     func testAReadOnlySessionIsUsedButNeverWritten() throws {
         let (directory, environment) = try sessionEnvironment()
         let path = directory.appendingPathComponent("ro.json").path
