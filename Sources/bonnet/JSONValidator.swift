@@ -1,3 +1,5 @@
+import Foundation
+
 /// Says whether bytes are one JSON text by RFC 8259 (any value at the top, white space around it), without building
 /// it: a 10 MB body took `JSONSerialization` 1.1 s and 550 MB only to be told it was valid. Nesting deeper than
 /// `maximumDepth` counts as invalid, which keeps the recursive indenter's stack bounded against a hostile body.
@@ -5,21 +7,28 @@ enum JSONValidator {
     /// As deep as `JSONSerialization` nests.
     static let maximumDepth = 512
 
-    static func isValid<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool where Bytes.Index == Int {
-        var reader = Reader(bytes: bytes)
+    /// Reads the bytes in place: `Data`'s own subscript costs a bounds and representation check per byte, which made
+    /// an 11.7 MB body take 0.5 s.
+    static func isValid(_ data: Data) -> Bool {
+        data.withUnsafeBytes { isValid(buffer: $0) }
+    }
+
+    private static func isValid(buffer: UnsafeRawBufferPointer) -> Bool {
+        var reader = Reader(bytes: buffer)
         reader.skipWhitespace()
         guard reader.value() else { return false }
         reader.skipWhitespace()
-        return reader.index == bytes.endIndex
+        return reader.index == buffer.endIndex
     }
 
-    private struct Reader<Bytes: Collection<UInt8>> where Bytes.Index == Int {
-        let bytes: Bytes
+    /// A reader over bytes that stay valid while it reads (the caller's `withUnsafeBytes`).
+    private struct Reader {
+        let bytes: UnsafeRawBufferPointer
         var index: Int
         /// What encloses the reader: `true` for an object, `false` for an array.
         var open: [Bool] = []
 
-        init(bytes: Bytes) {
+        init(bytes: UnsafeRawBufferPointer) {
             self.bytes = bytes
             index = bytes.startIndex
         }
