@@ -15,6 +15,9 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "Bluebonnet")
 ENGINE = "Transport/AsyncHTTPClient"
+# The WebSocket engine: NIO channels of its own, with the HTTP engine's trust, TLS and proxy pieces.
+SOCKET_ENGINE = "Transport/NIOWebSocket"
+ENGINES = {ENGINE, SOCKET_ENGINE}
 
 # Primitives, errors and support depend on nothing else (HTTP and Errors name each other: a URL that fails to convert
 # throws an AFError, and AFError carries headers).
@@ -25,7 +28,7 @@ API = {"Interception", "Events", "Requests", "Responses", "Async", "Encoding", "
 # Features plug into the lifecycle's seams and depend on the core, never on each other.
 FEATURES = {
     "Redirects", "Authentication", "Downloads", "Streaming", "Security", "Cache", "Cookies", "Reachability", "Compression",
-    "Observability",
+    "Observability", "WebSocket",
 }
 
 # What each folder may depend on. The lifecycle names no concrete feature and no request kind; only the session
@@ -37,7 +40,8 @@ RULES = {
     "Transport": FOUNDATION,
     "Lifecycle": FOUNDATION | {"Transport", "Interception", "Events", "Session"},
     ENGINE: FOUNDATION | {"Transport", "Security"},
-    "Session": FOUNDATION | {"Transport", "Lifecycle", ENGINE} | API | FEATURES,
+    SOCKET_ENGINE: FOUNDATION | {"Transport", "Security", ENGINE},
+    "Session": FOUNDATION | {"Transport", "Lifecycle", ENGINE, SOCKET_ENGINE} | API | FEATURES,
 }
 for folder in API:
     RULES[folder] = FOUNDATION | {"Transport", "Lifecycle", "Session"} | API
@@ -66,8 +70,9 @@ IDENTIFIER = re.compile(r"(?<![.\w])[A-Z]\w*")
 
 def folder_of(path):
     relative = os.path.relpath(path, ROOT)
-    if relative.startswith(ENGINE + os.sep):
-        return ENGINE
+    for engine in ENGINES:
+        if relative.startswith(engine + os.sep):
+            return engine
     return relative.split(os.sep)[0]
 
 
@@ -111,8 +116,8 @@ def main():
         source_folder = folder_of(path)
         relative = os.path.relpath(path, ROOT)
         for module in ENGINE_MODULES.findall(open(path, encoding="utf-8").read()):
-            if source_folder != ENGINE and (source_folder, module) not in ALLOWED_IMPORTS:
-                problems.append(f"{relative}: imports {module}; only {ENGINE} may")
+            if source_folder not in ENGINES and (source_folder, module) not in ALLOWED_IMPORTS:
+                problems.append(f"{relative}: imports {module}; only {' and '.join(sorted(ENGINES))} may")
         for name in sorted(set(IDENTIFIER.findall(text))):
             target = owner.get(name)
             if target is None or target == source_folder:

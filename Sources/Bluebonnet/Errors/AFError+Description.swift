@@ -282,6 +282,11 @@ extension AFError.ResponseLimitFailureReason {
                 The response body was refused: it inflated by more than \(ratio) bytes per compressed byte, \
                 the decompression limit that protects against compression bombs.
                 """
+        case let .webSocketMessageTooLarge(limit):
+            return """
+                A WebSocket message exceeded the limit of \(limit) bytes; the connection was closed (1009). Raise it \
+                with WebSocketRequest.Configuration.maximumMessageSize(_:).
+                """
         }
     }
 }

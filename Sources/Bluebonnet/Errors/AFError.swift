@@ -203,6 +203,9 @@ public enum AFError: Error, Sendable {
         /// A compressed body inflated by more than `ratio` bytes per compressed byte (a compression bomb); the
         /// decompressor's error is attached.
         case decompressionRatioExceeded(ratio: Int, error: any Error)
+        /// A WebSocket message (its fragments together) grew past `limit` bytes, the request's
+        /// `WebSocketRequest.Configuration.maximumMessageSize`; the connection was closed with `messageTooBig`.
+        case webSocketMessageTooLarge(limit: Int)
     }
 
     /// `UploadableConvertible` threw an error in `createUploadable()`.

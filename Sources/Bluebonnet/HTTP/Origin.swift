@@ -19,6 +19,6 @@ enum Origin {
 
     /// The URL's port, or its scheme's default.
     static func effectivePort(_ url: URL) -> Int {
-        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        url.port ?? (["https", "wss"].contains(url.scheme?.lowercased() ?? "") ? 443 : 80)
     }
 }

@@ -16,9 +16,15 @@ enum RequestTarget {
     static let validPorts = 0...65535
 
     /// The first problem of `url` as a target, or `nil` when the engine may connect to it.
-    static func problem(with url: URL) -> Problem? {
+    ///
+    /// - Parameters:
+    ///   - url:       The target.
+    ///   - webSocket: Whether the target is a WebSocket's, which may also be `ws:` or `wss:`.
+    static func problem(with url: URL, webSocket: Bool = false) -> Problem? {
         let scheme = url.scheme?.lowercased()
-        guard scheme == "http" || scheme == "https" else { return .unsupportedScheme }
+        guard scheme == "http" || scheme == "https" || (webSocket && (scheme == "ws" || scheme == "wss")) else {
+            return .unsupportedScheme
+        }
         guard let host = url.host, isValidHost(host) else { return .invalidHost }
         if let port = url.port, !validPorts.contains(port) { return .invalidPort }
         return nil

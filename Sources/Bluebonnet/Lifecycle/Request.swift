@@ -440,6 +440,15 @@ public class Request: @unchecked Sendable {
     /// loads it for Alamofire (data and download requests); others fail with `unsupportedURL`.
     var loadsLocalFiles: Bool { false }
 
+    /// Hook for a WebSocket, whose URL may also be `ws:` or `wss:`.
+    var carriesWebSocket: Bool { false }
+
+    /// Hook for requests that are not carried by the session's HTTP engine (a WebSocket): hands a prepared hop to the
+    /// engine that carries it, with the request as its sink.
+    func send(_ hop: TransportRequest) -> any TransportTask {
+        context.transport.execute(hop, sink: self)
+    }
+
     /// Hook for uploads: the body to stream for one hop (0 for the first request, then one per redirect).
     func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? { nil }
 

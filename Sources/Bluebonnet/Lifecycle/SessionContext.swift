@@ -63,7 +63,7 @@ struct SessionContext: Sendable {
         guard let url = urlRequest.url else {
             throw AFError.parameterEncodingFailed(reason: .missingURL)
         }
-        switch RequestTarget.problem(with: url) {
+        switch RequestTarget.problem(with: url, webSocket: request.carriesWebSocket) {
         case nil:
             break
         case _ where url.scheme == nil || url.host?.isEmpty != false:

@@ -16,7 +16,9 @@ enum RedirectRules {
             let base = request.url ?? response.url,
             let target = URL(string: location, relativeTo: base)?.absoluteURL
         else { return nil }
-        switch RequestTarget.problem(with: target) {
+        // A WebSocket's upgrade (`ws:`, `wss:`) may be sent on to another socket's URL; nothing else may.
+        let webSocket = ["ws", "wss"].contains(base.scheme?.lowercased() ?? "")
+        switch RequestTarget.problem(with: target, webSocket: webSocket) {
         case nil: break
         case .unsupportedScheme: return .failure(.redirectFailed(reason: .unsupportedScheme(url: target)))
         case .invalidHost: return .failure(.redirectFailed(reason: .invalidHost(url: target)))

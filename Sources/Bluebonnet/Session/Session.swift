@@ -84,6 +84,21 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
 
     let context: SessionContext
 
+    /// What the WebSocket engine is made with: the HTTP engine's trust, TLS, proxies and timeout.
+    private let webSocketConfiguration: TransportConfiguration
+    /// The WebSocket engine, made by the first WebSocket request.
+    private let webSockets = Protected<NIOWebSocketTransport?>(nil)
+
+    /// The engine that carries this session's WebSockets.
+    var webSocketTransport: any WebSocketTransport {
+        webSockets.write { made in
+            if let made { return made }
+            let transport = NIOWebSocketTransport(configuration: webSocketConfiguration)
+            made = transport
+            return transport
+        }
+    }
+
     /// Creates a `Session`.
     ///
     /// - Parameters:
@@ -156,16 +171,16 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
             configuration.timeoutIntervalForResource > 0 ? configuration.timeoutIntervalForResource : nil
         let maximumConnections =
             configuration.httpMaximumConnectionsPerHost > 0 ? configuration.httpMaximumConnectionsPerHost : 8
+        let transportConfiguration = TransportConfiguration(
+            requestTimeout: requestTimeout,
+            maximumConnectionsPerHost: maximumConnections,
+            serverTrustManager: serverTrustManager,
+            tls: tls,
+            proxies: ProxyConfiguration(dictionary: configuration.connectionProxyDictionary)
+        )
+        webSocketConfiguration = transportConfiguration
         let network =
-            Self.injectedTransport
-            ?? AsyncHTTPClientTransport(
-                configuration: TransportConfiguration(
-                    requestTimeout: requestTimeout,
-                    maximumConnectionsPerHost: maximumConnections,
-                    serverTrustManager: serverTrustManager,
-                    tls: tls,
-                    proxies: ProxyConfiguration(dictionary: configuration.connectionProxyDictionary)
-                ))
+            Self.injectedTransport ?? AsyncHTTPClientTransport(configuration: transportConfiguration)
         // The configuration's `URLProtocol` classes answer the hops they accept, below the cache as URLSession's
         // protocols load beneath its cache; none configured costs nothing.
         let engine: any HTTPTransport =
@@ -255,6 +270,7 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
         // Requests set up and waiting to start finish now, as in Alamofire; those on the wire end with the engine.
         for request in activeRequests.read() { request.abandonForSessionDeinit() }
         context.transport.shutdown()
+        webSockets.read()?.shutdown()
         let made = urlSession.read()
         // Made at init whenever a monitor listens for these events.
         if let eventMonitor, let made, eventMonitor.handledEvents.contains(.other) {
@@ -640,6 +656,87 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
             underlyingQueue: rootQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
             interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, context: context,
             delegate: self)
+        perform(request)
+        return request
+    }
+
+    // MARK: - WebSockets
+
+    /// Creates a `WebSocketRequest` to `url`.
+    ///
+    /// - Parameters:
+    ///   - url:                       The `URLConvertible` (`ws:`, `wss:`, `http:` or `https:`).
+    ///   - configuration:             The socket's options. `.default` by default.
+    ///   - headers:                   `HTTPHeaders` for the upgrade request. `nil` by default.
+    ///   - interceptor:               `RequestInterceptor` for this request. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first handler resumes the request; `nil` (the default) follows the
+    ///                                session's `startRequestsImmediately`.
+    ///   - requestModifier:           `RequestModifier` applied to the `URLRequest`. `nil` by default.
+    /// - Returns: The created `WebSocketRequest`.
+    open func webSocketRequest(
+        to url: any URLConvertible,
+        configuration: WebSocketRequest.Configuration = .default,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        requestModifier: RequestModifier? = nil
+    ) -> WebSocketRequest {
+        webSocketRequest(
+            to: url, configuration: configuration, parameters: Empty?.none,
+            encoder: URLEncodedFormParameterEncoder.default, headers: headers, interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume, requestModifier: requestModifier)
+    }
+
+    /// Creates a `WebSocketRequest` to `url` with `parameters` encoded by `encoder` (in the query, by default).
+    ///
+    /// - Parameters:
+    ///   - url:                       The `URLConvertible` (`ws:`, `wss:`, `http:` or `https:`).
+    ///   - configuration:             The socket's options. `.default` by default.
+    ///   - parameters:                `Encodable` parameters. `nil` by default.
+    ///   - encoder:                   The `ParameterEncoder`. `URLEncodedFormParameterEncoder.default` by default.
+    ///   - headers:                   `HTTPHeaders` for the upgrade request. `nil` by default.
+    ///   - interceptor:               `RequestInterceptor` for this request. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first handler resumes the request; `nil` (the default) follows the
+    ///                                session's `startRequestsImmediately`.
+    ///   - requestModifier:           `RequestModifier` applied to the `URLRequest`. `nil` by default.
+    /// - Returns: The created `WebSocketRequest`.
+    open func webSocketRequest<Parameters>(
+        to url: any URLConvertible,
+        configuration: WebSocketRequest.Configuration = .default,
+        parameters: Parameters? = nil,
+        encoder: any ParameterEncoder = URLEncodedFormParameterEncoder.default,
+        headers: HTTPHeaders? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil,
+        requestModifier: RequestModifier? = nil
+    ) -> WebSocketRequest where Parameters: Encodable & Sendable {
+        webSocketRequest(
+            performing: RequestEncodableConvertible(
+                url: url, method: .get, parameters: parameters, encoder: encoder, headers: headers,
+                requestModifier: requestModifier),
+            configuration: configuration, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume
+        )
+    }
+
+    /// Creates a `WebSocketRequest` from a `URLRequestConvertible`.
+    ///
+    /// - Parameters:
+    ///   - convertible:               The `URLRequestConvertible`.
+    ///   - configuration:             The socket's options. `.default` by default.
+    ///   - interceptor:               `RequestInterceptor` for this request. `nil` by default.
+    ///   - shouldAutomaticallyResume: Whether the first handler resumes the request; `nil` (the default) follows the
+    ///                                session's `startRequestsImmediately`.
+    /// - Returns: The created `WebSocketRequest`.
+    open func webSocketRequest(
+        performing convertible: any URLRequestConvertible,
+        configuration: WebSocketRequest.Configuration = .default,
+        interceptor: (any RequestInterceptor)? = nil,
+        shouldAutomaticallyResume: Bool? = nil
+    ) -> WebSocketRequest {
+        let request = WebSocketRequest(
+            convertible: convertible, configuration: configuration, underlyingQueue: rootQueue,
+            serializationQueue: serializationQueue, eventMonitor: eventMonitor, interceptor: interceptor,
+            shouldAutomaticallyResume: shouldAutomaticallyResume, context: context, delegate: self)
         perform(request)
         return request
     }

@@ -110,6 +110,29 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         return configuration
     }
 
+    /// The TLS configuration for connections to `host` and the enforcer of its evaluator, if the session's
+    /// `ServerTrustManager` has one for it: the session's roots with the evaluator's on top, the host's own client
+    /// certificate or the session's, and the handshake's own checks reduced to what the evaluator leaves to it.
+    ///
+    /// - Parameters:
+    ///   - host:               The host; `nil` for the session's defaults.
+    ///   - serverTrustManager: The session's manager.
+    ///   - tls:                The session's TLS settings.
+    /// - Throws: The manager's refusal (`noRequiredEvaluator`), or a root or identity the TLS layer cannot take.
+    static func trustSetup(
+        host: String?, serverTrustManager: ServerTrustManager?, tls: TLSSettings
+    ) throws -> (TLSConfiguration, ServerTrustEnforcer?) {
+        let evaluator = try host.flatMap { try serverTrustManager?.serverTrustEvaluator(forHost: $0) }
+        let enforcer: ServerTrustEnforcer? =
+            if let host, let evaluator { ServerTrustEnforcer(host: host, evaluator: evaluator) } else { nil }
+        let configuration = try tlsConfiguration(
+            roots: enforcer?.trustRoots(over: tls.trustRoots) ?? tls.trustRoots,
+            identity: host.flatMap { tls.clientCertificatesByHost[$0] } ?? tls.clientCertificate,
+            verification: enforcer?.certificateVerification ?? .fullVerification
+        )
+        return (configuration, enforcer)
+    }
+
     /// The client for `url`: the shared one, or one of its own when a proxy carries it or its host is evaluated or
     /// has its own identity.
     private func client(for url: URL) throws -> (HTTPClient, ServerTrustEnforcer?) {
@@ -124,15 +147,11 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         let evaluator = try host.flatMap { try serverTrustManager?.serverTrustEvaluator(forHost: $0) }
         let identity = host.flatMap { tls.clientCertificatesByHost[$0] }
         guard proxy != nil || evaluator != nil || identity != nil else { return (client, nil) }
-        let enforcer: ServerTrustEnforcer? =
-            if let host, let evaluator { ServerTrustEnforcer(host: host, evaluator: evaluator) } else { nil }
+        let (tlsConfiguration, enforcer) = try Self.trustSetup(
+            host: host, serverTrustManager: serverTrustManager, tls: tls)
         var config = baseConfiguration
         config.proxy = proxy
-        config.tlsConfiguration = try Self.tlsConfiguration(
-            roots: enforcer?.trustRoots(over: tls.trustRoots) ?? tls.trustRoots,
-            identity: identity ?? tls.clientCertificate,
-            verification: enforcer?.certificateVerification ?? .fullVerification
-        )
+        config.tlsConfiguration = tlsConfiguration
         if let enforcer {
             config.http1_1ConnectionDebugInitializer = { enforcer.verify($0) }
             config.http2ConnectionDebugInitializer = { enforcer.verify($0) }

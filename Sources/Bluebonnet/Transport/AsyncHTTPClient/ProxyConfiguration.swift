@@ -57,17 +57,34 @@ struct ProxyConfiguration: Sendable, Equatable {
         guard http != nil || https != nil || socks != nil else { return nil }
     }
 
+    /// How a connection to `url` is carried: through an HTTP proxy's `CONNECT` tunnel, through a SOCKS proxy, or
+    /// directly (`nil`).
+    enum Route: Sendable, Equatable {
+        case tunnel(Endpoint)
+        case socks(Endpoint)
+    }
+
+    /// The route to `url`; `nil` to connect directly.
+    func route(for url: URL) -> Route? {
+        guard let host = url.host?.lowercased(), !bypasses(host) else { return nil }
+        let secure = ["https", "wss"].contains(url.scheme?.lowercased() ?? "")
+        if let endpoint = secure ? https : http { return .tunnel(endpoint) }
+        return socks.map { .socks($0) }
+    }
+
     /// AsyncHTTPClient's proxy for `url`, or `nil` to connect directly.
     func proxy(for url: URL) -> HTTPClient.Configuration.Proxy? {
-        guard let host = url.host?.lowercased() else { return nil }
-        guard !bypasses(host) else { return nil }
-        if let endpoint = url.scheme?.lowercased() == "https" ? https : http {
+        switch route(for: url) {
+        case nil:
+            return nil
+        case let .tunnel(endpoint):
             let authorization = endpoint.username.map {
                 HTTPClient.Authorization.basic(username: $0, password: endpoint.password ?? "")
             }
             return .server(host: endpoint.host, port: endpoint.port, authorization: authorization)
+        case let .socks(endpoint):
+            return .socksServer(host: endpoint.host, port: endpoint.port)
         }
-        return socks.map { .socksServer(host: $0.host, port: $0.port) }
     }
 
     /// Whether `host` is one of the exceptions.
