@@ -21,18 +21,7 @@ extension WebSocketRequest {
     ) -> Self where Serializer: WebSocketMessageSerializer, Serializer.Failure == any Error {
         forIncomingEvent { [weak self] incoming, done in
             guard let self else { return done() }
-            let kind: Event<Serializer.Output, Serializer.Failure>.Kind
-            switch incoming {
-            case let .connected(`protocol`): kind = .connected(protocol: `protocol`)
-            case let .receivedMessage(message):
-                do {
-                    kind = .receivedMessage(try serializer.decode(message))
-                } catch {
-                    kind = .serializerFailed(error)
-                }
-            case let .disconnected(closeCode, reason): kind = .disconnected(closeCode: closeCode, reason: reason)
-            case let .completed(completion): kind = .completed(completion)
-            }
+            let kind = incoming.kind(serializer)
             let event = Event(socket: self, kind: kind)
             queue.async {
                 handler(event)
@@ -96,13 +85,7 @@ extension WebSocketRequest {
     ) -> Self {
         forIncomingEvent { [weak self] incoming, done in
             guard let self else { return done() }
-            let kind: Event<URLSessionWebSocketTask.Message, Never>.Kind =
-                switch incoming {
-                case let .connected(`protocol`): .connected(protocol: `protocol`)
-                case let .receivedMessage(message): .receivedMessage(message)
-                case let .disconnected(closeCode, reason): .disconnected(closeCode: closeCode, reason: reason)
-                case let .completed(completion): .completed(completion)
-                }
+            let kind = incoming.messageKind
             let event = Event(socket: self, kind: kind)
             queue.async {
                 handler(event)

@@ -50,7 +50,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
             return message
         }
 
-        init(socket: WebSocketRequest, kind: Kind) {
+        init(socket: WebSocketRequest?, kind: Kind) {
             self.socket = socket
             self.kind = kind
         }
