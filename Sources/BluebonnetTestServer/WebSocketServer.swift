@@ -14,7 +14,9 @@ import NIOWebSocket
 /// - `/close?code=C&reason=R`: closes at once.
 /// - `/subprotocol`: chooses the first of the offered protocols it knows (`chat`, `superchat`).
 /// - `/wrong-subprotocol`: answers with a protocol nobody offered.
-/// - `/extension`: answers naming `permessage-deflate`, which nobody offered.
+/// - `/extension?name=E`: answers naming the extension `E` (`permessage-deflate` by default), offered or not.
+/// - `/deflate?text=T&size=N`: accepts `permessage-deflate` when offered, then sends `T` and `N` zero bytes,
+///   compressed when it was accepted (a small `N`-byte bomb), then closes.
 /// - `/big?size=N&fragments=K`: sends one binary message of `N` bytes in `K` fragments.
 /// - `/flood?count=N&size=S`: sends `N` binary messages of `S` bytes, writing only while the socket takes them
 ///   (`floodWritten` counts them, `floodIsWaiting` says it waits for the client to read).
@@ -168,9 +170,14 @@ final class WebSocketRoute: ChannelInboundHandler {
     private var floodSize = 0
     private var closing = false
 
+    /// Whether the upgrade accepted `permessage-deflate` (on `/deflate`, when the client offered it).
+    private let deflateNegotiated: Bool
+
     init(head: HTTPRequestHead, stats: WebSocketServerStats) {
         (path, query) = Self.split(head.uri)
         self.stats = stats
+        deflateNegotiated =
+            path == "/deflate" && head.headers["Sec-WebSocket-Extensions"].joined().contains("permessage-deflate")
     }
 
     static func split(_ uri: String) -> (String, [String: String]) {
@@ -184,7 +191,7 @@ final class WebSocketRoute: ChannelInboundHandler {
     static func upgradeHeaders(for head: HTTPRequestHead, stats: WebSocketServerStats) -> HTTPHeaders? {
         let lines = head.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
         stats.update { $0.heads.append("\(head.method) \(head.uri)\n\(lines)") }
-        let (path, _) = split(head.uri)
+        let (path, query) = split(head.uri)
         switch path {
         case "/status", "/redirect":
             return nil
@@ -196,7 +203,11 @@ final class WebSocketRoute: ChannelInboundHandler {
         case "/wrong-subprotocol":
             return HTTPHeaders([("Sec-WebSocket-Protocol", "unoffered")])
         case "/extension":
-            return HTTPHeaders([("Sec-WebSocket-Extensions", "permessage-deflate")])
+            return HTTPHeaders([("Sec-WebSocket-Extensions", query["name"] ?? "permessage-deflate")])
+        case "/deflate":
+            let offered = head.headers["Sec-WebSocket-Extensions"].joined(separator: ",")
+            guard offered.contains("permessage-deflate") else { return [:] }
+            return HTTPHeaders([("Sec-WebSocket-Extensions", "permessage-deflate; server_no_context_takeover")])
         default:
             if path.hasPrefix("/basic-auth/") {
                 let parts = path.split(separator: "/")
@@ -244,6 +255,16 @@ final class WebSocketRoute: ChannelInboundHandler {
                 first = false
             }
             context.flush()
+        case "/deflate":
+            // Compressed only when the client offered permessage-deflate (and so the upgrade accepted it).
+            let compressed = deflateNegotiated
+            if let text = query["text"] {
+                sendMaybeCompressed(context, .text, Data(text.utf8), compressed: compressed)
+            }
+            if let size = Int(query["size"] ?? "") {
+                sendMaybeCompressed(context, .binary, Data(count: size), compressed: compressed)
+            }
+            close(context, code: 1000, reason: "")
         case "/flood":
             floodLeft = Int(query["count"] ?? "") ?? 100
             floodSize = Int(query["size"] ?? "") ?? 1024
@@ -253,6 +274,18 @@ final class WebSocketRoute: ChannelInboundHandler {
         default:
             break
         }
+    }
+
+    /// `data` as one message; compressed (raw deflate, the final block's tail left in, as RFC 7692 §7.2.3.4
+    /// allows) when `compressed`.
+    private func sendMaybeCompressed(
+        _ context: ChannelHandlerContext, _ opcode: WebSocketOpcode, _ data: Data, compressed: Bool
+    ) {
+        guard compressed, let deflated = Zlib.compress(data, format: .raw) else {
+            return send(context, opcode, ByteBuffer(bytes: data))
+        }
+        let frame = WebSocketFrame(fin: true, rsv1: true, opcode: opcode, data: ByteBuffer(bytes: deflated))
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
     }
 
     private func send(_ context: ChannelHandlerContext, _ opcode: WebSocketOpcode, _ data: ByteBuffer) {

@@ -8,11 +8,18 @@ enum Zlib {
         case gzip
         /// RFC 1950 zlib, which is what HTTP's `deflate` means.
         case zlib
+        /// RFC 1951 deflate with no container, as WebSocket's `permessage-deflate` carries it.
+        case raw
     }
 
     static func compress(_ input: Data, format: Format) -> Data? {
         var stream = z_stream()
-        let windowBits: Int32 = format == .gzip ? 15 + 16 : 15
+        let windowBits: Int32 =
+            switch format {
+            case .gzip: 15 + 16
+            case .zlib: 15
+            case .raw: -15
+            }
         guard
             deflateInit2_(
                 &stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY,
@@ -82,7 +89,12 @@ enum Zlib {
         init?(format: Format) {
             stream = .allocate(capacity: 1)
             stream.initialize(to: z_stream())
-            let windowBits: Int32 = format == .gzip ? 15 + 16 : 15
+            let windowBits: Int32 =
+                switch format {
+                case .gzip: 15 + 16
+                case .zlib: 15
+                case .raw: -15
+                }
             guard inflateInit2_(stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
                 stream.deinitialize(count: 1)
                 stream.deallocate()

@@ -7,6 +7,8 @@ import FoundationNetworking
 struct WebSocketOptions: Sendable {
     /// The largest message, in bytes, a whole message included when it arrives in fragments.
     var maximumMessageSize: Int
+    /// Whether `permessage-deflate` (RFC 7692) is offered.
+    var offersCompression = true
     /// How long a close handshake may wait for the server's close frame before the connection is dropped.
     var closeTimeout: TimeInterval = 10
 }

@@ -113,12 +113,20 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         public let maximumMessageSize: Int
         /// The interval of automatic pings, if any.
         public let pingInterval: TimeInterval?
+        /// Whether messages may be compressed (`permessage-deflate`, RFC 7692): offered in the upgrade, and used
+        /// both ways when the server accepts. A compressed message is inflated within `maximumMessageSize`. `true` by
+        /// default (Bluebonnet's; URLSession's sockets do not compress).
+        public let perMessageDeflate: Bool
 
         /// Options together (Alamofire's initializer is internal; each static form sets one).
-        public init(protocol: String? = nil, maximumMessageSize: Int = 1_048_576, pingInterval: TimeInterval? = nil) {
+        public init(
+            protocol: String? = nil, maximumMessageSize: Int = 1_048_576, pingInterval: TimeInterval? = nil,
+            perMessageDeflate: Bool = true
+        ) {
             self.protocol = `protocol`
             self.maximumMessageSize = max(0, maximumMessageSize)
             self.pingInterval = pingInterval
+            self.perMessageDeflate = perMessageDeflate
         }
     }
 
@@ -206,7 +214,8 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
             hop.headers.append((name: "Sec-WebSocket-Protocol", value: `protocol`))
         }
         socketState.write { $0.refusal = nil }
-        let options = WebSocketOptions(maximumMessageSize: configuration.maximumMessageSize)
+        let options = WebSocketOptions(
+            maximumMessageSize: configuration.maximumMessageSize, offersCompression: configuration.perMessageDeflate)
         return transport.connect(hop, options: options, sink: self)
     }
 

@@ -46,6 +46,9 @@ final class WebSocketInteropTests: WebSocketTestCase {
 
         XCTAssertEqual(messages(events).first?.text, "héllo, wörld")
         XCTAssertEqual(messages(events).last?.bytes, big)
+        // Compressed both ways: websockets accepts permessage-deflate and compresses what it sends.
+        let extensions = completion(events)?.response?.value(forHTTPHeaderField: "Sec-WebSocket-Extensions")
+        XCTAssertEqual(extensions?.hasPrefix("permessage-deflate"), true, "\(String(describing: extensions))")
         guard case let .disconnected(code, _)? = events.at(3) else { return XCTFail("\(events)") }
         XCTAssertEqual(code, .normalClosure)
         XCTAssertNil(completion(events)?.error)

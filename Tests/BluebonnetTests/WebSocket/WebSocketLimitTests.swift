@@ -58,6 +58,26 @@ final class WebSocketLimitTests: WebSocketTestCase {
         XCTAssertEqual(limitError(completion(events)), 1_048_576)
     }
 
+    func testCompressedMessagesAreInflated() async throws {
+        let request = session.webSocketRequest(to: server.url("/deflate?text=h%C3%A9llo&size=100000"))
+        let events = await events(of: request)
+
+        XCTAssertEqual(messages(events).first?.text, "héllo")
+        XCTAssertEqual(messages(events).last?.bytes, Data(count: 100_000))
+        XCTAssertNil(completion(events)?.error)
+    }
+
+    func testACompressionBombStopsAtTheLimit() async throws {
+        // 50 MB of zeros deflate to about 50 KB: inflated whole, they would pass the limit 50 times over.
+        let request = session.webSocketRequest(
+            to: server.url("/deflate?size=50000000"), configuration: .maximumMessageSize(1_000_000))
+        let events = await events(of: request)
+
+        XCTAssertEqual(names(events), ["connected", "completed"])
+        XCTAssertEqual(limitError(completion(events)), 1_000_000)
+        await eventually("the server heard 1009") { server.closeCodesReceived == [1009] }
+    }
+
     func testTheDefaultLimitIsAlamofiresMegabyte() {
         XCTAssertEqual(WebSocketRequest.Configuration.default.maximumMessageSize, 1_048_576)
         XCTAssertNil(WebSocketRequest.Configuration.default.protocol)

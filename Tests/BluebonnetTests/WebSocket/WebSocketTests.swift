@@ -130,12 +130,22 @@ final class WebSocketTests: WebSocketTestCase {
     }
 
     func testAnExtensionNobodyOfferedFailsTheUpgrade() async throws {
-        let request = session.webSocketRequest(to: server.url("/extension"))
+        let request = session.webSocketRequest(to: server.url("/extension?name=x-webkit-deflate-frame"))
         let events = await events(of: request)
 
         XCTAssertEqual(names(events), ["completed"])
         XCTAssertEqual(protocolError(completion(events))?.closeCode, .mandatoryExtensionMissing)
-        XCTAssertFalse(server.upgradeHeads.last?.contains("Sec-WebSocket-Extensions") == true, "none is offered")
+        XCTAssertTrue(server.upgradeHeads.last?.contains("Sec-WebSocket-Extensions: permessage-deflate") == true)
+    }
+
+    func testCompressionTurnedOffIsNotOfferedAndRefusedWhenImposed() async throws {
+        let request = session.webSocketRequest(
+            to: server.url("/extension"), configuration: .init(perMessageDeflate: false))
+        let events = await events(of: request)
+
+        XCTAssertEqual(names(events), ["completed"])
+        XCTAssertEqual(protocolError(completion(events))?.closeCode, .mandatoryExtensionMissing)
+        XCTAssertFalse(server.upgradeHeads.last?.contains("Sec-WebSocket-Extensions") == true)
     }
 
     func testPingsAreAnsweredByTheirPongs() async throws {

@@ -239,6 +239,7 @@ final class WebSocketAttempt: TransportTask, WebSocketConnection, @unchecked Sen
             if lowercased == "host" { hasHost = true }
             headers.add(name: name, value: value)
         }
+        if options.offersCompression { headers.add(name: "Sec-WebSocket-Extensions", value: PerMessageDeflate.offer) }
         if !hasHost {
             let defaultPort = target.secure ? 443 : 80
             let host = target.host.contains(":") ? "[\(target.host)]" : target.host
@@ -285,11 +286,22 @@ final class WebSocketAttempt: TransportTask, WebSocketConnection, @unchecked Sen
         if let chosen, !requested.contains(chosen) {
             return refuse(.protocolError, "The server chose the subprotocol \(chosen), which was not offered")
         }
-        if !head.headers["Sec-WebSocket-Extensions"].isEmpty {
-            return refuse(.mandatoryExtensionMissing, "The server named extensions, and none was offered")
+        let extensions = head.headers["Sec-WebSocket-Extensions"]
+        let deflate: PerMessageDeflate?
+        do {
+            if options.offersCompression, try PerMessageDeflate.accepts(extensions) {
+                deflate = try PerMessageDeflate()
+            } else if !extensions.isEmpty {
+                return refuse(.mandatoryExtensionMissing, "The server named extensions, and none was offered")
+            } else {
+                deflate = nil
+            }
+        } catch {
+            return refuse(
+                .mandatoryExtensionMissing, (error as? PerMessageDeflate.NegotiationError)?.description ?? "\(error)")
         }
         let frames = WebSocketFrameHandler(
-            sink: sink, attempt: self, maximumMessageSize: options.maximumMessageSize,
+            sink: sink, attempt: self, deflate: deflate, maximumMessageSize: options.maximumMessageSize,
             closeTimeout: AsyncHTTPClientTransport.timeAmount(options.closeTimeout)
         ) { [self] error in end(error) }
         do {

@@ -17,6 +17,8 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
     private let sink: any WebSocketSink
     /// Asked before the sink is told anything: an attempt that ended (cancelled, failed) tells it nothing more.
     private let attempt: WebSocketAttempt
+    /// `permessage-deflate`, when the server accepted it.
+    private let deflate: PerMessageDeflate?
     private let maximumMessageSize: Int
     private let closeTimeout: TimeAmount
     private let ended: (AFError?) -> Void
@@ -32,6 +34,7 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var endedBeforeOpening = false
     private var fragments: ByteBuffer?
     private var fragmentsAreText = false
+    private var fragmentsAreCompressed = false
     private var closeSent = false
     private var closeReceived = false
     /// Whether the client began the close: the socket's end is then no failure, answered or not.
@@ -42,11 +45,12 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var closeTimer: Scheduled<Void>?
 
     init(
-        sink: any WebSocketSink, attempt: WebSocketAttempt, maximumMessageSize: Int, closeTimeout: TimeAmount,
-        ended: @escaping (AFError?) -> Void
+        sink: any WebSocketSink, attempt: WebSocketAttempt, deflate: PerMessageDeflate?, maximumMessageSize: Int,
+        closeTimeout: TimeAmount, ended: @escaping (AFError?) -> Void
     ) {
         self.sink = sink
         self.attempt = attempt
+        self.deflate = deflate
         self.maximumMessageSize = maximumMessageSize
         self.closeTimeout = closeTimeout
         self.ended = ended
@@ -98,8 +102,10 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     private func receive(_ frame: WebSocketFrame) {
         guard let context, !closeReceived, failure == nil else { return }
-        if frame.rsv1 || frame.rsv2 || frame.rsv3 {
-            return breach(.protocolError, "The server set reserved bits with no extension negotiated")
+        // RSV1 marks a compressed message, on its first frame only, when permessage-deflate was negotiated.
+        let compressed = frame.rsv1 && deflate != nil && (frame.opcode == .text || frame.opcode == .binary)
+        if frame.rsv2 || frame.rsv3 || (frame.rsv1 && !compressed) {
+            return breach(.protocolError, "The server set reserved bits no extension gave a meaning")
         }
         if frame.maskKey != nil { return breach(.protocolError, "The server masked a frame") }
         switch frame.opcode {
@@ -109,10 +115,11 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
             }
             guard frame.length <= maximumMessageSize else { return tooLarge() }
             if frame.fin {
-                complete(frame.data, text: frame.opcode == .text)
+                complete(frame.data, text: frame.opcode == .text, compressed: compressed)
             } else {
                 fragments = frame.data
                 fragmentsAreText = frame.opcode == .text
+                fragmentsAreCompressed = compressed
             }
         case .continuation:
             guard var buffer = fragments else {
@@ -123,7 +130,7 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
             buffer.writeBuffer(&data)
             if frame.fin {
                 fragments = nil
-                complete(buffer, text: fragmentsAreText)
+                complete(buffer, text: fragmentsAreText, compressed: fragmentsAreCompressed)
             } else {
                 fragments = buffer
             }
@@ -147,7 +154,17 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
         }
     }
 
-    private func complete(_ buffer: ByteBuffer, text: Bool) {
+    private func complete(_ payload: ByteBuffer, text: Bool, compressed: Bool) {
+        var buffer = payload
+        if compressed, let deflate {
+            do {
+                buffer = try deflate.inflate(payload, limit: maximumMessageSize)
+            } catch .tooLarge {
+                return tooLarge()
+            } catch {
+                return breach(.protocolError, "The server sent a compressed message that does not inflate")
+            }
+        }
         let message: URLSessionWebSocketTask.Message
         if text {
             guard let string = String(validating: buffer.readableBytesView, as: UTF8.self) else {
@@ -317,7 +334,12 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
         @unknown default:
             return completion(WebSocketFailure.notConnected)
         }
-        let frame = WebSocketFrame(fin: true, opcode: opcode, maskKey: .random(), data: buffer)
+        var compressed = false
+        if let deflate, let deflated = deflate.deflate(buffer) {
+            buffer = deflated
+            compressed = true
+        }
+        let frame = WebSocketFrame(fin: true, rsv1: compressed, opcode: opcode, maskKey: .random(), data: buffer)
         let written = context.eventLoop.makePromise(of: Void.self)
         written.futureResult.whenComplete { result in
             if case let .failure(error) = result { completion(error) } else { completion(nil) }
