@@ -13,7 +13,9 @@ struct Bonnet: AsyncParsableCommand {
             field with --form), name:=json (raw JSON value), name==value (query parameter).
             """,
         version: bluebonnetVersion,
-        subcommands: [RequestCommand.self, DemoCommand.self, ServeCommand.self, ReachabilityCommand.self],
+        subcommands: [
+            RequestCommand.self, WebSocketCommand.self, DemoCommand.self, ServeCommand.self, ReachabilityCommand.self,
+        ],
         defaultSubcommand: RequestCommand.self,
         // `-h` is httpie's --headers, so help is `--help` only.
         helpNames: [.long]

@@ -207,39 +207,7 @@ struct RequestCommand: AsyncParsableCommand {
         help: "Print the body as it arrives (Server-Sent Events one by one) rather than when it is complete.")
     var stream = false
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "A proxy for one scheme, as httpie spells it: http:http://host:port or https:http://user:pass@host:port. "
-                + "Repeat for both schemes; NO_PROXY-style exceptions come from --no-proxy.", valueName: "scheme:url"))
-    var proxy: [String] = []
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("Hosts reached without the proxy, comma-separated (names, .domain, *).", valueName: "hosts"))
-    var noProxy: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "yes (the default: the system's roots and the host name), no (check nothing: development servers only), "
-                + "or a PEM file of CA certificates trusted in place of the system's.", valueName: "yes|no|file"))
-    var verify: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "A PEM client certificate (with its key, or give --cert-key) for servers that ask for one.",
-            valueName: "file"))
-    var cert: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("The PEM private key of --cert, when it is not in the same file.", valueName: "file"))
-    var certKey: String?
-
-    @Option(name: .long, help: ArgumentHelp("The passphrase of an encrypted --cert-key.", valueName: "passphrase"))
-    var certKeyPass: String?
+    @OptionGroup var connection: ConnectionOptions
 
     @Flag(name: .customLong("http1"), help: "Speak HTTP/1.1 only: do not offer HTTP/2 in the TLS handshake.")
     var http1 = false
@@ -280,9 +248,6 @@ struct RequestCommand: AsyncParsableCommand {
         }
         if let responseMime, !responseMime.contains("/") || responseMime.contains(";") {
             throw ValidationError("--response-mime takes a media type such as application/json")
-        }
-        if certKey != nil, cert == nil {
-            throw ValidationError("--cert-key needs --cert, the certificate it belongs to")
         }
     }
 
@@ -608,8 +573,9 @@ struct RequestCommand: AsyncParsableCommand {
         for name in removed { defaults.remove(name: name) }
         configuration.headers = defaults
         let redirector = Redirector(behavior: noFollow ? .doNotFollow : .follow, maximumRedirects: maxRedirects ?? 16)
-        configuration.connectionProxyDictionary = try proxyDictionary()
-        let (trustManager, tls) = try tlsChoices()
+        configuration.connectionProxyDictionary = try connection.proxyDictionary()
+        var (trustManager, tls) = try connection.tlsChoices()
+        if http1 { tls.allowsHTTP2 = false }
         return (
             Session(
                 configuration: configuration, interceptor: compressor, serverTrustManager: trustManager, tls: tls,
@@ -636,62 +602,6 @@ struct RequestCommand: AsyncParsableCommand {
             return URL(fileURLWithPath: xdg).appendingPathComponent("bonnet")
         }
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/bonnet")
-    }
-
-    /// The `connectionProxyDictionary` --proxy and --no-proxy ask for, read as the environment's variables would be.
-    private func proxyDictionary() throws -> [AnyHashable: Any]? {
-        guard !proxy.isEmpty else { return nil }
-        var environment: [String: String] = [:]
-        for entry in proxy {
-            guard let colon = entry.firstIndex(of: ":"), ["http", "https"].contains(entry[..<colon].lowercased()) else {
-                throw ValidationError(
-                    "--proxy takes SCHEME:URL with SCHEME http or https, e.g. --proxy=https:http://127.0.0.1:3128")
-            }
-            environment["\(entry[..<colon].lowercased())_proxy"] = String(entry[entry.index(after: colon)...])
-        }
-        if let noProxy { environment["no_proxy"] = noProxy }
-        do {
-            return try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: environment)
-        } catch {
-            throw ValidationError("--proxy: \(error)")
-        }
-    }
-
-    /// What --verify, --cert, --cert-key and --cert-key-pass ask for.
-    private func tlsChoices() throws -> (ServerTrustManager?, TLSSettings) {
-        var tls = TLSSettings()
-        if http1 { tls.allowsHTTP2 = false }
-        var trustManager: ServerTrustManager?
-        switch verify?.lowercased() {
-        case nil, "yes", "true":
-            break
-        case "no", "false":
-            trustManager = TrustingEveryHost()
-        default:
-            let path = verify ?? ""
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw ValidationError("--verify: cannot read \(path)")
-            }
-            let roots = CertificateFiles.certificates(in: data)
-            guard !roots.isEmpty else { throw ValidationError("--verify: no PEM certificate in \(path)") }
-            tls.trustRoots = .replacing(roots)
-        }
-        if let cert {
-            guard let chain = FileManager.default.contents(atPath: cert) else {
-                throw ValidationError("--cert: cannot read \(cert)")
-            }
-            let keyPath = certKey ?? cert
-            guard let key = FileManager.default.contents(atPath: keyPath) else {
-                throw ValidationError("--cert-key: cannot read \(keyPath)")
-            }
-            do {
-                tls.clientCertificate = try ClientCertificate(
-                    pemCertificateChain: chain, privateKey: key, passphrase: certKeyPass)
-            } catch {
-                throw ValidationError("--cert: \(error)")
-            }
-        }
-        return (trustManager, tls)
     }
 
     /// `H` and `B`: the request line and every header as sent (the session's defaults included), then the body.

@@ -150,6 +150,19 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         case unsent
     }
 
+    /// The close frame the server sent, with its status code as a number: `URLSessionWebSocketTask.CloseCode` has
+    /// no case for many (1012–1014, and the 3000–4999 an application defines), which `.disconnected` reports as
+    /// `.invalid`. Bluebonnet's own.
+    public struct ServerClose: Sendable, Equatable {
+        /// The status code; 1005 (`noStatusReceived`) when the frame carried none.
+        public let code: UInt16
+        /// The reason, if any.
+        public let reason: Data?
+    }
+
+    /// The server's close frame, once it arrived.
+    public var serverClose: ServerClose? { socketState.read { $0.serverClose } }
+
     /// The `URLRequestConvertible` the request is made from.
     public let convertible: any URLRequestConvertible
     /// The socket's options.
@@ -173,10 +186,9 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         var pingGeneration = 0
         var outstandingBytes = 0
         var waiting: [TransportReadiness] = []
-        /// The upgrade's answer was not `101`: the hop fails with this.
-        var refusal: AFError?
         /// Whether the client closed with `close(sending:reason:)`: the end is then no failure.
         var closedByClient = false
+        var serverClose: ServerClose?
     }
 
     private let socketState = Protected(SocketState())
@@ -199,6 +211,13 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
             interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, context: context,
             delegate: delegate,
             makeURLRequest: { try convertible.asURLRequest() })
+        // An upgrade answered with anything but `101` fails, however it got there (a challenge no credential answered
+        // is delivered as it is): as URLSession fails the socket, and so that a retrier is asked.
+        appendValidator(lightweight: true) { [unowned self] in
+            let state = mutableState.read()
+            guard state.error == nil, let head = state.head, head.statusCode != 101 else { return }
+            recordValidationError(WebSocketFailure.badServerResponse)
+        }
     }
 
     // MARK: - The hop
@@ -213,7 +232,6 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
             hop.headers.removeAll { $0.name.lowercased() == "sec-websocket-protocol" }
             hop.headers.append((name: "Sec-WebSocket-Protocol", value: `protocol`))
         }
-        socketState.write { $0.refusal = nil }
         let options = WebSocketOptions(
             maximumMessageSize: configuration.maximumMessageSize, offersCompression: configuration.perMessageDeflate)
         return transport.connect(hop, options: options, sink: self)
@@ -380,24 +398,18 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
 // MARK: - The upgrade's answer
 
 extension WebSocketRequest: ResponseBodyConsumer {
-    func responseBodyWillBegin(_ response: HTTPURLResponse) {
-        guard response.statusCode != 101 else { return }
-        socketState.write { $0.refusal = WebSocketFailure.badServerResponse }
-    }
+    func responseBodyWillBegin(_ response: HTTPURLResponse) {}
 
     func consume(_ chunk: Data, readiness: TransportReadiness) {
-        // A refusal's body: nothing to hand on.
+        // A refused upgrade's body: nothing to hand on (the validator fails the request).
         readiness.ready()
     }
 
     func responseBodyDidEnd(error: AFError?, completion: @escaping @Sendable (AFError?) -> Void) {
-        let refusal = socketState.write { state -> AFError? in
-            state.connection = nil
-            return state.refusal
-        }
+        socketState.write { $0.connection = nil }
         cancelAutomaticPing()
         failEnqueuedSends()
-        completion(error == nil ? refusal : nil)
+        completion(nil)
     }
 
     private func failEnqueuedSends() {
@@ -450,6 +462,7 @@ extension WebSocketRequest: WebSocketSink {
     }
 
     func webSocketDidReceiveClose(code: UInt16, reason: Data) {
+        socketState.write { $0.serverClose = ServerClose(code: code, reason: reason.isEmpty ? nil : reason) }
         cancelAutomaticPing()
         guard !isCancelled else { return }
         let closeCode = URLSessionWebSocketTask.CloseCode(rawValue: Int(code)) ?? .invalid

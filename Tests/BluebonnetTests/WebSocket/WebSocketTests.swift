@@ -317,6 +317,7 @@ final class WebSocketTests: WebSocketTestCase {
 
         XCTAssertEqual(names(events), ["completed"])
         XCTAssertEqual(completion(events)?.response?.statusCode, 401)
+        XCTAssertEqual(completion(events)?.error?.urlErrorCode, .badServerResponse)
         XCTAssertEqual(server.upgradeHeads.count, 2)
     }
 
@@ -330,6 +331,16 @@ final class WebSocketTests: WebSocketTestCase {
         XCTAssertEqual(retrier.errors.values.map { $0.urlErrorCode }, [.badServerResponse])
         XCTAssertEqual(retrier.statuses.values, [500])
         XCTAssertEqual(request.retryCount, 1)
+    }
+
+    func testAChallengeWithCredentialsSentUpFrontThatFailFailsTheSocket() async throws {
+        let request = session.webSocketRequest(
+            to: server.url("/basic-auth/walker/s3cret"), headers: [.authorization(username: "walker", password: "no")])
+        let events = await events(of: request)
+
+        XCTAssertEqual(names(events), ["completed"])
+        XCTAssertEqual(completion(events)?.response?.statusCode, 401)
+        XCTAssertEqual(completion(events)?.error?.urlErrorCode, .badServerResponse)
     }
 
     func testARefusedUpgradeWithoutARetrierFails() async throws {

@@ -1,0 +1,173 @@
+import ArgumentParser
+import Bluebonnet
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `bonnet ws URL`: a WebSocket from the command line, as websocat does it. Each line of standard input is sent as a
+/// message; each message received is written to standard output (text with a newline, binary as its bytes). At the
+/// end of the input the socket is closed (1000) and the server's answer awaited.
+struct WebSocketCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ws",
+        abstract: "Open a WebSocket: lines from standard input are sent, messages received are written out.",
+        discussion: """
+            bonnet ws wss://example.com/socket [Header:value ...]. The end of the input closes the socket with 1000 and \
+            waits for the server's close; the server's own close code, when not 1000, is said on standard error. Exit \
+            status: 0 after a close handshake, 1 when the socket failed, 2 when the upgrade timed out.
+            """,
+        helpNames: [.long]
+    )
+
+    @Argument(help: "The ws://, wss://, http:// or https:// URL.")
+    var url: String
+
+    @Argument(help: "Request headers for the upgrade, as Header:value.")
+    var headers: [String] = []
+
+    @Flag(name: .long, help: "Send each line of input as a binary message (text messages by default).")
+    var binary = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A subprotocol to offer; repeat for several, most preferred first.", valueName: "name"))
+    var subprotocol: [String] = []
+
+    @Option(
+        name: [.customShort("a"), .long],
+        help: ArgumentHelp("USER:PASSWORD, or TOKEN for --auth-type bearer.", valueName: "credentials"))
+    var auth: String?
+
+    @Option(
+        name: [.customShort("A"), .customLong("auth-type")],
+        help: ArgumentHelp("basic (sent at once), digest (answering the challenge) or bearer.", valueName: "type"))
+    var authType: AuthType = .basic
+
+    @Option(name: .long, help: ArgumentHelp("The largest message accepted, in bytes (1 MiB).", valueName: "bytes"))
+    var maxMessageSize = 1 << 20
+
+    @Option(name: .long, help: ArgumentHelp("Send a ping every this many seconds.", valueName: "seconds"))
+    var pingInterval: Double?
+
+    @Flag(name: .long, help: "Do not offer permessage-deflate compression.")
+    var noCompression = false
+
+    @Option(name: .long, help: ArgumentHelp("Seconds the upgrade may take (60).", valueName: "seconds"))
+    var timeout: Double?
+
+    @Flag(name: [.customShort("q"), .long], help: "Say nothing on standard error but errors.")
+    var quiet = false
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        let configuration = URLSessionConfiguration.af.default
+        if let timeout, timeout > 0 { configuration.timeoutIntervalForRequest = timeout }
+        configuration.connectionProxyDictionary = try connection.proxyDictionary()
+        let (trustManager, tls) = try connection.tlsChoices()
+        let session = Session(configuration: configuration, serverTrustManager: trustManager, tls: tls)
+
+        guard let target = URL(string: url), target.host != nil else {
+            throw ValidationError("\(url) is not a URL with a host")
+        }
+        var request = URLRequest(url: target)
+        for item in headers {
+            guard let colon = item.firstIndex(of: ":"), colon != item.startIndex else {
+                throw ValidationError("\(item) is not a Header:value item")
+            }
+            request.headers.add(
+                name: String(item[..<colon]),
+                value: String(item[item.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        }
+        var credential: URLCredential?
+        if let auth {
+            do {
+                switch try AuthOption(auth, type: authType) {
+                case let .header(header): request.headers.add(header)
+                case let .challenge(challenge): credential = challenge
+                }
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+        let socket = session.webSocketRequest(
+            performing: request,
+            configuration: .init(
+                protocol: subprotocol.isEmpty ? nil : subprotocol.joined(separator: ", "),
+                maximumMessageSize: maxMessageSize, pingInterval: pingInterval, perMessageDeflate: !noCompression))
+        if let credential { socket.authenticate(with: credential) }
+
+        let outcome = await exchange(on: socket)
+        var standardError = FileHandle.standardError
+        switch outcome {
+        case .closed:
+            if let close = socket.serverClose, close.code != 1000, !quiet {
+                let text = close.reason.map { " (" + String(decoding: $0, as: UTF8.self) + ")" } ?? ""
+                print("bonnet: the server closed the socket with \(close.code)\(text)", to: &standardError)
+            }
+        case let .failed(error):
+            print("bonnet: error: \(ErrorMessage.describe(error))", to: &standardError)
+            throw ExitCode(RequestCommand.exitCode(for: error))
+        }
+    }
+
+    private enum Outcome: Sendable {
+        case closed
+        case failed(AFError)
+    }
+
+    /// Sends the input and writes what arrives until the socket ends.
+    private func exchange(on socket: WebSocketRequest) async -> Outcome {
+        let closing = ClosingState()
+        let binary = binary
+        let task = socket.webSocketTask()
+        for await event in task.streamingMessageEvents() {
+            switch event.kind {
+            case .connected:
+                // Input is read off the socket's queues, a line at a time: each waits until the last was written.
+                Thread.detachNewThread { Self.sendInput(on: socket, binary: binary, closing: closing) }
+            case let .receivedMessage(.string(text)):
+                StandardOutput.write(Data((text + "\n").utf8))
+            case let .receivedMessage(.data(data)):
+                StandardOutput.write(data)
+            case .receivedMessage:
+                break
+            case .disconnected:
+                break
+            case let .completed(completion):
+                if let error = completion.error, !error.isExplicitlyCancelledError || !closing.inputEnded {
+                    return .failed(error)
+                }
+            case .serializerFailed:
+                break
+            }
+        }
+        return .closed
+    }
+
+    private static func sendInput(on socket: WebSocketRequest, binary: Bool, closing: ClosingState) {
+        let written = DispatchSemaphore(value: 0)
+        while let line = readLine(strippingNewline: true) {
+            guard !socket.isFinished, !socket.isCancelled else { return }
+            let message: URLSessionWebSocketTask.Message = binary ? .data(Data(line.utf8)) : .string(line)
+            socket.send(message, queue: .global()) { _ in written.signal() }
+            written.wait()
+        }
+        closing.inputDidEnd()
+        socket.close(sending: .normalClosure)
+    }
+}
+
+/// Whether the input ended, which makes the cancellation of a socket that never answered the close no failure.
+private final class ClosingState: @unchecked Sendable {
+    // @unchecked: `ended` is behind `lock`.
+    private let lock = NSLock()
+    private var ended = false
+
+    func inputDidEnd() {
+        lock.withLock { ended = true }
+    }
+
+    var inputEnded: Bool { lock.withLock { ended } }
+}

@@ -1,0 +1,91 @@
+import BluebonnetTestServer
+import Foundation
+import XCTest
+
+/// `bonnet ws`, as websocat is used: lines in, messages out, the close, headers, credentials, subprotocols, TLS.
+extension BonnetProcessTests {
+    private func webSocketServer(tls: TestCertificates? = nil) async throws -> WebSocketServer {
+        try await WebSocketServer.start(
+            tls: try tls.map { try $0.serverConfiguration(presenting: $0.leaf, chain: [$0.intermediate]) })
+    }
+
+    func testWebSocketLinesAreSentAndMessagesWrittenOut() async throws {
+        let server = try await webSocketServer()
+        let run = try bonnet(["ws", server.url("/echo").absoluteString], stdin: Data("one\ntwo\nthrée\n".utf8))
+
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertEqual(run.output, "one\ntwo\nthrée\n")
+        XCTAssertEqual(run.errors, "")
+        XCTAssertEqual(server.closeCodesReceived, [1000], "the end of the input closes with 1000")
+        await server.stop()
+    }
+
+    func testWebSocketBinaryMessagesAreWrittenAsTheirBytes() async throws {
+        let server = try await webSocketServer()
+        let run = try bonnet(["ws", "--binary", server.url("/echo").absoluteString], stdin: Data("ab\ncd\n".utf8))
+
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertEqual(run.output, "abcd", "binary messages have no newline added")
+        await server.stop()
+    }
+
+    func testWebSocketServersCloseCodeIsSaid() async throws {
+        let server = try await webSocketServer()
+        let run = try bonnet(["ws", server.url("/close?code=4001&reason=bye").absoluteString])
+
+        XCTAssertEqual(run.status, 0)
+        XCTAssertEqual(run.errors, "bonnet: the server closed the socket with 4001 (bye)\n")
+        let quiet = try bonnet(["ws", "-q", server.url("/close?code=4001").absoluteString])
+        XCTAssertEqual(quiet.errors, "")
+        await server.stop()
+    }
+
+    func testWebSocketHeadersCredentialsAndSubprotocols() async throws {
+        let server = try await webSocketServer()
+        let run = try bonnet([
+            "ws", "-a", "walker:s3cret", "--subprotocol", "superchat", "--subprotocol", "chat",
+            server.url("/basic-auth/walker/s3cret").absoluteString, "X-Trace:abc",
+        ])
+
+        XCTAssertEqual(run.status, 0, run.errors)
+        let head = try XCTUnwrap(server.upgradeHeads.last)
+        for line in [
+            "X-Trace: abc", "Authorization: Basic d2Fsa2VyOnMzY3JldA==", "Sec-WebSocket-Protocol: superchat, chat",
+        ] {
+            XCTAssertTrue(head.contains(line), "\(line) missing from \(head)")
+        }
+        let refused = try bonnet(["ws", "-a", "walker:wrong", server.url("/basic-auth/walker/s3cret").absoluteString])
+        XCTAssertEqual(refused.status, 1, refused.errors)
+        XCTAssertTrue(refused.errors.hasPrefix("bonnet: error: "), refused.errors)
+        await server.stop()
+    }
+
+    func testWebSocketOverTLSWithTheGivenRoots() async throws {
+        let certificates = try TestCertificates()
+        let server = try await webSocketServer(tls: certificates)
+        let directory = try TemporaryDirectory()
+        let root = directory.url.appendingPathComponent("root.pem")
+        try Data(certificates.root.pem.utf8).write(to: root)
+
+        let trusted = try bonnet(
+            ["ws", "--verify", root.path, server.url("/echo").absoluteString], stdin: Data("x\n".utf8))
+        XCTAssertEqual(trusted.status, 0, trusted.errors)
+        XCTAssertEqual(trusted.output, "x\n")
+        let untrusted = try bonnet(["ws", server.url("/echo").absoluteString], stdin: Data("x\n".utf8))
+        XCTAssertEqual(untrusted.status, 1)
+        XCTAssertEqual(untrusted.output, "")
+        await server.stop()
+    }
+
+    func testWebSocketFailuresExitWithOne() async throws {
+        let server = try await webSocketServer()
+        let tooLarge = try bonnet(["ws", "--max-message-size", "10", server.url("/big?size=100").absoluteString])
+        XCTAssertEqual(tooLarge.status, 1)
+        XCTAssertTrue(tooLarge.errors.contains("10 bytes"), tooLarge.errors)
+        let port = server.port
+        await server.stop()
+        let refused = try bonnet(["ws", "ws://127.0.0.1:\(port)/echo"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.errors.contains("could not connect"), refused.errors)
+    }
+}
