@@ -7,7 +7,8 @@ let package = Package(
     name: "BluebonnetFuzz",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Bluebonnet", path: "..")
+        .package(name: "Bluebonnet", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .executableTarget(
@@ -15,6 +16,9 @@ let package = Package(
             dependencies: [
                 .product(name: "Bluebonnet", package: "Bluebonnet"),
                 .product(name: "BluebonnetTestServer", package: "Bluebonnet"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         )
     ],

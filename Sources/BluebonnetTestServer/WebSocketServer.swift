@@ -21,7 +21,8 @@ import NIOWebSocket
 /// - `/flood?count=N&size=S`: sends `N` binary messages of `S` bytes, writing only while the socket takes them
 ///   (`floodWritten` counts them, `floodIsWaiting` says it waits for the client to read).
 /// - `/fault?kind=K`: breaks the protocol: `masked`, `reserved`, `badutf8`, `hugeframe` (a 1 GiB length, then
-///   silence), `truncated`, `continuation`, `reservedclose`, `bigcontrol`, `badaccept`.
+///   silence), `truncated`, `continuation`, `reservedclose`, `bigcontrol`, `badaccept`, `closeflood` (a thousand
+///   close frames and a message).
 /// - `/status?code=C`: refuses the upgrade with `C`.
 /// - `/redirect?to=PATH`: refuses it with a 302 to `PATH`.
 /// - `/basic-auth/USER/PASSWORD`: upgrades only with those Basic credentials, else 401 with a challenge.
@@ -336,6 +337,9 @@ final class WebSocketRoute: ChannelInboundHandler {
         case "continuation": raw(context, [0x80, 0x02, 0x68, 0x69])
         case "reservedclose": raw(context, [0x88, 0x02, 0x03, 0xED])
         case "bigcontrol": raw(context, [0x89, 0x7E, 0x00, 0x80] + [UInt8](repeating: 1, count: 128))
+        case "closeflood":
+            // A close, then a thousand more and a message: everything after the first close is ignored.
+            raw(context, [UInt8]((0..<1000).flatMap { _ in [0x88, 0x02, 0x03, 0xE8] }) + [0x81, 0x01, 0x78])
         default: break
         }
     }

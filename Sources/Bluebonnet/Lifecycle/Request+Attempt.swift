@@ -262,7 +262,7 @@ extension Request {
             hopDidComplete(.failure(error.asAFError(or: .createURLRequestFailed(error: error))), body: nil)
             return
         }
-        let task = send(prepared)
+        let task = sendHop(prepared)
         perform(mutableState.write { $0.machine.didCreateTask(task, serial: serial) }, monitoredTask: newTask?.0)
     }
 

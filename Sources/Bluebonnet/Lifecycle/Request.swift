@@ -445,7 +445,7 @@ public class Request: @unchecked Sendable {
 
     /// Hook for requests that are not carried by the session's HTTP engine (a WebSocket): hands a prepared hop to the
     /// engine that carries it, with the request as its sink.
-    func send(_ hop: TransportRequest) -> any TransportTask {
+    func sendHop(_ hop: TransportRequest) -> any TransportTask {
         context.transport.execute(hop, sink: self)
     }
 

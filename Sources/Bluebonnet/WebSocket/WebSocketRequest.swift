@@ -83,6 +83,8 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         public let metrics: RequestTaskMetrics?
         /// The error that ended the socket; `nil` when it closed with a close handshake.
         public let error: AFError?
+        /// When the upgrade was sent, when its answer arrived, and when the socket ended. Bluebonnet's own.
+        public let timeline: Timeline
     }
 
     /// The socket's options.
@@ -222,7 +224,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
 
     // MARK: - The hop
 
-    override func send(_ hop: TransportRequest) -> any TransportTask {
+    override func sendHop(_ hop: TransportRequest) -> any TransportTask {
         guard let transport = session?.webSocketTransport else {
             transportDidComplete(body: Data(), error: .sessionDeinitialized)
             return CompletedTransportTask()
@@ -381,7 +383,10 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         let closedByClient = socketState.read { $0.closedByClient }
         var error = self.error
         if closedByClient, error?.isExplicitlyCancelledError == true { error = nil }
-        return Completion(request: lastRequest, response: response, metrics: metrics, error: error)
+        let finished = finished()
+        return Completion(
+            request: finished.request, response: finished.response, metrics: finished.metrics, error: error,
+            timeline: finished.timeline(serializationCompletedAt: Timeline.now()))
     }
 
     private func didHandle(_ count: Int) {

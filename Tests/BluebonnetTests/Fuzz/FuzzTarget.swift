@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import NIOCore
 @testable import Bluebonnet
 @testable import BluebonnetTestServer
 
@@ -34,6 +35,10 @@ enum FuzzTarget: String, CaseIterable {
     case jsonLines = "json-lines"
     /// Several responses' `Set-Cookie` fields stored as batches into one jar.
     case cookieBatches = "cookie-batches"
+    /// A WebSocket server's bytes, after the upgrade, through the frame handling (compressed or not).
+    case websocketFrames = "websocket-frames"
+    /// A server's `Sec-WebSocket-Extensions` answer, and a compressed message inflated within a limit.
+    case websocketExtensions = "websocket-extensions"
 
     /// The target named by `BLUEBONNET_FUZZ_TARGET`, read once.
     static let selected: FuzzTarget = {
@@ -60,6 +65,67 @@ enum FuzzTarget: String, CaseIterable {
         case .resumeData: Self.resumeData(data)
         case .jsonLines: Self.jsonLines(data)
         case .cookieBatches: Self.cookieBatches(data)
+        case .websocketFrames: Self.websocketFrames(data)
+        case .websocketExtensions: Self.websocketExtensions(data)
+        }
+    }
+
+    /// The first byte chooses compression (bit 0), the message limit (bits 1–3: 16 bytes to 256 KiB, in powers of 4) and
+    /// how the rest is cut into reads (bits 4–7); the rest is the server's bytes. No message passes the limit, text is
+    /// whole UTF-8, a close code heard is one a close frame may carry, and nothing is heard after the socket ended.
+    private static func websocketFrames(_ data: Data) {
+        guard let options = data.first else { return }
+        let limit = 1 << (2 * Int((options >> 1) & 0x7) + 4)
+        guard let harness = try? WebSocketFrameHarness(maximumMessageSize: limit, compression: options & 1 == 1) else {
+            preconditionFailure("the harness did not start")
+        }
+        let bytes = Array(data.dropFirst())
+        let step = max(1, Int(options >> 4) * 7)
+        var index = 0
+        while index < bytes.count {
+            let end = min(bytes.count, index + step)
+            let heardBefore = harness.sink.messages.count + harness.sink.closes.count
+            let endedBefore = !harness.sink.ends.isEmpty
+            harness.feed(Array(bytes[index..<end]))
+            if endedBefore {
+                precondition(harness.sink.messages.count + harness.sink.closes.count == heardBefore)
+            }
+            index = end
+        }
+        for message in harness.sink.messages {
+            switch message {
+            case let .data(payload): precondition(payload.count <= limit)
+            case let .string(text): precondition(text.utf8.count <= limit)
+            @unknown default: preconditionFailure("an unknown message")
+            }
+        }
+        for close in harness.sink.closes {
+            precondition(close.code == 1005 || WebSocketFrameHandler.isValidCloseCode(close.code))
+            precondition(String(validating: close.reason, as: UTF8.self) != nil)
+        }
+        precondition(harness.sink.ends.count <= 1)
+        _ = harness.written()
+        harness.finish()
+    }
+
+    /// The first line is a `Sec-WebSocket-Extensions` answer; the rest, a compressed message inflated within 4 KiB.
+    private static func websocketExtensions(_ data: Data) {
+        let newline = data.firstIndex(of: 0x0A) ?? data.endIndex
+        let answer = String(decoding: data[..<newline], as: UTF8.self)
+        if (try? PerMessageDeflate.accepts([answer])) == true {
+            precondition(answer.lowercased().contains("permessage-deflate"))
+        }
+        guard let deflate = try? PerMessageDeflate() else { preconditionFailure("zlib did not start") }
+        let payload = ByteBuffer(bytes: data[newline...].dropFirst())
+        for _ in 0..<2 {
+            if let inflated = try? deflate.inflate(payload, limit: 4096) {
+                precondition(inflated.readableBytes <= 4096)
+            }
+        }
+        if let compressed = deflate.deflate(payload),
+            let back = try? PerMessageDeflate().inflate(compressed, limit: Int.max)
+        {
+            precondition(back == payload, "a message did not survive compression")
         }
     }
 

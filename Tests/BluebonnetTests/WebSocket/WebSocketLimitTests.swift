@@ -114,6 +114,14 @@ final class WebSocketLimitTests: WebSocketTestCase {
         XCTAssertEqual(completion(events)?.error?.urlErrorCode, .badServerResponse)
     }
 
+    func testAFloodOfClosesIsOneClose() async throws {
+        let request = session.webSocketRequest(to: server.url("/fault?kind=closeflood"))
+        let events = await events(of: request)
+
+        XCTAssertEqual(names(events), ["connected", "disconnected", "completed"])
+        XCTAssertNil(completion(events)?.error)
+    }
+
     func testAHandlerThatFallsBehindStopsTheReads() async throws {
         // 400 messages of 256 KiB (100 MiB): were the socket read regardless, the server would write them all.
         let count = 400

@@ -242,11 +242,15 @@ final class WebSocketTests: WebSocketTestCase {
         monitor.requestDidFinish = { request in heard.append("finish \(request.response?.statusCode ?? 0)") }
         let session = Session(eventMonitors: [monitor])
         let request = session.webSocketRequest(to: server.url("/messages?count=1"))
-        _ = await events(of: request)
+        let events = await events(of: request)
         await eventually("the monitor heard the end") { heard.values.contains("finish 101") }
         XCTAssertEqual(heard.values.filter { $0 != "resume" }.first, "initial")
         XCTAssertEqual(heard.values.filter { $0 == "resume" }.count, 1)
         XCTAssertNotNil(request.metrics?.transactionMetrics.first?.responseStartDate)
+        let timeline = try XCTUnwrap(completion(events)?.timeline)
+        XCTAssertGreaterThan(timeline.requestDuration, 0)
+        XCTAssertGreaterThan(timeline.initialResponseTime, timeline.requestStartTime)
+        XCTAssertGreaterThanOrEqual(timeline.requestCompletedTime, timeline.initialResponseTime)
     }
 
     // MARK: - The upgrade is a hop like any other
@@ -295,6 +299,21 @@ final class WebSocketTests: WebSocketTestCase {
                 "GET /redirect?to=/messages%3Fcount%3D1", "GET /messages?count=1",
             ])
         XCTAssertEqual(completion(events)?.request?.url, server.url("/messages?count=1"))
+    }
+
+    func testCredentialsStayWithTheirOriginWhenTheUpgradeIsRedirected() async throws {
+        // 127.0.0.1 and localhost are two origins: the redirect drops the Authorization the first one was given.
+        let elsewhere = "ws://localhost:\(server.port)/messages?count=1"
+        let request = session.webSocketRequest(
+            to: server.url("/redirect?to=\(elsewhere.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"),
+            headers: [.authorization(username: "walker", password: "s3cret")])
+        let events = await events(of: request)
+
+        XCTAssertNil(completion(events)?.error)
+        XCTAssertEqual(server.upgradeHeads.count, 2)
+        XCTAssertTrue(server.upgradeHeads.first!.contains("Authorization: Basic"))
+        XCTAssertFalse(server.upgradeHeads.last!.contains("Authorization"), server.upgradeHeads.last!)
+        XCTAssertTrue(server.upgradeHeads.last!.contains("Host: localhost:\(server.port)"))
     }
 
     func testAnAuthenticationChallengeIsAnsweredOnce() async throws {

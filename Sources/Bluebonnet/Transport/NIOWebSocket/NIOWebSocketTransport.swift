@@ -101,6 +101,8 @@ final class WebSocketAttempt: TransportTask, WebSocketConnection, @unchecked Sen
     }
 
     func start() {
+        // The TLS context reads the system's trust roots, and the trust manager is the user's code.
+        Confinement.assertOffEventLoop("Opening a WebSocket")
         guard let url = request.urlRequest.url, let host = url.host, !host.isEmpty,
             let scheme = url.scheme?.lowercased(), ["ws", "wss", "http", "https"].contains(scheme)
         else {

@@ -39,10 +39,12 @@ final class PerMessageDeflate {
         }
         var seen = Set<String>()
         for parameter in parts.dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map {
+            let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
                 $0.trimmingCharacters(in: CharacterSet(charactersIn: " \""))
             }
-            let name = pair[0].lowercased()
+            guard let name = pair.first?.lowercased(), !name.isEmpty else {
+                throw NegotiationError(description: "The server's answer has an empty parameter")
+            }
             guard seen.insert(name).inserted else {
                 throw NegotiationError(description: "The server repeated the parameter \(name)")
             }

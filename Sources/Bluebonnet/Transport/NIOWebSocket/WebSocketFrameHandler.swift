@@ -60,6 +60,16 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
         self.context = context
     }
 
+    /// The context holds the handler: letting it go here breaks the cycle, which would otherwise keep every closed
+    /// socket's handler (and its compression streams) in memory.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        closeTimer?.cancel()
+        closeTimer = nil
+        early = []
+        fragments = nil
+    }
+
     // MARK: - Opening and reading
 
     /// The request took the upgrade's head: messages flow from now on.
@@ -83,7 +93,17 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
         readIfAllowed()
     }
 
-    private var mayRead: Bool { opened && !suspended && unsettledDeliveries == 0 }
+    /// Reads wait for the sink (a delivery not yet settled), for `suspend()`, and for the socket to take what was
+    /// written: a server that floods pings and never reads their pongs stops being read, rather than filling memory
+    /// with pongs.
+    private var mayRead: Bool {
+        opened && !suspended && unsettledDeliveries == 0 && (context?.channel.isWritable ?? false)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        readIfAllowed()
+        context.fireChannelWritabilityChanged()
+    }
 
     func read(context: ChannelHandlerContext) {
         if mayRead { context.read() } else { readPending = true }

@@ -1,0 +1,1 @@
+../../../Tests/BluebonnetTests/Fuzz/WebSocketFrameHarness.swift
