@@ -365,16 +365,17 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         socketState.write { $0.handlers.append(handler) }
         appendResponseSerializer(inlineSafe: true) { [self] in
             let completion = completion()
-            serializationQueue.async { handler(.completed(completion)) {} }
+            serializationQueue.async { [self] in withExtendedLifetime(self) { handler(.completed(completion)) {} } }
         }
         return self
     }
 
-    /// Tells every handler of `event`; `done` is called once each has run.
+    /// Tells every handler of `event`; `done` is called once each has run. The request lives until every event is
+    /// handled: handlers hold it weakly, and it may have finished (and been let go by its session) by then.
     private func tell(_ event: IncomingEvent, done: @escaping @Sendable () -> Void = {}) {
         let handlers = socketState.read { $0.handlers }
         for handler in handlers {
-            serializationQueue.async { handler(event, done) }
+            serializationQueue.async { [self] in withExtendedLifetime(self) { handler(event, done) } }
         }
     }
 

@@ -197,6 +197,34 @@ final class WebSocketTests: WebSocketTestCase {
         await fulfillment(of: [done], timeout: 10)
     }
 
+    func testEventsArriveWhenNobodyKeepsTheRequest() async throws {
+        // As Alamofire's own tests write it: `session.webSocketRequest(...).streamMessageEvents { ... }`, the request
+        // kept by no one. Its events wait on a held serialization queue until it finished and its session let it go;
+        // they must still all arrive (they were dropped when the request was gone).
+        let serialization = DispatchQueue(label: "serialization")
+        let finished = expectation(description: "finished")
+        let monitor = ClosureEventMonitor()
+        monitor.requestDidFinish = { _ in finished.fulfill() }
+        let session = Session(serializationQueue: serialization, eventMonitors: [monitor])
+        serialization.suspend()
+        let kinds = Recorder<String>()
+        let completed = expectation(description: "completed")
+        session.webSocketRequest(to: server.url("/messages?count=2")).streamMessageEvents(on: .global()) { event in
+            switch event.kind {
+            case .connected: kinds.append("connected")
+            case .receivedMessage: kinds.append("message")
+            case .disconnected: kinds.append("disconnected")
+            case .completed: kinds.append("completed")
+            case .serializerFailed: kinds.append("serializerFailed")
+            }
+            if case .completed = event.kind { completed.fulfill() }
+        }
+        await fulfillment(of: [finished], timeout: 10)
+        serialization.resume()
+        await fulfillment(of: [completed], timeout: 10)
+        XCTAssertEqual(kinds.values.sorted(), ["completed", "connected", "disconnected", "message", "message"])
+    }
+
     func testMultipleHandlersEachSeeEveryEvent() async throws {
         let request = session.webSocketRequest(to: server.url("/messages?count=2"))
         let first = Recorder<String>()
