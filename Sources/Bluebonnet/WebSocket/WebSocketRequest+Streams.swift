@@ -19,15 +19,7 @@ extension WebSocketRequest {
         on queue: DispatchQueue = .main,
         handler: @escaping @Sendable (_ event: Event<Serializer.Output, Serializer.Failure>) -> Void
     ) -> Self where Serializer: WebSocketMessageSerializer, Serializer.Failure == any Error {
-        forIncomingEvent { [weak self] incoming, done in
-            guard let self else { return done() }
-            let kind = incoming.kind(serializer)
-            let event = Event(socket: self, kind: kind)
-            queue.async {
-                handler(event)
-                done()
-            }
-        }
+        forEvent(on: queue, handler: handler) { $0.kind(serializer) }
     }
 
     /// Hands each event to `handler` on `queue`, its messages decoded as `Value` by `decoder`.
@@ -83,10 +75,17 @@ extension WebSocketRequest {
         on queue: DispatchQueue = .main,
         handler: @escaping @Sendable (_ event: Event<URLSessionWebSocketTask.Message, Never>) -> Void
     ) -> Self {
+        forEvent(on: queue, handler: handler) { $0.messageKind }
+    }
+
+    /// Registers `handler`, run on `queue` with each event as `kind` makes it.
+    private func forEvent<Success, Failure>(
+        on queue: DispatchQueue, handler: @escaping @Sendable (Event<Success, Failure>) -> Void,
+        kind: @escaping @Sendable (IncomingEvent) -> Event<Success, Failure>.Kind
+    ) -> Self {
         forIncomingEvent { [weak self] incoming, done in
             guard let self else { return done() }
-            let kind = incoming.messageKind
-            let event = Event(socket: self, kind: kind)
+            let event = Event(socket: self, kind: kind(incoming))
             queue.async {
                 handler(event)
                 done()
