@@ -364,6 +364,8 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
     ) -> Self {
         socketState.write { $0.handlers.append(handler) }
         appendResponseSerializer(inlineSafe: true) { [self] in
+            // A socket that never opened (refused, failed, cancelled) sends nothing it was given.
+            failEnqueuedSends()
             let completion = completion()
             serializationQueue.async { [self] in withExtendedLifetime(self) { handler(.completed(completion)) {} } }
         }

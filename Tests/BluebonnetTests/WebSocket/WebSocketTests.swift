@@ -390,6 +390,18 @@ final class WebSocketTests: WebSocketTestCase {
         XCTAssertEqual(completion(events)?.error?.urlErrorCode, .badServerResponse)
     }
 
+    func testAMessageWaitingForASocketThatNeverOpensFails() async throws {
+        let port = server.port
+        await server.stop()
+        let request = session.webSocketRequest(to: "ws://127.0.0.1:\(port)/echo")
+        let sent = expectation(description: "the send was answered")
+        request.send(.string("never"), queue: .global()) { result in
+            if case .failure = result { sent.fulfill() }
+        }
+        _ = await events(of: request)
+        await fulfillment(of: [sent], timeout: 10)
+    }
+
     func testARefusedUpgradeWithoutARetrierFails() async throws {
         let request = session.webSocketRequest(to: server.url("/status?code=403"))
         let events = await events(of: request)
