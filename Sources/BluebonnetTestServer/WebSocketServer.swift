@@ -36,18 +36,24 @@ public final class WebSocketServer: Sendable {
     private let channel: any Channel
     let stats: WebSocketServerStats
 
-    private init(channel: any Channel, port: Int, secure: Bool, stats: WebSocketServerStats) {
+    private init(channel: any Channel, host: String, port: Int, secure: Bool, stats: WebSocketServerStats) {
         self.channel = channel
         self.port = port
         self.stats = stats
-        baseURL = URL(string: secure ? "wss://localhost:\(port)" : "ws://127.0.0.1:\(port)")!
+        let name = secure ? "localhost" : (host.contains(":") ? "[\(host)]" : host)
+        baseURL = URL(string: "\(secure ? "wss" : "ws")://\(name):\(port)")!
     }
 
-    /// Starts listening on a free loopback port.
+    /// Starts listening.
     ///
-    /// - Parameter tls: The server's TLS configuration; `nil` for plain `ws:`.
+    /// - Parameters:
+    ///   - tls:  The server's TLS configuration; `nil` for plain `ws:`.
+    ///   - host: The address to bind. Loopback by default.
+    ///   - port: The port; 0 (the default) picks a free one.
     /// - Returns: The running server.
-    public static func start(tls: TLSConfiguration? = nil) async throws -> WebSocketServer {
+    public static func start(
+        tls: TLSConfiguration? = nil, host: String = "127.0.0.1", port: Int = 0
+    ) async throws -> WebSocketServer {
         let stats = WebSocketServerStats()
         let context = try tls.map { try NIOSSLContext(configuration: $0) }
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -78,10 +84,10 @@ public final class WebSocketServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(refusals)
                 }
             }
-            .bind(host: "127.0.0.1", port: 0)
+            .bind(host: host, port: port)
             .get()
         return WebSocketServer(
-            channel: channel, port: channel.localAddress?.port ?? 0, secure: tls != nil, stats: stats)
+            channel: channel, host: host, port: channel.localAddress?.port ?? 0, secure: tls != nil, stats: stats)
     }
 
     /// The URL of `path` (which may hold a query).

@@ -15,8 +15,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Address to bind.")
     var host: String = "127.0.0.1"
 
+    @Option(
+        name: .long,
+        help: "Also serve the WebSocket test routes (/echo, /messages, /close, ...) on this port (0 picks a free one).")
+    var websocketPort: Int?
+
     func run() async throws {
         let host = self.host
+        if let websocketPort {
+            let sockets = try await WebSocketServer.start(host: host, port: websocketPort)
+            FileHandle.standardOutput.write(
+                "Bluebonnet WebSocket test server listening on \(sockets.baseURL.absoluteString)\n")
+        }
         try await TestServer.run(host: host, port: port) { bound in
             FileHandle.standardOutput.write(
                 "Bluebonnet test server listening on http://\(host):\(bound) (Ctrl-C stops it)\n")

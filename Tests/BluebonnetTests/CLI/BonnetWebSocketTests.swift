@@ -89,3 +89,35 @@ extension BonnetProcessTests {
         XCTAssertTrue(refused.errors.contains("could not connect"), refused.errors)
     }
 }
+
+extension BonnetProcessTests {
+    func testServeOffersTheWebSocketRoutes() async throws {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("bonnet")
+        let serve = Process()
+        serve.executableURL = binary
+        serve.arguments = ["serve", "--port", "0", "--websocket-port", "0"]
+        let output = Pipe()
+        serve.standardOutput = output
+        try serve.run()
+        defer {
+            serve.terminate()
+            serve.waitUntilExit()
+        }
+        // The first line names the socket's address; read until it is whole.
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while !text.contains("\n"), Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let line = try XCTUnwrap(text.split(separator: "\n").first.map(String.init))
+        let prefix = "Bluebonnet WebSocket test server listening on "
+        XCTAssertTrue(line.hasPrefix(prefix), line)
+        let base = String(line.dropFirst(prefix.count))
+        let run = try bonnet(["ws", base + "/echo"], stdin: Data("served\n".utf8))
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertEqual(run.output, "served\n")
+    }
+}
