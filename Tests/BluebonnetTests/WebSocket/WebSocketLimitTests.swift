@@ -148,3 +148,28 @@ final class WebSocketLimitTests: WebSocketTestCase {
         XCTAssertEqual(Set(received.values), [262_144])
     }
 }
+
+extension WebSocketLimitTests {
+    func testAnUpgradeNobodyAnswersTimesOut() async throws {
+        let faults = try await FaultServer.start()
+        let configuration = URLSessionConfiguration.af.default
+        configuration.timeoutIntervalForRequest = 0.5
+        let session = Session(configuration: configuration)
+        let started = Date()
+        let events = await events(of: session.webSocketRequest(to: "ws://127.0.0.1:\(faults.port)/silent"))
+        XCTAssertEqual(completion(events)?.error?.urlErrorCode, .timedOut)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.45)
+        await faults.stop()
+    }
+
+    func testTheRequestsOwnTighterTimeoutApplies() async throws {
+        let faults = try await FaultServer.start()
+        var request = URLRequest(url: URL(string: "ws://127.0.0.1:\(faults.port)/silent")!)
+        request.timeoutInterval = 0.5
+        let started = Date()
+        let events = await events(of: session.webSocketRequest(performing: request))
+        XCTAssertEqual(completion(events)?.error?.urlErrorCode, .timedOut)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30, "the session's 60 s, not the request's 0.5 s")
+        await faults.stop()
+    }
+}

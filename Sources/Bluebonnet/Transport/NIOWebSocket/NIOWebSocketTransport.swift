@@ -130,9 +130,10 @@ final class WebSocketAttempt: TransportTask, WebSocketConnection, @unchecked Sen
             case nil: (host, target.port)
             }
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
-        // The whole upgrade (connection, proxy, TLS, the response's head) within the request timeout, or by the
-        // request's deadline when that comes first. An open socket is not timed: it may be quiet for hours.
-        var allowed = configuration.requestTimeout
+        // The whole upgrade (connection, proxy, TLS, the response's head) within the request timeout (the request's
+        // own when it is tighter), or by the request's deadline when that comes first. An open socket is not timed:
+        // it may be quiet for hours.
+        var allowed = request.idleTimeout ?? configuration.requestTimeout
         if let deadline = request.deadline { allowed = min(allowed, deadline.timeIntervalSinceNow) }
         let timeout = eventLoop.scheduleTask(in: AsyncHTTPClientTransport.timeAmount(allowed)) { [self] in
             fail(.sessionTaskFailed(error: URLError(.timedOut)))
