@@ -23,8 +23,9 @@ struct WebSocketCommand: AsyncParsableCommand {
     @Argument(help: "The ws://, wss://, http:// or https:// URL.")
     var url: String
 
-    @Argument(help: "Request headers for the upgrade, as Header:value.")
-    var headers: [String] = []
+    @Argument(
+        help: "Items for the upgrade request, as for requests: Header:value, Header: (leave out), name==value (query).")
+    var items: [String] = []
 
     @Flag(name: .long, help: "Send each line of input as a binary message (text messages by default).")
     var binary = false
@@ -62,24 +63,34 @@ struct WebSocketCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
+        let items: RequestItems
+        do {
+            items = try RequestItems(self.items)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        guard items.fields.isEmpty, items.files.isEmpty else {
+            throw ValidationError("bonnet ws takes Header:value and name==value items only: a socket has no body")
+        }
         let configuration = URLSessionConfiguration.af.default
+        var defaults = HTTPHeaders.default
+        for name in items.removedHeaders { defaults.remove(name: name) }
+        configuration.headers = defaults
         if let timeout, timeout > 0 { configuration.timeoutIntervalForRequest = timeout }
         configuration.connectionProxyDictionary = try connection.proxyDictionary()
         let (trustManager, tls) = try connection.tlsChoices()
         let session = Session(configuration: configuration, serverTrustManager: trustManager, tls: tls)
 
-        guard let target = URL(string: url), target.host != nil else {
+        guard var components = URLComponents(string: url), components.host?.isEmpty == false else {
             throw ValidationError("\(url) is not a URL with a host")
         }
-        var request = URLRequest(url: target)
-        for item in headers {
-            guard let colon = item.firstIndex(of: ":"), colon != item.startIndex else {
-                throw ValidationError("\(item) is not a Header:value item")
-            }
-            request.headers.add(
-                name: String(item[..<colon]),
-                value: String(item[item.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        if !items.query.isEmpty {
+            let added = items.encodedQuery
+            components.percentEncodedQuery = components.percentEncodedQuery.map { "\($0)&\(added)" } ?? added
         }
+        guard let target = components.url else { throw ValidationError("\(url) is not a URL with a host") }
+        var request = URLRequest(url: target)
+        for header in items.headers { request.headers.add(header) }
         var credential: URLCredential?
         if let auth {
             do {

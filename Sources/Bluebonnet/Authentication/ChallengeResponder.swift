@@ -139,7 +139,7 @@ struct ChallengeResponder: Sendable {
             if let credential = firstURL.userInfoCredential { return credential }
         }
         guard let storage, let scheme = url.scheme?.lowercased(), let host = url.host else { return nil }
-        let port = url.port ?? (scheme == "https" || scheme == "wss" ? 443 : 80)
+        let port = Origin.effectivePort(url)
         // A challenge without a realm is looked up as itself, then with the host as its realm, as URLSession
         // describes such a protection space on Darwin.
         let realms: [String?] = realm == nil ? [nil, host] : [realm]

@@ -19,6 +19,12 @@ enum Origin {
 
     /// The URL's port, or its scheme's default.
     static func effectivePort(_ url: URL) -> Int {
-        url.port ?? (["https", "wss"].contains(url.scheme?.lowercased() ?? "") ? 443 : 80)
+        url.port ?? (isSecure(url.scheme) ? 443 : 80)
+    }
+
+    /// Whether `scheme` is carried over TLS: `https`, or a WebSocket's `wss`.
+    static func isSecure(_ scheme: String?) -> Bool {
+        guard let scheme = scheme?.lowercased() else { return false }
+        return scheme == "https" || scheme == "wss"
     }
 }

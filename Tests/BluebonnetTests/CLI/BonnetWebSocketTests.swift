@@ -44,16 +44,22 @@ extension BonnetProcessTests {
         let server = try await webSocketServer()
         let run = try bonnet([
             "ws", "-a", "walker:s3cret", "--subprotocol", "superchat", "--subprotocol", "chat",
-            server.url("/basic-auth/walker/s3cret").absoluteString, "X-Trace:abc",
+            server.url("/basic-auth/walker/s3cret").absoluteString, "X-Trace:abc", "X-Trace:def", "User-Agent:",
+            "lang==fr",
         ])
 
         XCTAssertEqual(run.status, 0, run.errors)
         let head = try XCTUnwrap(server.upgradeHeads.last)
         for line in [
-            "X-Trace: abc", "Authorization: Basic d2Fsa2VyOnMzY3JldA==", "Sec-WebSocket-Protocol: superchat, chat",
+            "GET /basic-auth/walker/s3cret?lang=fr", "X-Trace: abc, def", "Authorization: Basic d2Fsa2VyOnMzY3JldA==",
+            "Sec-WebSocket-Protocol: superchat, chat",
         ] {
             XCTAssertTrue(head.contains(line), "\(line) missing from \(head)")
         }
+        XCTAssertFalse(head.contains("User-Agent"), "User-Agent: leaves the default out")
+        let body = try bonnet(["ws", server.url("/echo").absoluteString, "name=value"])
+        XCTAssertEqual(body.status, 1)
+        XCTAssertTrue(body.errors.contains("a socket has no body"), body.errors)
         let refused = try bonnet(["ws", "-a", "walker:wrong", server.url("/basic-auth/walker/s3cret").absoluteString])
         XCTAssertEqual(refused.status, 1, refused.errors)
         XCTAssertTrue(refused.errors.hasPrefix("bonnet: error: "), refused.errors)

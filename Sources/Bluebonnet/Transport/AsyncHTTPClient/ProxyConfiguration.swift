@@ -67,8 +67,7 @@ struct ProxyConfiguration: Sendable, Equatable {
     /// The route to `url`; `nil` to connect directly.
     func route(for url: URL) -> Route? {
         guard let host = url.host?.lowercased(), !bypasses(host) else { return nil }
-        let secure = ["https", "wss"].contains(url.scheme?.lowercased() ?? "")
-        if let endpoint = secure ? https : http { return .tunnel(endpoint) }
+        if let endpoint = Origin.isSecure(url.scheme) ? https : http { return .tunnel(endpoint) }
         return socks.map { .socks($0) }
     }
 

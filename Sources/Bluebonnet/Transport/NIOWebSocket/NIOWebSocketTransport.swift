@@ -108,8 +108,8 @@ final class WebSocketAttempt: TransportTask, WebSocketConnection, @unchecked Sen
         else {
             return fail(.sessionTaskFailed(error: URLError(.unsupportedURL)))
         }
-        let secure = scheme == "wss" || scheme == "https"
-        let target = Target(url: url, host: host, port: url.port ?? (secure ? 443 : 80), secure: secure)
+        let secure = Origin.isSecure(scheme)
+        let target = Target(url: url, host: host, port: Origin.effectivePort(url), secure: secure)
         let trust: (NIOSSLContext, ServerTrustEnforcer?)?
         do {
             if secure {
