@@ -51,83 +51,133 @@ public struct DataTask<Value>: @unchecked Sendable {
 /// over when the handler's turn comes. Serializing in the awaiting task spares a hop to the serialization queue and
 /// runs the parsing where the caller runs anyway, as with raw AsyncHTTPClient. The value is never mutated once made,
 /// which is what makes sharing it sound when its type is not `Sendable` (JSON's `Any`, an `XMLDocument`).
+///
+/// Who waits, who makes and when it is made is kept by a `ResponseLatch`, which is not generic: the code that awaits
+/// a response runs unspecialized for the caller's `Value`, and state of a generic type (`State<Value>`) looked its
+/// metadata up in the runtime's cache on every access, eight times a request.
 final class ResponseBox<Value>: @unchecked Sendable {
-    // @unchecked: the state is behind `Protected`; the value it holds is made once and never mutated.
-    private enum State {
-        case waiting([CheckedContinuation<Void, Never>])
-        case ready(@Sendable () -> Value)
-        /// One task is making the value; the others wait for it rather than making it again.
-        case making([CheckedContinuation<Void, Never>])
-        case made(UncheckedBox<Value>)
+    // @unchecked: `make` is written once before `latch` opens and read only by the one task the latch lets make the
+    // value; `made` is written once by that task before the latch publishes it and read only after. The latch's lock
+    // orders those writes before the reads.
+    private let latch = ResponseLatch()
+    @exclusivity(unchecked) private var make: (@Sendable () -> Value)?
+    @exclusivity(unchecked) private var made: ValueCell<Value>?
+
+    /// Hands over the way to make the value; every waiting task resumes.
+    func fulfill(_ make: @escaping @Sendable () -> Value) {
+        guard latch.mayOpen() else { return }
+        self.make = make
+        latch.open()
     }
 
-    private enum Step {
-        case make(@Sendable () -> Value)
-        case done(UncheckedBox<Value>)
-        case wait
+    var value: Value {
+        get async {
+            if await latch.claim(), let make {
+                let value = ValueCell(make())
+                made = value
+                self.make = nil
+                latch.publish()
+                return value.value
+            }
+            // `claim()` returns `false` only once the value is published.
+            return made!.value
+        }
+    }
+}
+
+/// A value in a box of its own, so that a field holding one is a reference whatever the value's type.
+private final class ValueCell<Value> {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+}
+
+/// The states of a `ResponseBox`, and the tasks waiting on them.
+final class ResponseLatch: Sendable {
+    private enum State {
+        /// No way to make the value yet.
+        case waiting([CheckedContinuation<Void, Never>])
+        /// `fulfill` is storing the way to make it.
+        case opening([CheckedContinuation<Void, Never>])
+        /// The way to make it is there; nobody claimed it.
+        case ready
+        /// One task is making the value; the others wait for it rather than making it again.
+        case making([CheckedContinuation<Void, Never>])
+        /// The value is there.
+        case made
     }
 
     private let state = Protected(State.waiting([]))
 
-    /// Hands over the way to make the value; every waiting task resumes.
-    func fulfill(_ make: @escaping @Sendable () -> Value) {
+    /// Whether the caller is the first to fulfill: it then stores the thunk and calls `open()`.
+    func mayOpen() -> Bool {
+        state.write { state in
+            guard case let .waiting(waiters) = state else { return false }
+            state = .opening(waiters)
+            return true
+        }
+    }
+
+    /// The thunk is stored: waiting tasks resume, and the first to claim makes the value.
+    func open() {
         let waiters = state.write { state -> [CheckedContinuation<Void, Never>] in
-            guard case let .waiting(waiters) = state else { return [] }
-            state = .ready(make)
+            guard case let .opening(waiters) = state else { return [] }
+            state = .ready
             return waiters
         }
         for waiter in waiters { waiter.resume() }
     }
 
-    var value: Value {
-        get async {
-            while true {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let resumeNow = state.write { state -> Bool in
-                        switch state {
-                        case var .waiting(waiters):
-                            waiters.append(continuation)
-                            state = .waiting(waiters)
-                            return false
-                        case var .making(waiters):
-                            waiters.append(continuation)
-                            state = .making(waiters)
-                            return false
-                        case .ready, .made:
-                            return true
-                        }
-                    }
-                    if resumeNow { continuation.resume() }
-                }
-                let step = state.write { state -> Step in
+    /// Waits until the value can be made or is made: `true` when the caller is to make it, `false` once it is made.
+    func claim() async -> Bool {
+        while true {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.write { state -> Bool in
                     switch state {
-                    case let .ready(make):
-                        state = .making([])
-                        return .make(make)
-                    case let .made(value):
-                        return .done(value)
-                    case .waiting, .making:
-                        // Another task claimed the making between the wake-up and now: wait for its value.
-                        return .wait
+                    case var .waiting(waiters):
+                        waiters.append(continuation)
+                        state = .waiting(waiters)
+                        return false
+                    case var .opening(waiters):
+                        waiters.append(continuation)
+                        state = .opening(waiters)
+                        return false
+                    case var .making(waiters):
+                        waiters.append(continuation)
+                        state = .making(waiters)
+                        return false
+                    case .ready, .made:
+                        return true
                     }
                 }
-                switch step {
-                case let .done(value):
-                    return value.value
-                case .wait:
-                    continue
-                case let .make(make):
-                    let value = UncheckedBox(make())
-                    let waiters = state.write { state -> [CheckedContinuation<Void, Never>] in
-                        defer { state = .made(value) }
-                        if case let .making(waiters) = state { return waiters }
-                        return []
-                    }
-                    for waiter in waiters { waiter.resume() }
-                    return value.value
+                if resumeNow { continuation.resume() }
+            }
+            let claimed = state.write { state -> Bool? in
+                switch state {
+                case .ready:
+                    state = .making([])
+                    return true
+                case .made:
+                    return false
+                case .waiting, .opening, .making:
+                    // Another task claimed the making between the wake-up and now: wait for its value.
+                    return nil
                 }
             }
+            if let claimed { return claimed }
         }
+    }
+
+    /// The value is made: the tasks waiting for it resume.
+    func publish() {
+        let waiters = state.write { state -> [CheckedContinuation<Void, Never>] in
+            defer { state = .made }
+            if case let .making(waiters) = state { return waiters }
+            return []
+        }
+        for waiter in waiters { waiter.resume() }
     }
 }
 

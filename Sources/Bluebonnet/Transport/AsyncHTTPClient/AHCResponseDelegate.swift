@@ -22,7 +22,6 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         /// The upload's next chunk, held while the request is suspended.
         var pendingUpload: EventLoopPromise<Void>?
         var lastActivity = NIODeadline.now()
-        var idleTimer: Scheduled<Void>?
         var timedOut = false
         var task: HTTPClient.Task<Void>?
         var completed = false
@@ -36,6 +35,8 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     private let url: URL
     private let sink: any TransportSink
     private let idleTimeout: TimeAmount?
+    /// The engine's idle timer, which watches this attempt once it is attached.
+    private let idleWatch: IdleWatch?
     /// Whether the request streams a body whose end the sink wants to hear of.
     private let hasUploadBody: Bool
     /// The largest decoded body gathered in memory; a server that sends more fails the attempt.
@@ -50,8 +51,9 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     private let proxy: HTTPClient.Configuration.Proxy?
 
     init(
-        url: URL, sink: any TransportSink, idleTimeout: TimeInterval?, hasUploadBody: Bool, maximumBodySize: Int64?,
-        method: String, trust: ServerTrustEnforcer? = nil, proxy: HTTPClient.Configuration.Proxy? = nil
+        url: URL, sink: any TransportSink, idleTimeout: TimeInterval?, idleWatch: IdleWatch?, hasUploadBody: Bool,
+        maximumBodySize: Int64?, method: String, trust: ServerTrustEnforcer? = nil,
+        proxy: HTTPClient.Configuration.Proxy? = nil
     ) {
         self.url = url
         self.trust = trust
@@ -61,6 +63,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         self.maximumBodySize = maximumBodySize
         expectsBody = !method.equalsIgnoringCase("HEAD")
         self.idleTimeout = idleTimeout.map(AsyncHTTPClientTransport.timeAmount)
+        self.idleWatch = idleTimeout == nil ? nil : idleWatch
     }
 
     /// The error that ends a response whose body outgrows `limit`.
@@ -68,11 +71,14 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         .responseLimitExceeded(reason: .maximumResponseSizeExceeded(limit: limit))
     }
 
-    /// Arms the idle timer once the engine has accepted the request.
+    /// Joins the engine's idle timer once the engine has accepted the request.
     func attach(_ task: HTTPClient.Task<Void>) {
-        state.write { $0.task = task }
-        guard let idleTimeout else { return }
-        scheduleIdleCheck(on: task.eventLoop, after: idleTimeout)
+        let start = state.write { state -> NIODeadline? in
+            state.task = task
+            return state.completed ? nil : state.lastActivity
+        }
+        guard let idleWatch, let idleTimeout, let start else { return }
+        idleWatch.watch(self, until: start + idleTimeout)
     }
 
     /// Ends the attempt with the task's own failure if AsyncHTTPClient never tells the delegate: it fails a request
@@ -81,33 +87,21 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         task.futureResult.whenFailure { [self] error in fail(with: error) }
     }
 
-    private func scheduleIdleCheck(on eventLoop: any EventLoop, after delay: TimeAmount) {
-        let scheduled = eventLoop.scheduleTask(in: delay) { [self] in
-            checkIdle(on: eventLoop)
+    /// Asked by the idle timer: cancels the attempt when nothing was sent or received for its timeout, else says
+    /// when that could next be; `nil` once the attempt ended (or was just cancelled) and needs no more watching.
+    /// Neither a suspended request nor one whose consumer holds a chunk is idle: their wait is not the server's.
+    func idleDeadline(now: NIODeadline) -> NIODeadline? {
+        guard let idleTimeout else { return nil }
+        let (deadline, expiredTask) = state.write { state -> (NIODeadline?, HTTPClient.Task<Void>?) in
+            guard !state.completed else { return (nil, nil) }
+            guard !state.suspended, !state.awaitingConsumer else { return (now + idleTimeout, nil) }
+            let deadline = state.lastActivity + idleTimeout
+            guard deadline <= now else { return (deadline, nil) }
+            state.timedOut = true
+            return (nil, state.task)
         }
-        state.write { state in
-            if state.completed { scheduled.cancel() } else { state.idleTimer = scheduled }
-        }
-    }
-
-    private func checkIdle(on eventLoop: any EventLoop) {
-        guard let idleTimeout else { return }
-        // `remaining` is nil once the attempt completed: nothing left to watch.
-        let (expired, remaining, task) = state.write { state -> (Bool, TimeAmount?, HTTPClient.Task<Void>?) in
-            guard !state.completed else { return (false, nil, nil) }
-            guard !state.suspended, !state.awaitingConsumer else { return (false, idleTimeout, nil) }
-            let idleFor = NIODeadline.now() - state.lastActivity
-            if idleFor >= idleTimeout {
-                state.timedOut = true
-                return (true, .zero, state.task)
-            }
-            return (false, idleTimeout - idleFor, nil)
-        }
-        if expired {
-            task?.cancel()
-        } else if let remaining {
-            scheduleIdleCheck(on: eventLoop, after: remaining)
-        }
+        expiredTask?.cancel()
+        return deadline
     }
 
     func suspend() {
@@ -259,11 +253,11 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         let finished = state.write { state -> (Data, EventLoopPromise<Void>?)? in
             guard !state.completed else { return nil }
             state.completed = true
-            state.idleTimer?.cancel()
             defer { state.body = Data(); state.pendingUpload = nil }
             return (state.body, state.pendingUpload)
         }
         guard let (body, upload) = finished else { return }
+        idleWatch?.unwatch(self)
         // The server answered before taking the whole body: the held chunk is never sent.
         upload?.fail(HTTPClientError.requestStreamCancelled)
         sink.transportDidComplete(body: body, error: nil)
@@ -278,12 +272,12 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         let failed = state.write { state -> (Bool, EventLoopPromise<Void>?, EventLoopPromise<Void>?)? in
             guard !state.completed else { return nil }
             state.completed = true
-            state.idleTimer?.cancel()
             state.body = Data()
             defer { state.pendingRead = nil; state.pendingUpload = nil }
             return (state.timedOut, state.pendingRead, state.pendingUpload)
         }
         guard let (timedOut, pending, upload) = failed else { return }
+        idleWatch?.unwatch(self)
         pending?.fail(error)
         upload?.fail(error)
         let mapped =

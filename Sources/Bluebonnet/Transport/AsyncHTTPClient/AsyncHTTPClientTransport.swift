@@ -21,6 +21,8 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     private let isShuttingDown = Atomic<Bool>(false)
     /// The session's `timeoutIntervalForRequest`: how long a request may go without a byte sent or received.
     private let requestTimeout: TimeInterval
+    /// The one idle timer of every request of this engine.
+    let idleWatch: IdleWatch
     private let serverTrustManager: ServerTrustManager?
     private let tls: TLSSettings
     /// The configuration every client starts from.
@@ -52,8 +54,8 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         tls = configuration.tls
         proxies = configuration.proxies
         requestTimeout = configuration.requestTimeout
-        // No read timeout of AsyncHTTPClient's, which re-arms a timer on every read: each request's delegate keeps
-        // one idle timer for `timeoutIntervalForRequest` (`AHCResponseDelegate`), re-armed only when it fires.
+        // No read timeout of AsyncHTTPClient's, which re-arms a timer on every read: one timer watches every request
+        // of the engine for `timeoutIntervalForRequest` (`IdleWatch`).
         var config = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: HTTPClient.Configuration.Timeout(
@@ -84,6 +86,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         config.http2ConnectionDebugInitializer = { SubjectAlternativeNameRequirement.verify($0) }
         baseConfiguration = config
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+        idleWatch = IdleWatch(eventLoop: client.eventLoopGroup.next())
     }
 
     /// A client TLS configuration from the session's choices.
@@ -185,7 +188,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
             let methodName = urlRequest.httpMethod ?? "GET"
             let method = NIOHTTP1.HTTPMethod(rawValue: methodName)
             delegate = AHCResponseDelegate(
-                url: url, sink: sink, idleTimeout: request.idleTimeout ?? requestTimeout,
+                url: url, sink: sink, idleTimeout: request.idleTimeout ?? requestTimeout, idleWatch: idleWatch,
                 hasUploadBody: request.body != nil,
                 maximumBodySize: request.maximumBodySize, method: methodName, trust: enforcer,
                 proxy: proxies?.proxy(for: url))
@@ -215,6 +218,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     func shutdown() {
         isShuttingDown.store(true, ordering: .sequentiallyConsistent)
         client.shutdown { _ in }
+        idleWatch.stop()
         for hostClient in otherClients.write({ clients in
             defer { clients = [:] }; return Array(clients.values)
         }) {

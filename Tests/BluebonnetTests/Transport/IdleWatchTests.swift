@@ -1,0 +1,164 @@
+@testable import Bluebonnet
+import BluebonnetTestServer
+import Foundation
+import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The engine's one idle timer (`IdleWatch`), driven through the engine itself against the raw-socket fault server:
+/// each attempt's own timeout is met at its moment whatever else is watched, and every attempt that ends leaves the
+/// table.
+final class IdleWatchTests: FaultServerTestCase {
+    private var transport: AsyncHTTPClientTransport!
+
+    override func setUp() async throws {
+        try await super.setUp()
+        transport = AsyncHTTPClientTransport(
+            configuration: TransportConfiguration(requestTimeout: 30, maximumConnectionsPerHost: 8))
+    }
+
+    override func tearDown() async throws {
+        transport?.shutdown()
+        transport = nil
+        try await super.tearDown()
+    }
+
+    private func start(_ path: String, idleTimeout: TimeInterval? = nil) -> (CompletionSink, any TransportTask) {
+        Self.start(faults.url(path), on: transport, idleTimeout: idleTimeout)
+    }
+
+    private static func start(
+        _ url: URL, on transport: AsyncHTTPClientTransport, idleTimeout: TimeInterval? = nil
+    ) -> (CompletionSink, any TransportTask) {
+        let sink = CompletionSink()
+        let request = TransportRequest(
+            // The fault server answers one request a connection.
+            urlRequest: URLRequest(url: url), headers: [(name: "Connection", value: "close")], idleTimeout: idleTimeout,
+            deadline: nil,
+            maximumBodySize: nil, logger: nil)
+        return (sink, transport.execute(request, sink: sink))
+    }
+
+    private func assertTimedOut(_ error: AFError?, file: StaticString = #filePath, line: UInt = #line) {
+        guard case let .sessionTaskFailed(underlying)? = error else {
+            return XCTFail("expected a timeout, got \(String(describing: error))", file: file, line: line)
+        }
+        XCTAssertEqual((underlying as? URLError)?.code, .timedOut, file: file, line: line)
+    }
+
+    func testATighterTimeoutIsMetWhileALongerOneIsArmed() async {
+        // The first attempt arms the timer for 30 s; the second's 0.4 s must arm it earlier, not wait behind it.
+        let (patient, patientTask) = start("/silent")
+        await arrival(of: "/silent")
+        let started = Date()
+        let (hurried, _) = start("/silent", idleTimeout: 0.4)
+        let hurriedError = await hurried.completion()
+        let elapsed = Date().timeIntervalSince(started)
+        assertTimedOut(hurriedError)
+        XCTAssertGreaterThanOrEqual(elapsed, 0.35)
+        XCTAssertLessThan(elapsed, 2)
+        XCTAssertFalse(patient.isComplete, "the 30 s attempt is still running")
+        XCTAssertEqual(transport.idleWatch.watchedCount, 1)
+        patientTask.cancel()
+        _ = await patient.completion()
+        XCTAssertEqual(transport.idleWatch.watchedCount, 0)
+    }
+
+    func testTheTimerIsArmedAgainForAttemptsThatComeAfterItFired() async {
+        for _ in 0..<3 {
+            let started = Date()
+            let (sink, _) = start("/silent", idleTimeout: 0.3)
+            assertTimedOut(await sink.completion())
+            XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+        }
+        XCTAssertEqual(transport.idleWatch.watchedCount, 0)
+    }
+
+    func testEveryAttemptThatEndsLeavesTheWatch() async {
+        // Successes, failures and cancellations, one after another and together.
+        for path in ["/drip?bytes=4&interval_ms=1", "/head-then-close", "/chunked-malformed"] {
+            let (sink, _) = start(path)
+            _ = await sink.completion()
+        }
+        let transport = transport!
+        let silent = faults.url("/silent")
+        let drip = faults.url("/drip?bytes=2&interval_ms=1")
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<24 {
+                group.addTask {
+                    let (sink, task) = Self.start(index % 3 == 0 ? silent : drip, on: transport)
+                    if index % 3 == 0 { task.cancel() }
+                    _ = await sink.completion()
+                }
+            }
+        }
+        XCTAssertEqual(transport.idleWatch.watchedCount, 0)
+    }
+
+    func testASuspendedAttemptIsNotIdle() async {
+        // Reading stops while the request is suspended: the wait is the caller's, so the 0.3 s timeout must not end
+        // it; once resumed, the body arrives whole.
+        let (sink, task) = start("/drip?bytes=6&interval_ms=100", idleTimeout: 0.3)
+        task.suspend()
+        await arrival(of: "/drip")
+        try? await Task.sleep(nanoseconds: 900_000_000)
+        XCTAssertFalse(sink.isComplete, "a suspended attempt timed out")
+        task.resume()
+        let error = await sink.completion()
+        XCTAssertNil(error)
+        XCTAssertEqual(sink.body.count, 6)
+    }
+}
+
+/// A sink that records how the attempt ended.
+private final class CompletionSink: TransportSink, @unchecked Sendable {
+    // @unchecked: the fields are touched only under `lock`.
+    private let lock = NSLock()
+    private var ended: (body: Data, error: AFError?)?
+    private var waiters: [CheckedContinuation<AFError?, Never>] = []
+
+    var isComplete: Bool {
+        lock.lock(); defer { lock.unlock() }
+        return ended != nil
+    }
+
+    var body: Data {
+        lock.lock(); defer { lock.unlock() }
+        return ended?.body ?? Data()
+    }
+
+    func completion() async -> AFError? {
+        await withCheckedContinuation { continuation in
+            lock.lock()
+            if let ended {
+                lock.unlock()
+                continuation.resume(returning: ended.error)
+                return
+            }
+            waiters.append(continuation)
+            lock.unlock()
+        }
+    }
+
+    func transportDidSendRequestHead() {}
+    func transportDidReceiveResponse(
+        _ head: ResponseHead, expectedBodyLength: Int64, encodedBodyLength: Int64??, protocolName: String,
+        setCookieFields: [String]
+    ) -> TransportHeadReply {
+        .proceed(streamingBody: false)
+    }
+    func transportDidSendBodyBytes(_ count: Int) {}
+    func transportDidSendRequest(hadBody: Bool) {}
+    func transportDidReceiveBodyBytes(_ count: Int) {}
+    func transportDidReceiveBodyChunk(_ chunk: Data, readiness: TransportReadiness) {}
+
+    func transportDidComplete(body: Data, error: AFError?) {
+        lock.lock()
+        ended = (body, error)
+        let waiting = waiters
+        waiters = []
+        lock.unlock()
+        for waiter in waiting { waiter.resume(returning: error) }
+    }
+}
