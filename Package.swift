@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Bluebonnet", targets: ["Bluebonnet"]),
         .library(name: "BluebonnetTestServer", targets: ["BluebonnetTestServer"]),
         .library(name: "BluebonnetTesting", targets: ["BluebonnetTesting"]),
+        .library(name: "BluebonnetTopLevelNames", targets: ["BluebonnetTopLevelNames"]),
         .executable(name: "bonnet", targets: ["bonnet"]),
     ],
     dependencies: [
@@ -82,6 +83,16 @@ let package = Package(
             dependencies: ["Bluebonnet", "BluebonnetTestServer"],
             swiftSettings: noWarnings
         ),
+        .target(
+            name: "BluebonnetTopLevelNames",
+            dependencies: ["Bluebonnet"],
+            swiftSettings: noWarnings
+        ),
+        .target(
+            name: "TopLevelNameFixtures",
+            path: "Tests/TopLevelNameFixtures",
+            swiftSettings: noWarnings
+        ),
         .executableTarget(
             name: "bonnet",
             dependencies: [
@@ -98,6 +109,8 @@ let package = Package(
                 "Bluebonnet",
                 "BluebonnetTestServer",
                 "BluebonnetTesting",
+                "BluebonnetTopLevelNames",
+                "TopLevelNameFixtures",
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -52,7 +52,7 @@ for folder in FEATURES:
 ALLOWED = {
     ("Errors", "ServerTrust"): "AFError's server trust reasons carry the trust that failed, as Alamofire's do",
     ("Errors", "RevocationTrustEvaluator"): "AFError's revocation reason carries the evaluator's options, as Alamofire's does",
-    ("Errors", "Image"): "AFError's image serialization reason names the format that was cut short",
+    ("Errors", "ImageResponseSerializer"): "AFError's image serialization reason names the format that was cut short",
     ("Events", "DownloadRequest"): "Alamofire's EventMonitor has events for every kind of request",
     ("Events", "DownloadResponse"): "Alamofire's EventMonitor has events for every kind of request",
     ("Events", "DataStreamRequest"): "Alamofire's EventMonitor has events for every kind of request",

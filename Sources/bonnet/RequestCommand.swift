@@ -567,7 +567,9 @@ struct RequestCommand: AsyncParsableCommand {
         let configuration = URLSessionConfiguration.af.default
         configuration.httpCookieStorage = cookies
         configuration.urlCache =
-            cache ? HTTPCache(memoryCapacity: 8 << 20, diskCapacity: 256 << 20, directory: Self.cacheDirectory()) : nil
+            cache
+            ? Session.HTTPCache(memoryCapacity: 8 << 20, diskCapacity: 256 << 20, directory: Self.cacheDirectory())
+            : nil
         if let timeout, timeout > 0 { configuration.timeoutIntervalForRequest = timeout }
         var defaults = HTTPHeaders.default
         for name in removed { defaults.remove(name: name) }

@@ -34,7 +34,7 @@ struct CacheStoreCommand: ParsableCommand {
             defer { try? FileManager.default.removeItem(at: directory) }
             let make: (Int) -> URLCache = { memory in
                 kind == "HTTPCache"
-                    ? HTTPCache(memoryCapacity: memory, diskCapacity: 1 << 30, directory: directory)
+                    ? Session.HTTPCache(memoryCapacity: memory, diskCapacity: 1 << 30, directory: directory)
                     : URLCache(memoryCapacity: memory, diskCapacity: 1 << 30, diskPath: directory.path)
             }
             let cache = make(64 << 20)

@@ -14,7 +14,7 @@ protocol ResponseStore: Sendable {
     func invalidate(key: String)
 }
 
-extension HTTPCache: ResponseStore {}
+extension Session.HTTPCache: ResponseStore {}
 
 /// A `URLCache` other than `HTTPCache` (FoundationNetworking's own), used through `cachedResponse(for:)` and
 /// `storeCachedResponse(_:for:)`. It keeps one response per URL, so the variant's `Vary` values travel in the

@@ -295,7 +295,7 @@ extension DownloadRequest {
     @discardableResult
     public func responseImage(
         queue: DispatchQueue = .main, maximumPixelCount: Int = ImageResponseSerializer.defaultMaximumPixelCount,
-        completionHandler: @escaping @Sendable (AFDownloadResponse<Image>) -> Void
+        completionHandler: @escaping @Sendable (AFDownloadResponse<ImageResponseSerializer.Image>) -> Void
     ) -> Self {
         response(
             queue: queue, responseSerializer: ImageResponseSerializer(maximumPixelCount: maximumPixelCount),

@@ -26,7 +26,7 @@ public struct DownloadResponse<Success, Failure: Error> {
     /// The result of response serialization.
     public let result: Result<Success, Failure>
     /// The times of the request's life.
-    public let timeline: Timeline
+    public let timeline: Request.Timeline
 
     /// Returns the associated value of the result if it is a success, `nil` otherwise.
     public var value: Success? {
@@ -50,7 +50,7 @@ public struct DownloadResponse<Success, Failure: Error> {
     ///   - metrics:               What was measured of the request's last attempt.
     ///   - serializationDuration: The duration taken by serialization.
     ///   - result:                The `Result` of response serialization.
-    ///   - timeline:              The times of the request's life. `Timeline()` by default.
+    ///   - timeline:              The times of the request's life. `Request.Timeline()` by default.
     public init(
         request: URLRequest?,
         response: HTTPURLResponse?,
@@ -59,7 +59,7 @@ public struct DownloadResponse<Success, Failure: Error> {
         metrics: RequestTaskMetrics?,
         serializationDuration: TimeInterval,
         result: Result<Success, Failure>,
-        timeline: Timeline = Timeline()
+        timeline: Request.Timeline = Request.Timeline()
     ) {
         self.request = request
         self.response = response

@@ -120,7 +120,7 @@ public enum AFError: Error, Sendable {
         /// The bytes start like no format Bluebonnet reads (PNG, JPEG, GIF, WebP, BMP, TIFF, ICO, HEIC).
         case unrecognizedFormat
         /// The bytes start as the format but end before its structure does.
-        case truncated(format: Image.Format)
+        case truncated(format: ImageResponseSerializer.Image.Format)
         /// The image's width × height is above the serializer's limit, so it is never inflated.
         case pixelCountExceedsLimit(width: Int, height: Int, limit: Int)
     }

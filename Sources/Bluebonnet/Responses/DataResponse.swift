@@ -29,7 +29,7 @@ public struct DataResponse<Success, Failure: Error> {
     /// The result of response serialization.
     public let result: Result<Success, Failure>
     /// The times of the request's life.
-    public let timeline: Timeline
+    public let timeline: Request.Timeline
 
     /// Returns the associated value of the result if it is a success, `nil` otherwise.
     public var value: Success? {
@@ -52,7 +52,7 @@ public struct DataResponse<Success, Failure: Error> {
     ///   - metrics:               What was measured of the request's last attempt.
     ///   - serializationDuration: The duration taken by serialization.
     ///   - result:                The `Result` of response serialization.
-    ///   - timeline:              The times of the request's life. `Timeline()` by default.
+    ///   - timeline:              The times of the request's life. `Request.Timeline()` by default.
     public init(
         request: URLRequest?,
         response: HTTPURLResponse?,
@@ -60,7 +60,7 @@ public struct DataResponse<Success, Failure: Error> {
         metrics: RequestTaskMetrics?,
         serializationDuration: TimeInterval,
         result: Result<Success, Failure>,
-        timeline: Timeline = Timeline()
+        timeline: Request.Timeline = Request.Timeline()
     ) {
         self.init(
             request: request, source: response.map(ResponseSource.response), data: data, metrics: metrics,
@@ -75,7 +75,7 @@ public struct DataResponse<Success, Failure: Error> {
         metrics: RequestTaskMetrics?,
         serializationDuration: TimeInterval,
         result: Result<Success, Failure>,
-        timeline: Timeline
+        timeline: Request.Timeline
     ) {
         self.request = request
         self.source = source
@@ -94,14 +94,14 @@ public struct DataResponse<Success, Failure: Error> {
     ///   - data:                  The `Data` returned by the server.
     ///   - serializationDuration: The duration taken by serialization.
     ///   - result:                The `Result` of response serialization.
-    ///   - timeline:              The times of the request's life. `Timeline()` by default.
+    ///   - timeline:              The times of the request's life. `Request.Timeline()` by default.
     public init(
         request: URLRequest?,
         response: HTTPURLResponse?,
         data: Data?,
         serializationDuration: TimeInterval,
         result: Result<Success, Failure>,
-        timeline: Timeline = Timeline()
+        timeline: Request.Timeline = Request.Timeline()
     ) {
         self.init(
             request: request, response: response, data: data, metrics: nil,

@@ -138,7 +138,7 @@ extension DataRequest {
     public func responseImage(
         queue: DispatchQueue = .main,
         maximumPixelCount: Int = ImageResponseSerializer.defaultMaximumPixelCount,
-        completionHandler: @escaping @Sendable (AFDataResponse<Image>) -> Void
+        completionHandler: @escaping @Sendable (AFDataResponse<ImageResponseSerializer.Image>) -> Void
     ) -> Self {
         response(
             queue: queue, responseSerializer: ImageResponseSerializer(maximumPixelCount: maximumPixelCount),
@@ -210,7 +210,7 @@ extension DataRequest {
     public func serializingImage(
         maximumPixelCount: Int = ImageResponseSerializer.defaultMaximumPixelCount,
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
-    ) -> DataTask<Image> {
+    ) -> DataTask<ImageResponseSerializer.Image> {
         serializingResponse(
             using: ImageResponseSerializer(maximumPixelCount: maximumPixelCount),
             automaticallyCancelling: shouldAutomaticallyCancel)

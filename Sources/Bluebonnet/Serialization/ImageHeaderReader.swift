@@ -3,7 +3,7 @@ import Foundation
 /// Walks the structure of each image format far enough to know its size, frame count and whether it is whole.
 enum ImageHeaderReader {
     struct Header: Equatable {
-        var format: Image.Format
+        var format: ImageResponseSerializer.Image.Format
         var width: Int
         var height: Int
         var frameCount = 1
@@ -38,7 +38,7 @@ enum ImageHeaderReader {
         .responseSerializationFailed(reason: .imageSerializationFailed(reason: reason))
     }
 
-    static func sniff(_ bytes: ByteReader) -> Image.Format? {
+    static func sniff(_ bytes: ByteReader) -> ImageResponseSerializer.Image.Format? {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8)) { return .gif }

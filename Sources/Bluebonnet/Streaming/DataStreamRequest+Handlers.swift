@@ -204,7 +204,7 @@ extension StreamFraming where Failure == AFError, Success: Decodable {
     }
 }
 
-extension StreamFraming where Success == ServerSentEvent, Failure == AFError {
+extension StreamFraming where Success == DataStreamRequest.ServerSentEvent, Failure == AFError {
     /// `text/event-stream` events, parsed as the WHATWG specification says; a line or event past its bound fails.
     static func serverSentEvents() -> Self {
         let parser = Protected(ServerSentEventParser())

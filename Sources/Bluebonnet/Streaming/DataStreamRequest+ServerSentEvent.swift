@@ -1,28 +1,30 @@
 import Foundation
 
-/// One event of a `text/event-stream` body, as the WHATWG HTML specification dispatches it.
-public struct ServerSentEvent: Sendable, Equatable {
-    /// The event type: the block's `event` field, else `message`.
-    public var type: String
-    /// The `data` fields' values, joined with line feeds.
-    public var data: String
-    /// The last event ID when the event was dispatched (an `id` field persists across events); `nil` before any.
-    public var lastEventID: String?
-    /// The reconnection time the block's `retry` field set, in milliseconds, if it set one.
-    public var retry: Int?
+extension DataStreamRequest {
+    /// One event of a `text/event-stream` body, as the WHATWG HTML specification dispatches it.
+    public struct ServerSentEvent: Sendable, Equatable {
+        /// The event type: the block's `event` field, else `message`.
+        public var type: String
+        /// The `data` fields' values, joined with line feeds.
+        public var data: String
+        /// The last event ID when the event was dispatched (an `id` field persists across events); `nil` before any.
+        public var lastEventID: String?
+        /// The reconnection time the block's `retry` field set, in milliseconds, if it set one.
+        public var retry: Int?
 
-    /// Creates an event.
-    ///
-    /// - Parameters:
-    ///   - type:        The event type. `message` by default.
-    ///   - data:        The data.
-    ///   - lastEventID: The last event ID. `nil` by default.
-    ///   - retry:       The reconnection time set, in milliseconds. `nil` by default.
-    public init(type: String = "message", data: String, lastEventID: String? = nil, retry: Int? = nil) {
-        self.type = type
-        self.data = data
-        self.lastEventID = lastEventID
-        self.retry = retry
+        /// Creates an event.
+        ///
+        /// - Parameters:
+        ///   - type:        The event type. `message` by default.
+        ///   - data:        The data.
+        ///   - lastEventID: The last event ID. `nil` by default.
+        ///   - retry:       The reconnection time set, in milliseconds. `nil` by default.
+        public init(type: String = "message", data: String, lastEventID: String? = nil, retry: Int? = nil) {
+            self.type = type
+            self.data = data
+            self.lastEventID = lastEventID
+            self.retry = retry
+        }
     }
 }
 
@@ -57,8 +59,8 @@ struct ServerSentEventParser {
     }
 
     /// The events `chunk` completes.
-    mutating func parse(_ chunk: Data) throws -> [ServerSentEvent] {
-        var events: [ServerSentEvent] = []
+    mutating func parse(_ chunk: Data) throws -> [DataStreamRequest.ServerSentEvent] {
+        var events: [DataStreamRequest.ServerSentEvent] = []
         var bytes = chunk[...]
         if !sawBOMCheck {
             // The BOM may itself straddle chunks: wait for three bytes before deciding.
@@ -96,7 +98,7 @@ struct ServerSentEventParser {
         .responseLimitExceeded(reason: .maximumResponseSizeExceeded(limit: Int64(limit)))
     }
 
-    private mutating func endLine(into events: inout [ServerSentEvent]) throws {
+    private mutating func endLine(into events: inout [DataStreamRequest.ServerSentEvent]) throws {
         let text = String(decoding: line, as: UTF8.self)
         line.removeAll(keepingCapacity: true)
         if text.isEmpty {
@@ -134,7 +136,7 @@ struct ServerSentEventParser {
         }
     }
 
-    private mutating func dispatch(into events: inout [ServerSentEvent]) {
+    private mutating func dispatch(into events: inout [DataStreamRequest.ServerSentEvent]) {
         defer {
             data = ""
             hasData = false
@@ -144,7 +146,7 @@ struct ServerSentEventParser {
         lastEventID = lastEventIDBuffer
         guard hasData else { return }
         events.append(
-            ServerSentEvent(
+            DataStreamRequest.ServerSentEvent(
                 type: eventType.isEmpty ? "message" : eventType, data: data, lastEventID: lastEventID, retry: retry))
     }
 }

@@ -66,9 +66,9 @@ public struct DataStreamTask: Sendable {
     /// - Returns: The `Stream`.
     public func streamingServerSentEvents(
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
-        bufferingPolicy: Stream<ServerSentEvent, AFError>.BufferingPolicy = .unbounded
+        bufferingPolicy: Stream<DataStreamRequest.ServerSentEvent, AFError>.BufferingPolicy = .unbounded
     )
-        -> Stream<ServerSentEvent, AFError>
+        -> Stream<DataStreamRequest.ServerSentEvent, AFError>
     {
         stream(
             framing: .serverSentEvents(), automaticallyCancelling: shouldAutomaticallyCancel,

@@ -17,7 +17,7 @@ final class CachedResponseHandlerTests: ServerTestCase {
     func caches() -> [URLCache] {
         [
             URLCache(memoryCapacity: 100_000_000, diskCapacity: 0, diskPath: nil),
-            HTTPCache(memoryCapacity: 100_000_000, diskCapacity: 0),
+            Session.HTTPCache(memoryCapacity: 100_000_000, diskCapacity: 0),
         ]
     }
 

@@ -8,7 +8,7 @@ import FoundationNetworking
 /// The session's HTTP cache against the test server's `/cacheable/{id}`, which counts how often the origin answered:
 /// every hit, miss and revalidation is asserted exactly.
 final class HTTPCacheTests: ServerTestCase {
-    var cache: HTTPCache!
+    var cache: Session.HTTPCache!
     var directory: URL!
     var plain: Session!
 
@@ -16,7 +16,7 @@ final class HTTPCacheTests: ServerTestCase {
         try await super.setUp()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "bluebonnet-cache-\(UUID().uuidString)")
-        cache = HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 8 << 20, directory: directory)
+        cache = Session.HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 8 << 20, directory: directory)
         session = session { $0.urlCache = cache }
         plain = session { $0.urlCache = nil }
     }
@@ -289,7 +289,7 @@ final class HTTPCacheTests: ServerTestCase {
         XCTAssertEqual(files.count, 1)
         let whole = try Data(contentsOf: directory.appendingPathComponent(files[0]))
         try whole.prefix(whole.count - 3).write(to: directory.appendingPathComponent("torn.entry"))
-        let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 8 << 20, directory: directory)
+        let reopened = Session.HTTPCache(memoryCapacity: 0, diskCapacity: 8 << 20, directory: directory)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         XCTAssertEqual(names, [files[0]], "the temporary and the torn file are gone")
         let fresh = session { $0.urlCache = reopened }
@@ -329,14 +329,14 @@ final class HTTPCacheTests: ServerTestCase {
         // The same resource is found with or without the user info, and from a reopened store.
         let again = await get(withPassword)
         XCTAssertEqual(fetchType(again), .localCache)
-        let reopened = HTTPCache(memoryCapacity: 0, diskCapacity: 8 << 20, directory: directory)
+        let reopened = Session.HTTPCache(memoryCapacity: 0, diskCapacity: 8 << 20, directory: directory)
         let afterRestart = await get(plainURL, on: session { $0.urlCache = reopened })
         XCTAssertEqual(fetchType(afterRestart), .localCache)
         do { let counted = try await counts(id).full; XCTAssertEqual(counted, 1) }
     }
 
     func testAnEntryAnOlderVersionWroteWithAPasswordIsRemovedAtStart() throws {
-        let store = HTTPCache(memoryCapacity: 0, diskCapacity: 8 << 20, directory: directory)
+        let store = Session.HTTPCache(memoryCapacity: 0, diskCapacity: 8 << 20, directory: directory)
         let url = URL(string: "http://bob:hunter2@example.com/a")!
         let response = HTTPURLResponse(
             url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Cache-Control": "max-age=600"])!
@@ -363,7 +363,7 @@ final class HTTPCacheTests: ServerTestCase {
         try rewritten.write(to: legacy)
         XCTAssertNil(old.range(of: Data("hunter2".utf8)))
         chmod(file.path, 0o644)
-        _ = HTTPCache(memoryCapacity: 0, diskCapacity: 8 << 20, directory: directory)
+        _ = Session.HTTPCache(memoryCapacity: 0, diskCapacity: 8 << 20, directory: directory)
         XCTAssertFalse(FileManager.default.fileExists(atPath: legacy.path))
         let mode = try XCTUnwrap(
             FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber
@@ -372,7 +372,7 @@ final class HTTPCacheTests: ServerTestCase {
     }
 
     func testTheStoreEvictsTheLeastRecentlyUsedWithinItsCapacity() async throws {
-        let small = HTTPCache(
+        let small = Session.HTTPCache(
             memoryCapacity: 0, diskCapacity: 64 * 1024, directory: directory.appendingPathComponent("small"))
         let smallSession = session { $0.urlCache = small }
         // 6 KiB bodies (the most stored is an eighth of 64 KiB): 10 of them overflow the disk.
@@ -440,7 +440,7 @@ final class HTTPCacheTests: ServerTestCase {
     }
 
     func testAResponseLargerThanAnEighthOfTheCapacityIsNotStored() async throws {
-        let tiny = HTTPCache(memoryCapacity: 8 * 1024, diskCapacity: 0)
+        let tiny = Session.HTTPCache(memoryCapacity: 8 * 1024, diskCapacity: 0)
         let tinySession = session { $0.urlCache = tiny }
         let (id, url) = resource("cache_control=max-age=600&pad=2000")
         _ = await get(url, on: tinySession)

@@ -63,7 +63,7 @@ final class HTTPBinInteropTests: XCTestCase {
 
     func testHTTPBinsCachingRoutesAreServedRevalidatedAndStoredByTheCache() async throws {
         let configuration = URLSessionConfiguration.af.default
-        configuration.urlCache = HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0)
+        configuration.urlCache = Session.HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0)
         let cached = Session(configuration: configuration)
         // Each request says which it is; a body that still says "1" is the first response, kept.
         func attempt(_ path: String, _ number: Int) async throws -> (

@@ -90,7 +90,7 @@ final class HTTPClientMetricsTests: ServerTestCase {
     }
 
     func testACacheHitIsCountedAndExtraDimensionsAreAddedEverywhere() async throws {
-        let cache = HTTPCache(memoryCapacity: 10_000_000, diskCapacity: 0)
+        let cache = Session.HTTPCache(memoryCapacity: 10_000_000, diskCapacity: 0)
         let session = measured({ $0.urlCache = cache }, dimensions: [("service", "orders")])
         let cacheable = url("/cacheable/\(UUID().uuidString)?cache_control=max-age=600")
         _ = try await session.request(cacheable).serializingData().value

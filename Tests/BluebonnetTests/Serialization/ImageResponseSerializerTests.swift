@@ -6,25 +6,26 @@ import FoundationNetworking
 #endif
 
 final class ImageTests: XCTestCase {
-    let fixtures: [(file: String, format: Image.Format, width: Int, height: Int, frames: Int)] = [
-        ("red-40x30.png", .png, 40, 30, 1),
-        ("animated-30x20-3frames.png", .png, 30, 20, 3),
-        ("baseline-48x32.jpg", .jpeg, 48, 32, 1),
-        ("progressive-64x40.jpg", .jpeg, 64, 40, 1),
-        ("animated-30x20-3frames.gif", .gif, 30, 20, 3),
-        ("lossy-32x24.webp", .webp, 32, 24, 1),
-        ("lossless-33x25.webp", .webp, 33, 25, 1),
-        ("extended-alpha-34x26.webp", .webp, 34, 26, 1),
-        ("animated-30x20-3frames.webp", .webp, 30, 20, 3),
-        ("odd-21x13.bmp", .bmp, 21, 13, 1),
-        ("small-27x17.tiff", .tiff, 27, 17, 1),
-        ("icon-48.ico", .ico, 48, 48, 1),
-    ]
+    let fixtures: [(file: String, format: ImageResponseSerializer.Image.Format, width: Int, height: Int, frames: Int)] =
+        [
+            ("red-40x30.png", .png, 40, 30, 1),
+            ("animated-30x20-3frames.png", .png, 30, 20, 3),
+            ("baseline-48x32.jpg", .jpeg, 48, 32, 1),
+            ("progressive-64x40.jpg", .jpeg, 64, 40, 1),
+            ("animated-30x20-3frames.gif", .gif, 30, 20, 3),
+            ("lossy-32x24.webp", .webp, 32, 24, 1),
+            ("lossless-33x25.webp", .webp, 33, 25, 1),
+            ("extended-alpha-34x26.webp", .webp, 34, 26, 1),
+            ("animated-30x20-3frames.webp", .webp, 30, 20, 3),
+            ("odd-21x13.bmp", .bmp, 21, 13, 1),
+            ("small-27x17.tiff", .tiff, 27, 17, 1),
+            ("icon-48.ico", .ico, 48, 48, 1),
+        ]
 
     func testEveryFixtureReportsItsFormatSizeAndFrames() throws {
         for fixture in fixtures {
             let data = try Fixtures.data("Images/\(fixture.file)")
-            let image = try Image(data: data)
+            let image = try ImageResponseSerializer.Image(data: data)
             XCTAssertEqual(image.format, fixture.format, fixture.file)
             XCTAssertEqual(image.width, fixture.width, fixture.file)
             XCTAssertEqual(image.height, fixture.height, fixture.file)
@@ -37,7 +38,9 @@ final class ImageTests: XCTestCase {
         for fixture in fixtures {
             let data = try Fixtures.data("Images/\(fixture.file)")
             for cut in [data.count - 1, data.count / 2, 20] {
-                XCTAssertThrowsError(try Image(data: data.prefix(cut)), "\(fixture.file) cut to \(cut)") { error in
+                XCTAssertThrowsError(
+                    try ImageResponseSerializer.Image(data: data.prefix(cut)), "\(fixture.file) cut to \(cut)"
+                ) { error in
                     guard
                         case .responseSerializationFailed(.imageSerializationFailed(.truncated(let format))) = error
                             .asAFError
@@ -52,7 +55,7 @@ final class ImageTests: XCTestCase {
 
     func testBytesThatAreNoImageAreRefused() {
         for bytes in [Data("<html>".utf8), Data(), Data([0x00, 0x01, 0x02]), Data("RIFF1234WAVE".utf8)] {
-            XCTAssertThrowsError(try Image(data: bytes)) { error in
+            XCTAssertThrowsError(try ImageResponseSerializer.Image(data: bytes)) { error in
                 guard
                     case .responseSerializationFailed(.imageSerializationFailed(.unrecognizedFormat)) = error.asAFError
                 else {
@@ -72,11 +75,11 @@ final class ImageTests: XCTestCase {
             "ispe",
             [0, 0, 0, 0] + withUnsafeBytes(of: UInt32(4032).bigEndian, Array.init)
                 + withUnsafeBytes(of: UInt32(3024).bigEndian, Array.init))
-        let image = try Image(data: Data(ftyp + box("meta", box("iprp", box("ipco", ispe)))))
+        let image = try ImageResponseSerializer.Image(data: Data(ftyp + box("meta", box("iprp", box("ipco", ispe)))))
         XCTAssertEqual(image.format, .heic)
         XCTAssertEqual(image.width, 4032)
         XCTAssertEqual(image.height, 3024)
-        XCTAssertThrowsError(try Image(data: Data(ftyp)))
+        XCTAssertThrowsError(try ImageResponseSerializer.Image(data: Data(ftyp)))
     }
 
     func testSerializerRefusesImagesAboveThePixelLimit() throws {
@@ -99,7 +102,7 @@ final class ImageTests: XCTestCase {
     }
 
     func testDefaultAcceptableTypesCoverEveryFormatRead() {
-        for format in Image.Format.allCases {
+        for format in ImageResponseSerializer.Image.Format.allCases {
             XCTAssertTrue(
                 ImageResponseSerializer.defaultAcceptableContentTypes.contains(format.mimeTypes[0]), format.rawValue)
         }
@@ -109,7 +112,8 @@ final class ImageTests: XCTestCase {
 final class ImageResponseSerializerEndToEndTests: ServerTestCase {
     func testServedImagesAreRead() async throws {
         for (path, format) in [
-            ("/image/png", Image.Format.png), ("/image/jpeg", .jpeg), ("/image/gif", .gif), ("/image/webp", .webp),
+            ("/image/png", ImageResponseSerializer.Image.Format.png), ("/image/jpeg", .jpeg), ("/image/gif", .gif),
+            ("/image/webp", .webp),
         ] {
             let image = try await session.request(url(path)).serializingImage().value
             XCTAssertEqual(image.format, format, path)
@@ -123,7 +127,7 @@ final class ImageResponseSerializerEndToEndTests: ServerTestCase {
         let response = await session.request(url("/html")).serializingResponse(using: serializer).response
         XCTAssertEqual(response.error?.responseContentType, "text/html")
         XCTAssertNotNil(response.data)
-        let handled: AFDataResponse<Image> = await withCheckedContinuation { continuation in
+        let handled: AFDataResponse<ImageResponseSerializer.Image> = await withCheckedContinuation { continuation in
             session.request(url("/image/png")).responseImage(queue: .global()) { continuation.resume(returning: $0) }
         }
         XCTAssertEqual(handled.value?.format, .png)

@@ -9,7 +9,7 @@ import FoundationNetworking
 final class SessionURLSessionTests: ServerTestCase {
     func testTheURLSessionCarriesThisSessionsConfigurationObjects() async throws {
         let storage = try XCTUnwrap(URLSessionConfiguration.ephemeral.httpCookieStorage)
-        let cache = HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0)
+        let cache = Session.HTTPCache(memoryCapacity: 1 << 20, diskCapacity: 0)
         let configuration = URLSessionConfiguration.af.default
         configuration.httpCookieStorage = storage
         configuration.urlCache = cache

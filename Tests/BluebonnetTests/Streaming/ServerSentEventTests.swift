@@ -10,10 +10,10 @@ import FoundationNetworking
 final class ServerSentEventTests: ServerTestCase {
     /// Parses `chunks` in order.
     private func parse(_ chunks: [String], lastEventID: String? = nil) throws -> (
-        events: [ServerSentEvent], parser: ServerSentEventParser
+        events: [DataStreamRequest.ServerSentEvent], parser: ServerSentEventParser
     ) {
         var parser = ServerSentEventParser(lastEventID: lastEventID)
-        var events: [ServerSentEvent] = []
+        var events: [DataStreamRequest.ServerSentEvent] = []
         for chunk in chunks { events += try parser.parse(Data(chunk.utf8)) }
         return (events, parser)
     }
@@ -21,27 +21,29 @@ final class ServerSentEventTests: ServerTestCase {
     func testTheSpecificationsExamples() throws {
         // "data: YHOO\ndata: +2\ndata: 10\n\n" is one message whose data has two line feeds.
         XCTAssertEqual(
-            try parse(["data: YHOO\ndata: +2\ndata: 10\n\n"]).events, [ServerSentEvent(data: "YHOO\n+2\n10")])
+            try parse(["data: YHOO\ndata: +2\ndata: 10\n\n"]).events,
+            [DataStreamRequest.ServerSentEvent(data: "YHOO\n+2\n10")])
         // A comment, an event with an id, one without (the id persists), and an event that resets the id.
         let stream = ": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n\n"
         XCTAssertEqual(
             try parse([stream]).events,
             [
-                ServerSentEvent(data: "first event", lastEventID: "1"),
-                ServerSentEvent(data: "second event", lastEventID: ""),
-                ServerSentEvent(data: " third event", lastEventID: ""),
+                DataStreamRequest.ServerSentEvent(data: "first event", lastEventID: "1"),
+                DataStreamRequest.ServerSentEvent(data: "second event", lastEventID: ""),
+                DataStreamRequest.ServerSentEvent(data: " third event", lastEventID: ""),
             ])
         // Two events: the first with empty data, the second with "\n"; the unterminated last block is discarded.
         XCTAssertEqual(
-            try parse(["data\n\ndata\ndata\n\ndata:"]).events, [ServerSentEvent(data: ""), ServerSentEvent(data: "\n")])
+            try parse(["data\n\ndata\ndata\n\ndata:"]).events,
+            [DataStreamRequest.ServerSentEvent(data: ""), DataStreamRequest.ServerSentEvent(data: "\n")])
         // "test" either way: the space after the colon is dropped once.
         XCTAssertEqual(
             try parse(["data:test\n\ndata: test\n\n"]).events,
-            [ServerSentEvent(data: "test"), ServerSentEvent(data: "test")])
+            [DataStreamRequest.ServerSentEvent(data: "test"), DataStreamRequest.ServerSentEvent(data: "test")])
     }
 
     func testLineEndingsAndTheBOMInAnyChunking() throws {
-        let expected = [ServerSentEvent(type: "update", data: "a\nb", lastEventID: "7")]
+        let expected = [DataStreamRequest.ServerSentEvent(type: "update", data: "a\nb", lastEventID: "7")]
         let text = "\u{FEFF}event: update\r\nid: 7\rdata: a\r\ndata: b\n\r\n"
         XCTAssertEqual(try parse([text]).events, expected)
         // Every split point, including inside the BOM and between a CR and its LF.
@@ -60,7 +62,7 @@ final class ServerSentEventTests: ServerTestCase {
             ["id: a\u{0}b\nretry: 12x\nretry: 250\nevent: only\n\nunknown: 1\nDATA: no\ndata: yes\n\n"],
             lastEventID: "start")
         XCTAssertEqual(
-            events, [ServerSentEvent(data: "yes", lastEventID: "start")],
+            events, [DataStreamRequest.ServerSentEvent(data: "yes", lastEventID: "start")],
             "an id with NUL is ignored; an event without data is not dispatched")
         XCTAssertEqual(parser.reconnectionTime, 250)
         XCTAssertEqual(try parse(["retry: 40\ndata: x\n\n"]).events.first?.retry, 40)
@@ -76,18 +78,20 @@ final class ServerSentEventTests: ServerTestCase {
     }
 
     func testStreamingServerSentEventsFromTheTestServer() async throws {
-        var events: [ServerSentEvent] = []
+        var events: [DataStreamRequest.ServerSentEvent] = []
         for await stream in session.streamRequest(url("/sse?count=3&crlf=1")).streamTask().streamingServerSentEvents() {
             if case let .stream(result) = stream.event { events.append(try result.get()) }
         }
         XCTAssertEqual(
             events,
-            (0..<3).map { ServerSentEvent(type: "tick", data: "line one \($0)\nline two", lastEventID: "\($0)") })
+            (0..<3).map {
+                DataStreamRequest.ServerSentEvent(type: "tick", data: "line one \($0)\nline two", lastEventID: "\($0)")
+            })
     }
 
     func testTheResponseHandlerDeliversEvents() async throws {
         let done = expectation(description: "complete")
-        let events = Recorder<ServerSentEvent>()
+        let events = Recorder<DataStreamRequest.ServerSentEvent>()
         session.streamRequest(url("/sse?count=2")).responseStreamServerSentEvents(on: DispatchQueue(label: "sse")) {
             stream in
             switch stream.event {
@@ -156,30 +160,33 @@ final class ServerSentEventTests: ServerTestCase {
         let (_, parser) = try parse(["retry: 99999999999999999\n\n"])
         XCTAssertEqual(parser.reconnectionTime, 99_999_999_999_999_999)
         XCTAssertEqual(
-            EventSource.reconnectionDelay(serverMilliseconds: parser.reconnectionTime, otherwise: 3),
-            EventSource.maximumReconnectionTime)
+            DataStreamRequest.EventSource.reconnectionDelay(serverMilliseconds: parser.reconnectionTime, otherwise: 3),
+            DataStreamRequest.EventSource.maximumReconnectionTime)
         XCTAssertEqual(
-            EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: .infinity),
-            EventSource.maximumReconnectionTime)
+            DataStreamRequest.EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: .infinity),
+            DataStreamRequest.EventSource.maximumReconnectionTime)
         XCTAssertEqual(
-            EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: -5), EventSource.minimumReconnectionTime)
-        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 750, otherwise: 3), 0.75)
+            DataStreamRequest.EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: -5),
+            DataStreamRequest.EventSource.minimumReconnectionTime)
+        XCTAssertEqual(DataStreamRequest.EventSource.reconnectionDelay(serverMilliseconds: 750, otherwise: 3), 0.75)
     }
 
     /// Issue 24 (6): `retry: 0` from a server that closes at once made 400–600 connections a second.
     func testRetryZeroHasAFloorAndConnectionsThatEndAtOnceBackOff() {
-        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 0, otherwise: 3), 0.5)
-        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: 250, otherwise: 3), 0.5)
-        XCTAssertEqual(EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: .nan), 0.5)
+        XCTAssertEqual(DataStreamRequest.EventSource.reconnectionDelay(serverMilliseconds: 0, otherwise: 3), 0.5)
+        XCTAssertEqual(DataStreamRequest.EventSource.reconnectionDelay(serverMilliseconds: 250, otherwise: 3), 0.5)
+        XCTAssertEqual(DataStreamRequest.EventSource.reconnectionDelay(serverMilliseconds: nil, otherwise: .nan), 0.5)
         let waits = (0...10).map {
-            EventSource.reconnectionDelay(serverMilliseconds: 0, otherwise: 3, emptyConnections: $0)
+            DataStreamRequest.EventSource.reconnectionDelay(serverMilliseconds: 0, otherwise: 3, emptyConnections: $0)
         }
         XCTAssertEqual(waits, [0.5, 0.5, 1, 2, 4, 8, 16, 32, 60, 60, 60])
         XCTAssertEqual(
-            EventSource.reconnectionDelay(serverMilliseconds: 120_000, otherwise: 3, emptyConnections: 5), 120,
+            DataStreamRequest.EventSource.reconnectionDelay(
+                serverMilliseconds: 120_000, otherwise: 3, emptyConnections: 5), 120,
             "a longer retry is never shortened by the back-off's cap")
         XCTAssertEqual(
-            EventSource.reconnectionDelay(serverMilliseconds: 0, otherwise: 3, emptyConnections: Int.max), 60)
+            DataStreamRequest.EventSource.reconnectionDelay(
+                serverMilliseconds: 0, otherwise: 3, emptyConnections: Int.max), 60)
     }
 
     func testAServerThatSendsRetryZeroAndClosesIsNotHammered() async throws {
