@@ -79,6 +79,9 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         }
         guard let idleWatch, let idleTimeout, let start else { return }
         idleWatch.watch(self, until: start + idleTimeout)
+        // An attempt that ended between the check above and joining left before it joined: leave again, rather than
+        // stay in the table (holding the request) until the timer next fires.
+        if state.read({ $0.completed }) { idleWatch.unwatch(self) }
     }
 
     /// Ends the attempt with the task's own failure if AsyncHTTPClient never tells the delegate: it fails a request
