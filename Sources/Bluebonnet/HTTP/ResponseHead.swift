@@ -8,7 +8,7 @@ import FoundationNetworking
 /// gets the same object. FoundationNetworking's initialiser re-reads every field (title-casing each name, comparing
 /// it with `WWW-Authenticate`, then looking up three fields by lowercasing every key), which costs a small request
 /// more than anything else it does; a request whose caller only wants the body never pays it.
-final class ResponseHead: Sendable {
+@_spi(Transport) public final class ResponseHead: Sendable {
     /// The URL the response answers.
     let url: URL
     /// The status code.
@@ -21,7 +21,9 @@ final class ResponseHead: Sendable {
     private let built: Protected<HTTPURLResponse?>
 
     /// A head the engine received.
-    init(url: URL, statusCode: Int, httpVersion: String, fields: [(name: String, value: String)]) {
+    @_spi(Transport) public init(
+        url: URL, statusCode: Int, httpVersion: String, fields: [(name: String, value: String)]
+    ) {
         self.url = url
         self.statusCode = statusCode
         self.httpVersion = httpVersion

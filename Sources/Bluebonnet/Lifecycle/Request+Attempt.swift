@@ -462,17 +462,17 @@ extension Request {
 
 // MARK: - Transport events
 
-extension Request: TransportSink {
-    func transportWillServeFromCache() {
+@_spi(Transport) extension Request: TransportSink {
+    @_spi(Transport) public func transportWillServeFromCache() {
         mutableState.write { $0.metrics.updateHop { $0.fetchType = .localCache } }
     }
 
-    func transportDidSendRequestHead() {
+    @_spi(Transport) public func transportDidSendRequestHead() {
         let now = Timeline.now()
         mutableState.write { $0.metrics.updateHop { $0.requestStartTime = now } }
     }
 
-    func transportDidReceiveResponse(
+    @_spi(Transport) public func transportDidReceiveResponse(
         _ response: ResponseHead, expectedBodyLength expected: Int64, encodedBodyLength: Int64??,
         protocolName: String, setCookieFields: [String]
     ) -> TransportHeadReply {
@@ -556,14 +556,14 @@ extension Request: TransportSink {
         return context.followers.contains { $0.considers(status: status) && $0.mayFollow(facts) }
     }
 
-    func transportDidSendBodyBytes(_ count: Int) {
+    @_spi(Transport) public func transportDidSendBodyBytes(_ count: Int) {
         updateProgress(.upload) { state in
             state.progress.upload.completed += Int64(count)
             state.metrics.updateHop { $0.requestBodyBytesSent += Int64(count) }
         }
     }
 
-    func transportDidSendRequest(hadBody: Bool) {
+    @_spi(Transport) public func transportDidSendRequest(hadBody: Bool) {
         let now = Timeline.now()
         // The total of a body of unknown length is known now, for `uploadProgress`; the handlers are not called for
         // it, as Alamofire reports progress per chunk sent only.
@@ -575,14 +575,14 @@ extension Request: TransportSink {
         }
     }
 
-    func transportDidReceiveBodyBytes(_ count: Int) {
+    @_spi(Transport) public func transportDidReceiveBodyBytes(_ count: Int) {
         updateProgress(.download) { state in
             state.progress.download.completed += Int64(count)
             state.metrics.updateHop { $0.responseBodyBytesDecoded += Int64(count) }
         }
     }
 
-    func transportDidReceiveBodyChunk(_ chunk: Data, readiness: TransportReadiness) {
+    @_spi(Transport) public func transportDidReceiveBodyChunk(_ chunk: Data, readiness: TransportReadiness) {
         guard let consumer = bodyConsumer else {
             readiness.fail(.explicitlyCancelled)
             return
@@ -590,7 +590,7 @@ extension Request: TransportSink {
         consumer.consume(chunk, readiness: readiness)
     }
 
-    func transportDidComplete(body: Data, error: AFError?) {
+    @_spi(Transport) public func transportDidComplete(body: Data, error: AFError?) {
         // Only a request with a consumer can have streamed, so a `DataRequest` takes no lock here.
         if let consumer = bodyConsumer, mutableState.read({ $0.machine.hop?.streamsBody ?? false }) {
             // The consumer finishes what it holds (writes, moves the file) before the hop is weighed.

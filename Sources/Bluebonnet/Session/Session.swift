@@ -279,9 +279,9 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
         made?.finishTasksAndInvalidate()
     }
 
-    /// The engine a `Session` made inside `withTransport(_:make:)` uses instead of AsyncHTTPClient: a test double that
-    /// orders events exactly (the lifecycle race tests' scripted transport). A task-local, so a public initializer
-    /// keeps Alamofire's signature and nothing else can reach it.
+    /// The engine a `Session` made inside `withTransport(_:make:)` uses instead of AsyncHTTPClient (`BluebonnetTesting`'s
+    /// `StubTransport`, which orders events exactly). A task-local, so every public initializer keeps Alamofire's
+    /// signature and the engine seam stays out of the API an app sees.
     @TaskLocal static var injectedTransport: (any HTTPTransport)?
 
     /// Makes a `Session` on `transport` instead of AsyncHTTPClient.
@@ -290,7 +290,7 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
     ///   - transport: The engine.
     ///   - make:      Makes the session with any of the public initializers.
     /// - Returns: The session.
-    static func withTransport(_ transport: any HTTPTransport, make: () -> Session) -> Session {
+    @_spi(Transport) public static func withTransport(_ transport: any HTTPTransport, make: () -> Session) -> Session {
         $injectedTransport.withValue(transport) { make() }
     }
 

@@ -5,11 +5,14 @@ import FoundationNetworking
 #endif
 
 /// What a `Request` hands to the transport for one attempt (one hop of a redirect chain).
-struct TransportRequest: Sendable {
+///
+/// Part of the engine seam that `BluebonnetTesting`'s `StubTransport` plugs into (`@_spi(Transport)`), not of the
+/// API an app uses.
+@_spi(Transport) public struct TransportRequest: Sendable {
     /// The request as the user made it.
-    var urlRequest: URLRequest
+    public var urlRequest: URLRequest
     /// The header fields as they go on the wire: the request's, then the session's it does not override; validated.
-    var headers: [(name: String, value: String)]
+    public var headers: [(name: String, value: String)]
     /// Idle time allowed between reads, when tighter than the session's.
     var idleTimeout: TimeInterval?
     /// Absolute time by which the whole request (every hop) must end.
@@ -32,7 +35,7 @@ struct TransportRequest: Sendable {
 /// retry decision, event monitors, progress handlers) or touches the file system hops to the request's
 /// `underlyingQueue`, `serializationQueue`, the monitor's or handler's own queue, or NIO's thread pool.
 /// `InterceptorTests.testNoUserClosureRunsOnAnEventLoop` checks it for each kind of user closure.
-protocol TransportSink: AnyObject, Sendable {
+@_spi(Transport) public protocol TransportSink: AnyObject, Sendable {
     /// The engine wrote the request head.
     func transportDidSendRequestHead()
     /// The head of the response arrived.
@@ -68,11 +71,11 @@ protocol TransportSink: AnyObject, Sendable {
 }
 
 extension TransportSink {
-    func transportWillServeFromCache() {}
+    @_spi(Transport) public func transportWillServeFromCache() {}
 }
 
 /// What a sink says of a response head.
-struct TransportHeadReply: Sendable {
+@_spi(Transport) public struct TransportHeadReply: Sendable {
     /// Whether the body streams to `transportDidReceiveBodyChunk(_:readiness:)` as it arrives, with no limit on its
     /// size, rather than being gathered for `transportDidComplete(body:error:)`.
     var streamsBody: Bool
@@ -86,7 +89,7 @@ struct TransportHeadReply: Sendable {
 }
 
 /// A running attempt.
-protocol TransportTask: Sendable {
+@_spi(Transport) public protocol TransportTask: Sendable {
     /// Stops the attempt; the sink then completes with a cancellation error.
     func cancel()
     /// Stops reading the response body (back-pressure) until `resume()`.
@@ -103,7 +106,7 @@ struct CompletedTransportTask: TransportTask {
 }
 
 /// The engine underneath a `Session`.
-protocol HTTPTransport: Sendable {
+@_spi(Transport) public protocol HTTPTransport: Sendable {
     /// Starts one attempt.
     func execute(_ request: TransportRequest, sink: any TransportSink) -> any TransportTask
     /// Releases connections and threads; in-flight attempts fail.

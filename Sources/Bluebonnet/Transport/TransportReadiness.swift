@@ -9,7 +9,7 @@ protocol ReadinessTarget: Sendable {
 
 /// The engine's wait for a consumer to take more of a streamed body: `ready()` lets it read on, `fail(_:)` ends the
 /// attempt with an error. The first call wins; later ones are ignored, so a consumer may call from any path.
-final class TransportReadiness: Sendable {
+@_spi(Transport) public final class TransportReadiness: Sendable {
     private struct Callback: ReadinessTarget {
         let body: @Sendable (AFError?) -> Void
         func settle(_ error: AFError?) { body(error) }

@@ -5,7 +5,7 @@ import NIOWebSocket
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import Bluebonnet
+@_spi(Transport) @testable import Bluebonnet
 
 /// An open WebSocket's frame handling on an `EmbeddedChannel`, fed raw bytes as a server would send them: what the
 /// sink is told, what is written back, and whether reads are asked for. For the frame tests and the fuzz target

@@ -1,11 +1,12 @@
 @testable import Bluebonnet
+import BluebonnetTesting
 import Foundation
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// Lifecycle races with every event in an order the test names, on the scripted engine.
+/// Lifecycle races with every event in an order the test names, on `BluebonnetTesting`'s `StubTransport`.
 final class ScriptedLifecycleTests: XCTestCase {
     let url = "http://scripted.invalid/resource"
     let queue = DispatchQueue(label: "scripted.lifecycle")
@@ -50,7 +51,7 @@ final class ScriptedLifecycleTests: XCTestCase {
     // MARK: - Cancel racing completion
 
     func testCompletionBeforeCancelKeepsTheResult() async {
-        let transport = ScriptedTransport()
+        let transport = StubTransport()
         let session = transport.session()
         let request = session.request(url)
         let response = request.serializingString()
@@ -64,7 +65,7 @@ final class ScriptedLifecycleTests: XCTestCase {
     }
 
     func testCancelBeforeCompletionWinsEvenWhenTheBodyArrivesAfter() async {
-        let transport = ScriptedTransport()
+        let transport = StubTransport()
         let session = transport.session()
         let request = session.request(url)
         let response = request.serializingString()
@@ -97,7 +98,7 @@ final class ScriptedLifecycleTests: XCTestCase {
     }
 
     func testACancelThatRacesTheCompletionReportsTheCancelledTaskOnceBeforeItCompletes() async {
-        let transport = ScriptedTransport()
+        let transport = StubTransport()
         let monitor = TaskEvents()
         let session = transport.session(eventMonitors: [monitor])
         let request = session.request(url)
@@ -112,7 +113,7 @@ final class ScriptedLifecycleTests: XCTestCase {
     }
 
     func testACancelAfterTheCompletionReportsNoTaskCancel() async {
-        let transport = ScriptedTransport()
+        let transport = StubTransport()
         let monitor = TaskEvents()
         let session = transport.session(eventMonitors: [monitor])
         let request = session.request(url)
@@ -126,7 +127,7 @@ final class ScriptedLifecycleTests: XCTestCase {
     }
 
     func testATaskSuspendedAndResumedReportsBoth() async {
-        let transport = ScriptedTransport()
+        let transport = StubTransport()
         let monitor = TaskEvents()
         let session = transport.session(eventMonitors: [monitor])
         let request = session.request(url)
@@ -142,7 +143,7 @@ final class ScriptedLifecycleTests: XCTestCase {
     }
 
     func testARetryMakesATaskPerAttemptAndAMetricsEntryPerAttempt() async {
-        let transport = ScriptedTransport()
+        let transport = StubTransport()
         let monitor = TaskEvents()
         let retryOnce = Retrier { request, _, _, completion in completion(request.retryCount < 1 ? .retry : .doNotRetry)
         }
@@ -161,7 +162,7 @@ final class ScriptedLifecycleTests: XCTestCase {
     // MARK: - Cancel during decisions
 
     func testCancelDuringARedirectDecisionEndsTheRequestAndTheLateDecisionIsDropped() async {
-        let transport = ScriptedTransport()
+        let transport = StubTransport()
         let held = Held<URLRequest?>()
         let session = transport.session(redirectHandler: HeldRedirect(held: held))
         let request = session.request(url)
@@ -180,7 +181,7 @@ final class ScriptedLifecycleTests: XCTestCase {
     }
 
     func testCancelDuringARetryDecisionEndsTheRequestAndTheLateRetryIsDropped() async {
-        let transport = ScriptedTransport()
+        let transport = StubTransport()
         let held = Held<RetryResult>()
         let session = transport.session(interceptor: HeldRetrier(held: held))
         let request = session.request(url)
@@ -198,7 +199,7 @@ final class ScriptedLifecycleTests: XCTestCase {
     }
 
     func testCancelDuringARetryDelayEndsTheRequestAtOnce() async {
-        let transport = ScriptedTransport()
+        let transport = StubTransport()
         let session = transport.session(interceptor: Retrier { _, _, _, completion in completion(.retryWithDelay(30)) })
         let request = session.request(url)
         let response = request.serializingData()
@@ -216,7 +217,7 @@ final class ScriptedLifecycleTests: XCTestCase {
     // MARK: - Suspend and resume
 
     func testSuspendBeforeTheRequestIsMadeStartsNothingUntilResume() async throws {
-        let transport = ScriptedTransport()
+        let transport = StubTransport()
         let session = transport.session(startRequestsImmediately: false)
         let request = session.request(url)
         request.suspend()
@@ -237,7 +238,7 @@ final class ScriptedLifecycleTests: XCTestCase {
     // MARK: - Handlers
 
     func testHandlersAddedBeforeDuringAndAfterCompletionEachRunOnceInOrder() async {
-        let transport = ScriptedTransport()
+        let transport = StubTransport()
         let session = transport.session()
         let request = session.request(url)
         let order = Recorder<Int>()
@@ -265,7 +266,7 @@ final class ScriptedLifecycleTests: XCTestCase {
     }
 
     func testARequestResumedWithoutHandlersFinishes() async throws {
-        let transport = ScriptedTransport()
+        let transport = StubTransport()
         let session = transport.session()
         let request = session.request(url).resume()
         await transport.attempt(1).succeed()
@@ -276,7 +277,7 @@ final class ScriptedLifecycleTests: XCTestCase {
     // MARK: - Retries on the scripted engine
 
     func testARetryMakesTheURLRequestAgainAndRunsTheAdapterAgain() async {
-        let transport = ScriptedTransport()
+        let transport = StubTransport()
         let adapted = Recorder<Int>()
         let interceptor = Interceptor(
             adaptHandler: { request, _, completion in
@@ -298,12 +299,12 @@ final class ScriptedLifecycleTests: XCTestCase {
         let result = await response.response
         XCTAssertEqual(result.data, Data("third".utf8))
         XCTAssertEqual(request.retryCount, 2)
-        XCTAssertEqual(third.request.urlRequest.value(forHTTPHeaderField: "X-Attempt"), "3")
+        XCTAssertEqual(third.urlRequest.value(forHTTPHeaderField: "X-Attempt"), "3")
         XCTAssertEqual(request.requests.count, 6, "each attempt records its initial and its adapted URLRequest")
     }
 
     func testAStreamBodyCannotBeReplayedOnRetry() async {
-        let transport = ScriptedTransport()
+        let transport = StubTransport()
         let session = transport.session(
             interceptor: Retrier { request, _, _, completion in
                 completion(request.retryCount < 1 ? .retry : .doNotRetry)

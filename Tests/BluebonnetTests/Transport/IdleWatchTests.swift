@@ -1,4 +1,4 @@
-@testable import Bluebonnet
+@_spi(Transport) @testable import Bluebonnet
 import BluebonnetTestServer
 import Foundation
 import XCTest

@@ -4,7 +4,7 @@ import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import Bluebonnet
+@_spi(Transport) @testable import Bluebonnet
 
 /// The frame handling on its own, byte by byte: what a server's frames make of the socket, and when it is read.
 final class WebSocketFrameTests: XCTestCase {
