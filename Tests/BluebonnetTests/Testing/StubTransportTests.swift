@@ -8,18 +8,20 @@ import FoundationNetworking
 
 /// `StubTransport` as a user's tests use it: public API only (no `@testable`), the engine events in the test's order.
 final class StubTransportTests: XCTestCase {
-    func testACancelBeforeTheBodyWinsAndReachesTheAttempt() async {
+    func testWhatTheRequestDoesReachesTheAttemptInOrder() async throws {
         let transport = StubTransport()
         let session = transport.session()
         let request = session.request("https://api.example.com/user")
         let response = request.serializingString()
         let attempt = await transport.attempt(1)
-        attempt.respond()
+        request.suspend()
+        request.resume()
+        attempt.respond(headers: ["Content-Type": "text/plain"])
+        attempt.complete(body: Data("bonnet".utf8))
+        let value = try await response.value
+        XCTAssertEqual(value, "bonnet")
         request.cancel()
-        attempt.complete(body: Data("late".utf8))
-        let result = await response.response
-        XCTAssertEqual(result.error?.isExplicitlyCancelledError, true)
-        XCTAssertEqual(attempt.taskCalls, ["cancel"])
+        XCTAssertEqual(attempt.taskCalls, ["suspend", "resume"], "a cancel after the end does not reach the attempt")
     }
 
     func testEachHopIsAnAttemptWithTheRequestAsSent() async throws {
