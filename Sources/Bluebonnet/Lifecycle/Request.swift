@@ -106,7 +106,7 @@ public class Request: @unchecked Sendable {
     let observer: (any RequestObserving)?
 
     init(
-        id: UUID = UUID(),
+        id: UUID = .random(),
         underlyingQueue: DispatchQueue,
         serializationQueue: DispatchQueue,
         eventMonitor: (any EventMonitor)?,
