@@ -24,18 +24,20 @@ final class IdleWatchTests: FaultServerTestCase {
         try await super.tearDown()
     }
 
-    private func start(_ path: String, idleTimeout: TimeInterval? = nil) -> (CompletionSink, any TransportTask) {
-        Self.start(faults.url(path), on: transport, idleTimeout: idleTimeout)
+    private func start(
+        _ path: String, idleTimeout: TimeInterval? = nil, deadline: Date? = nil
+    ) -> (CompletionSink, any TransportTask) {
+        Self.start(faults.url(path), on: transport, idleTimeout: idleTimeout, deadline: deadline)
     }
 
     private static func start(
-        _ url: URL, on transport: AsyncHTTPClientTransport, idleTimeout: TimeInterval? = nil
+        _ url: URL, on transport: AsyncHTTPClientTransport, idleTimeout: TimeInterval? = nil, deadline: Date? = nil
     ) -> (CompletionSink, any TransportTask) {
         let sink = CompletionSink()
         let request = TransportRequest(
             // The fault server answers one request a connection.
             urlRequest: URLRequest(url: url), headers: [(name: "Connection", value: "close")], idleTimeout: idleTimeout,
-            deadline: nil,
+            deadline: deadline,
             maximumBodySize: nil, logger: nil)
         return (sink, transport.execute(request, sink: sink))
     }
@@ -94,6 +96,25 @@ final class IdleWatchTests: FaultServerTestCase {
             }
         }
         XCTAssertEqual(transport.idleWatch.watchedCount, 0)
+    }
+
+    func testTheResourceDeadlineEndsAnAttemptThatIsNeverIdle() async {
+        // A byte every 100 ms keeps the 30 s idle timeout away; the request's deadline 0.6 s on still ends it.
+        let started = Date()
+        let (sink, _) = start("/drip?bytes=100&interval_ms=100", deadline: started.addingTimeInterval(0.6))
+        assertTimedOut(await sink.completion())
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertGreaterThanOrEqual(elapsed, 0.55)
+        XCTAssertLessThan(elapsed, 2)
+    }
+
+    func testTheResourceDeadlineHoldsForASuspendedAttempt() async {
+        // A suspended attempt is not idle, but the whole request's deadline is the caller's own limit.
+        let started = Date()
+        let (sink, task) = start("/drip?bytes=6&interval_ms=100", deadline: started.addingTimeInterval(0.5))
+        task.suspend()
+        assertTimedOut(await sink.completion())
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
     }
 
     func testASuspendedAttemptIsNotIdle() async {

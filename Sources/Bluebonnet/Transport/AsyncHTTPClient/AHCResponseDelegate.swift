@@ -35,6 +35,8 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     private let url: URL
     private let sink: any TransportSink
     private let idleTimeout: TimeAmount?
+    /// When the whole request (every hop) must have ended: `timeoutIntervalForResource`.
+    private let resourceDeadline: NIODeadline?
     /// The engine's idle timer, which watches this attempt once it is attached.
     private let idleWatch: IdleWatch?
     /// Whether the request streams a body whose end the sink wants to hear of.
@@ -51,7 +53,8 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     private let proxy: HTTPClient.Configuration.Proxy?
 
     init(
-        url: URL, sink: any TransportSink, idleTimeout: TimeInterval?, idleWatch: IdleWatch?, hasUploadBody: Bool,
+        url: URL, sink: any TransportSink, idleTimeout: TimeInterval?, resourceDeadline: NIODeadline?,
+        idleWatch: IdleWatch?, hasUploadBody: Bool,
         maximumBodySize: Int64?, method: String, trust: ServerTrustEnforcer? = nil,
         proxy: HTTPClient.Configuration.Proxy? = nil
     ) {
@@ -63,7 +66,8 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         self.maximumBodySize = maximumBodySize
         expectsBody = !method.equalsIgnoringCase("HEAD")
         self.idleTimeout = idleTimeout.map(AsyncHTTPClientTransport.timeAmount)
-        self.idleWatch = idleTimeout == nil ? nil : idleWatch
+        self.resourceDeadline = resourceDeadline
+        self.idleWatch = idleTimeout == nil && resourceDeadline == nil ? nil : idleWatch
     }
 
     /// The error that ends a response whose body outgrows `limit`.
@@ -77,8 +81,9 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             state.task = task
             return state.completed ? nil : state.lastActivity
         }
-        guard let idleWatch, let idleTimeout, let start else { return }
-        idleWatch.watch(self, until: start + idleTimeout)
+        guard let idleWatch, let start, let first = Self.earliest(idleTimeout.map { start + $0 }, resourceDeadline)
+        else { return }
+        idleWatch.watch(self, until: first)
         // An attempt that ended between the check above and joining left before it joined: leave again, rather than
         // stay in the table (holding the request) until the timer next fires.
         if state.read({ $0.completed }) { idleWatch.unwatch(self) }
@@ -90,21 +95,32 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         task.futureResult.whenFailure { [self] error in fail(with: error) }
     }
 
-    /// Asked by the idle timer: cancels the attempt when nothing was sent or received for its timeout, else says
-    /// when that could next be; `nil` once the attempt ended (or was just cancelled) and needs no more watching.
-    /// Neither a suspended request nor one whose consumer holds a chunk is idle: their wait is not the server's.
+    /// Asked by the engine's timer: cancels the attempt when nothing was sent or received for its idle timeout, or
+    /// when the request's resource deadline passed, else says when either could next be; `nil` once the attempt ended
+    /// (or was just cancelled) and needs no more watching. Neither a suspended request nor one whose consumer holds a
+    /// chunk is idle: their wait is not the server's (the resource deadline still holds).
     func idleDeadline(now: NIODeadline) -> NIODeadline? {
-        guard let idleTimeout else { return nil }
         let (deadline, expiredTask) = state.write { state -> (NIODeadline?, HTTPClient.Task<Void>?) in
             guard !state.completed else { return (nil, nil) }
-            guard !state.suspended, !state.awaitingConsumer else { return (now + idleTimeout, nil) }
-            let deadline = state.lastActivity + idleTimeout
+            let idle: NIODeadline? = idleTimeout.map { timeout in
+                state.suspended || state.awaitingConsumer ? now + timeout : state.lastActivity + timeout
+            }
+            guard let deadline = Self.earliest(idle, resourceDeadline) else { return (nil, nil) }
             guard deadline <= now else { return (deadline, nil) }
             state.timedOut = true
             return (nil, state.task)
         }
         expiredTask?.cancel()
         return deadline
+    }
+
+    private static func earliest(_ first: NIODeadline?, _ second: NIODeadline?) -> NIODeadline? {
+        switch (first, second) {
+        case let (first?, second?): min(first, second)
+        case let (first?, nil): first
+        case let (nil, second?): second
+        case (nil, nil): nil
+        }
     }
 
     func suspend() {

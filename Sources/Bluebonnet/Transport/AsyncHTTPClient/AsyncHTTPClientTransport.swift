@@ -187,8 +187,12 @@ final class AsyncHTTPClientTransport: HTTPTransport {
             for (name, value) in request.headers { headers.add(name: name, value: value) }
             let methodName = urlRequest.httpMethod ?? "GET"
             let method = NIOHTTP1.HTTPMethod(rawValue: methodName)
+            // The resource deadline is kept by the engine's one timer with the idle timeout, not handed to
+            // AsyncHTTPClient, which would arm a timer of its own on an event loop from this thread (waking it).
+            let resourceDeadline = request.deadline.map { NIODeadline.now() + Self.timeAmount($0.timeIntervalSinceNow) }
             delegate = AHCResponseDelegate(
-                url: url, sink: sink, idleTimeout: request.idleTimeout ?? requestTimeout, idleWatch: idleWatch,
+                url: url, sink: sink, idleTimeout: request.idleTimeout ?? requestTimeout,
+                resourceDeadline: resourceDeadline, idleWatch: idleWatch,
                 hasUploadBody: request.body != nil,
                 maximumBodySize: request.maximumBodySize, method: methodName, trust: enforcer,
                 proxy: proxies?.proxy(for: url))
@@ -202,11 +206,10 @@ final class AsyncHTTPClientTransport: HTTPTransport {
             sink.transportDidComplete(body: Data(), error: TransportErrorMapper.afError(from: error))
             return CompletedTransportTask()
         }
-        let deadline = request.deadline.map { NIODeadline.now() + Self.timeAmount($0.timeIntervalSinceNow) }
         // `.indifferent`, measured: pinning delegate and channel to one loop (`.delegateAndChannel`) halves W2's
         // throughput, because the pool must then open and balance connections per loop.
         let task = client.execute(
-            request: ahcRequest, delegate: delegate, eventLoop: .indifferent, deadline: deadline, logger: request.logger
+            request: ahcRequest, delegate: delegate, eventLoop: .indifferent, deadline: nil, logger: request.logger
         )
         delegate.attach(task)
         // Checked after `execute`: a client that refused the request was shutting down, and the flag was set
