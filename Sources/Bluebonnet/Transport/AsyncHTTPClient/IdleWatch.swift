@@ -1,14 +1,16 @@
 import NIOCore
 
-/// The idle timeout (`timeoutIntervalForRequest`) of every request of one engine, kept by one NIO timer.
+/// The idle timeout (`timeoutIntervalForRequest`) and the resource deadline (`timeoutIntervalForResource`) of every
+/// request of one engine, kept by one NIO timer.
 ///
-/// Each request used to arm a timer of its own when it started and cancel it when it ended: two trips through an
-/// event loop's task queue a request, the first from the caller's thread, which woke the loop for nothing. Here a
-/// request only joins a table under a lock, and the one timer is armed for the earliest moment any watched request
-/// could have been idle for its timeout. When it fires it asks each request: one idle that long is cancelled (its
-/// attempt fails as timed out), one that finished leaves, and the timer is armed again for the earliest of the
-/// others. A timeout is thus met at its moment, as with a timer per request; the timer is re-armed from the calling
-/// thread only when a request's deadline comes before the one armed (a tighter `timeoutInterval`).
+/// Each request used to arm a timer of its own when it started and cancel it when it ended (and AsyncHTTPClient a
+/// second one for the deadline): trips through an event loop's task queue, the first from the caller's thread, which
+/// woke the loop for nothing. Here a request only joins a table under a lock, and the one timer is armed for the
+/// earliest moment any watched request could time out. When it fires it asks each request: one idle that long, or
+/// past its deadline, is cancelled (its attempt fails as timed out), one that finished leaves, and the timer is armed
+/// again for the earliest of the others. A timeout is thus met at its moment, as with a timer per request; the timer
+/// is re-armed from the calling thread only when a request's deadline comes before the one armed (a tighter
+/// `timeoutInterval`).
 final class IdleWatch: Sendable {
     private struct State {
         var watched: [ObjectIdentifier: AHCResponseDelegate] = [:]
