@@ -77,6 +77,20 @@ final class IdleWatchTests: FaultServerTestCase {
         XCTAssertEqual(transport.idleWatch.watchedCount, 0)
     }
 
+    func testATimerThatFiresAtOnceDoesNotKeepLaterAttemptsFromArmingOne() async {
+        // A deadline already past fires on the loop while the arming thread is still recording the timer. Recorded
+        // after it fired, that timer looked armed forever, and a later attempt's timeout was never met (seen in
+        // Alamofire's `testThatDataRequestsCallRequestModifiersOnRetry`: a 1 ms timeout, then its retry).
+        for _ in 0..<20 {
+            let (expired, _) = start("/silent", deadline: Date())
+            assertTimedOut(await expired.completion())
+            let started = Date()
+            let (later, _) = start("/silent", idleTimeout: 0.05)
+            assertTimedOut(await later.completion())
+            XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+        }
+    }
+
     func testEveryAttemptThatEndsLeavesTheWatch() async {
         // Successes, failures and cancellations, one after another and together.
         for path in ["/drip?bytes=4&interval_ms=1", "/head-then-close", "/chunked-malformed"] {

@@ -14,7 +14,9 @@ import NIOCore
 final class IdleWatch: Sendable {
     private struct State {
         var watched: [ObjectIdentifier: AHCResponseDelegate] = [:]
-        var armed: (deadline: NIODeadline, timer: Scheduled<Void>)?
+        /// The timer armed, by the arming it came from; `timer` is `nil` until `scheduleTask` has returned it.
+        var armed: (deadline: NIODeadline, arming: UInt64, timer: Scheduled<Void>?)?
+        var armings: UInt64 = 0
         var stopped = false
     }
 
@@ -49,7 +51,7 @@ final class IdleWatch: Sendable {
             state.stopped = true
             state.watched = [:]
             defer { state.armed = nil }
-            return state.armed?.timer
+            return state.armed?.timer ?? nil
         }
         timer?.cancel()
     }
@@ -60,21 +62,33 @@ final class IdleWatch: Sendable {
     }
 
     private func arm(at deadline: NIODeadline) {
-        let timer = eventLoop.scheduleTask(deadline: deadline) { [self] in sweep() }
-        let cancelled = state.write { state -> Scheduled<Void>? in
-            // Another thread armed an earlier timer meanwhile (or the watch stopped): this one is not needed.
-            if state.stopped { return timer }
-            if let armed = state.armed, armed.deadline <= deadline { return timer }
-            defer { state.armed = (deadline, timer) }
-            return state.armed?.timer
+        // The slot is taken before the timer is scheduled: a deadline already past fires at once on the loop, and
+        // its sweep must find its own arming there to clear, not leave a fired timer recorded as armed (which would
+        // keep every later request from arming one).
+        let reserved = state.write { state -> (arming: UInt64, replaced: Scheduled<Void>?)? in
+            guard !state.stopped else { return nil }
+            if let armed = state.armed, armed.deadline <= deadline { return nil }
+            state.armings += 1
+            defer { state.armed = (deadline, state.armings, nil) }
+            return (state.armings, state.armed?.timer)
         }
-        cancelled?.cancel()
+        guard let reserved else { return }
+        reserved.replaced?.cancel()
+        let timer = eventLoop.scheduleTask(deadline: deadline) { [self] in sweep(arming: reserved.arming) }
+        let kept = state.write { state -> Bool in
+            guard state.armed?.arming == reserved.arming else { return false }
+            state.armed?.timer = timer
+            return true
+        }
+        // It fired already (and cleared its slot), or an earlier one replaced it.
+        if !kept { timer.cancel() }
     }
 
     /// The timer fired: each request is asked whether it timed out, and the timer is armed for the next deadline.
-    private func sweep() {
+    private func sweep(arming: UInt64) {
         let delegates = state.write { state -> [AHCResponseDelegate] in
-            state.armed = nil
+            // A timer cancelled too late to stop it still sweeps (harmlessly), but frees only its own slot.
+            if state.armed?.arming == arming { state.armed = nil }
             return Array(state.watched.values)
         }
         let now = NIODeadline.now()
