@@ -271,9 +271,15 @@ extension BonnetProcessTests {
         ]
         for text in valid {
             let run = try bonnet(["-b", "--pretty=format", echo], stdin: Data(text.utf8))
-            let expected = try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)
-            let shown = try JSONSerialization.jsonObject(with: Data(run.output.utf8), options: .fragmentsAllowed)
-            XCTAssertEqual(String(describing: shown), String(describing: expected), text)
+            // Compared as canonical JSON (keys sorted): two equal dictionaries may describe their keys in different
+            // orders, which made this comparison flaky when it compared descriptions.
+            func canonical(_ json: String) throws -> String {
+                let object = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
+                let data = try JSONSerialization.data(
+                    withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
+                return String(decoding: data, as: UTF8.self)
+            }
+            XCTAssertEqual(try canonical(run.output), try canonical(text), text)
             XCTAssertTrue(run.output.hasSuffix("\n"), text)
         }
         XCTAssertEqual(
