@@ -3,7 +3,7 @@ import Foundation
 extension UUID {
     /// A random (version 4) UUID, as `UUID()` makes, from the standard library's system generator.
     ///
-    /// FoundationNetworking's `UUID()` on Linux opens `/dev/urandom`, reads 16 bytes and closes it, three system calls
+    /// Foundation's `UUID()` on Linux opens `/dev/urandom`, reads 16 bytes and closes it, three system calls
     /// and about 2.4 µs a UUID here; the system generator asks the kernel with `getrandom` (0.5 µs for two), and every
     /// request makes one for its `id`.
     static func random() -> UUID {
