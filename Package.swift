@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "BluebonnetTestServer", targets: ["BluebonnetTestServer"]),
         .library(name: "BluebonnetTesting", targets: ["BluebonnetTesting"]),
         .library(name: "BluebonnetTopLevelNames", targets: ["BluebonnetTopLevelNames"]),
+        .library(name: "BonnetKit", targets: ["BonnetKit"]),
         .executable(name: "bonnet", targets: ["bonnet"]),
     ],
     dependencies: [
@@ -93,12 +94,24 @@ let package = Package(
             path: "Tests/TopLevelNameFixtures",
             swiftSettings: noWarnings
         ),
+        // The command-line client's logic: options, the request plan, sending, printing, files. It links the library
+        // only (never the test server), and runs against a `Console`, so that tests run it in-process.
+        .target(
+            name: "BonnetKit",
+            dependencies: [
+                "Bluebonnet",
+                "CZlib",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: noWarnings
+        ),
+        // The `bonnet` program: BonnetKit's commands, and `demo` and `serve` on the embedded test server.
         .executableTarget(
             name: "bonnet",
             dependencies: [
                 "Bluebonnet",
+                "BonnetKit",
                 "BluebonnetTestServer",
-                "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: noWarnings
@@ -110,6 +123,7 @@ let package = Package(
                 "BluebonnetTestServer",
                 "BluebonnetTesting",
                 "BluebonnetTopLevelNames",
+                "BonnetKit",
                 "TopLevelNameFixtures",
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

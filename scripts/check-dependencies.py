@@ -8,6 +8,9 @@ AsyncHTTPClient. Extensions are not tracked: a method a feature adds to `Request
 
     scripts/check-dependencies.py            fails (exit 1) on a dependency the rules do not allow
     scripts/check-dependencies.py --graph    prints every folder's dependencies, with the types behind each
+
+It also checks the command-line client's library, Sources/BonnetKit: it reaches Bluebonnet through its public API
+only (no `@testable` or `@_spi` import), never links the test server or NIO, and its folders follow CLI_RULES.
 """
 import os
 import re
@@ -66,6 +69,63 @@ DECLARATION = re.compile(
     r"^(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:public|internal|private|fileprivate|package|open|final|indirect|nonisolated)"
     r"(?:\(set\))?\s+)*(?:class|struct|enum|protocol|actor|typealias)\s+([A-Za-z_]\w*)", re.M)
 IDENTIFIER = re.compile(r"(?<![.\w])[A-Z]\w*")
+
+
+# Sources/BonnetKit: the console and the exit are the ground everything stands on; items, printing, sessions and the
+# connection's options are pieces the request plans with; the request command, its exchange and the download put them
+# together; the WebSocket and reachability commands use the pieces, never the request command.
+CLI_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "BonnetKit")
+CLI_GROUND = {"Console", "Errors"}
+CLI_PIECES = {"Items", "Printing", "Sessions", "Connection"}
+CLI_RULES = {
+    "Console": {"Errors"},
+    "Errors": set(),
+    "Items": CLI_GROUND,
+    "Printing": CLI_GROUND | {"Request", "Download"},
+    "Sessions": CLI_GROUND,
+    "Connection": CLI_GROUND,
+    "Request": CLI_GROUND | CLI_PIECES | {"Download"},
+    "Download": CLI_GROUND | CLI_PIECES | {"Request"},
+    "WebSocket": CLI_GROUND | CLI_PIECES,
+    "Reachability": CLI_GROUND,
+}
+CLI_ALLOWED = {
+    ("Console", "PartFile"): "standard output is written in full the way a download's file is",
+    ("Console", "RequestCommand"): "the list of the client's commands names the request command",
+    ("Console", "WebSocketCommand"): "the list of the client's commands names the WebSocket command",
+    ("Console", "ReachabilityCommand"): "the list of the client's commands names the reachability command",
+}
+CLI_IMPORTS = {"Bluebonnet", "ArgumentParser", "Foundation", "FoundationNetworking", "FoundationXML", "Synchronization",
+               "Glibc", "Darwin", "CZlib"}
+IMPORT = re.compile(r"^\s*((?:@[\w()]+\s+)*)import\s+(\w+)", re.M)
+
+
+def check_cli(problems):
+    """BonnetKit's imports and folder rules."""
+    files = []
+    for directory, _, names in os.walk(CLI_ROOT):
+        files += [os.path.join(directory, name) for name in names if name.endswith(".swift")]
+    texts = {path: strip(open(path, encoding="utf-8").read()) for path in files}
+    owner = {}
+    for path, text in texts.items():
+        for name in DECLARATION.findall(text):
+            owner.setdefault(name, os.path.relpath(path, CLI_ROOT).split(os.sep)[0])
+    for path, text in sorted(texts.items()):
+        relative = "BonnetKit/" + os.path.relpath(path, CLI_ROOT)
+        folder = os.path.relpath(path, CLI_ROOT).split(os.sep)[0]
+        for attributes, module in IMPORT.findall(open(path, encoding="utf-8").read()):
+            if module not in CLI_IMPORTS:
+                problems.append(f"{relative}: imports {module}; BonnetKit imports only {', '.join(sorted(CLI_IMPORTS))}")
+            if "@testable" in attributes or "@_spi" in attributes:
+                problems.append(f"{relative}: {attributes.strip()} import {module}; BonnetKit uses public API only")
+        for name in sorted(set(IDENTIFIER.findall(text))):
+            target = owner.get(name)
+            if target is None or target == folder:
+                continue
+            if folder not in CLI_RULES:
+                problems.append(f"{relative}: folder {folder} has no rule")
+            elif target not in CLI_RULES[folder] and (folder, name) not in CLI_ALLOWED:
+                problems.append(f"{relative}: {folder} must not depend on {target} (names {name})")
 
 
 def folder_of(path):
@@ -127,6 +187,7 @@ def main():
                 problems.append(f"{relative}: folder {source_folder} has no rule")
             elif target not in RULES[source_folder] and (source_folder, name) not in ALLOWED:
                 problems.append(f"{relative}: {source_folder} must not depend on {target} (names {name})")
+    check_cli(problems)
     if "--graph" in sys.argv:
         for source_folder in sorted(graph):
             print(source_folder)

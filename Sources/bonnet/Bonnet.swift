@@ -1,40 +1,21 @@
 import ArgumentParser
-import Foundation
+import BonnetKit
 import Bluebonnet
+import Foundation
 
-/// `bonnet`: an httpie-style HTTP client built on Bluebonnet.
+/// `bonnet`: an httpie-style HTTP client built on Bluebonnet. The client's commands are `BonnetKit`'s; this program
+/// adds the embedded test server's (`demo`, `serve`) and runs them against the process's own streams.
 @main
 struct Bonnet: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "bonnet",
-        abstract: "Elegant HTTP from the command line, on Bluebonnet.",
-        discussion: """
-            bonnet METHOD URL [ITEM ...] sends one request. Items: Header:value, name=value (JSON string field, or a form
-            field with --form), name:=json (raw JSON value), name==value (query parameter).
-            """,
-        version: bluebonnetVersion,
-        subcommands: [
-            RequestCommand.self, WebSocketCommand.self, DemoCommand.self, ServeCommand.self, ReachabilityCommand.self,
-        ],
-        defaultSubcommand: RequestCommand.self,
-        // `-h` is httpie's --headers, so help is `--help` only.
-        helpNames: [.long]
-    )
+    static let configuration = BonnetCommandLine.configuration(adding: [DemoCommand.self, ServeCommand.self])
 
-    /// ArgumentParser's `main`, but a usage error exits 1, as httpie's do (ArgumentParser's code is 64).
+    /// Runs the command line and exits with its status: never a trap, a usage error exits 1 (httpie's status).
     static func main() async {
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            var standardError = FileHandle.standardError
-            print(fullMessage(for: error), to: &standardError)
-            Foundation.exit(1)
-        }
+        // A reader that goes away (`| head`) is then an EPIPE the output sees, which ends the run quietly with 141, not
+        // a signal at whatever moment (NIO ignores the signal too, but only once it has started).
+        signal(SIGPIPE, SIG_IGN)
+        let status = await BonnetCommandLine.run(
+            Bonnet.self, arguments: Array(CommandLine.arguments.dropFirst()), console: .process)
+        Foundation.exit(status)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Bluebonnet
 import BluebonnetTestServer
+import BonnetKit
 import Foundation
 
 /// `bonnet demo`: a short tour of Bluebonnet against the embedded test server.
@@ -29,7 +30,9 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let output = Output(colored: noColor ? false : nil)
+        let console = Console.process
+        let output = Output(
+            colored: noColor ? false : nil, toTerminal: console.outputIsTerminal, environment: console.environment)
         let server = try await TestServer.start()
         defer { print(output.paint("Test server on \(server.baseURL.absoluteString) stopped.", "2")) }
         print(

@@ -25,11 +25,11 @@ struct ServeCommand: AsyncParsableCommand {
         if let websocketPort {
             let sockets = try await WebSocketServer.start(host: host, port: websocketPort)
             FileHandle.standardOutput.write(
-                "Bluebonnet WebSocket test server listening on \(sockets.baseURL.absoluteString)\n")
+                Data("Bluebonnet WebSocket test server listening on \(sockets.baseURL.absoluteString)\n".utf8))
         }
         try await TestServer.run(host: host, port: port) { bound in
             FileHandle.standardOutput.write(
-                "Bluebonnet test server listening on http://\(host):\(bound) (Ctrl-C stops it)\n")
+                Data("Bluebonnet test server listening on http://\(host):\(bound) (Ctrl-C stops it)\n".utf8))
         }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 /// `bonnet --verify`, `--cert`, `--cert-key` and `--cert-key-pass` against HTTPS test servers, as httpie spells them.
-extension BonnetProcessTests {
+extension BonnetCommandTests {
     /// An HTTPS server on a hierarchy made for the test, and a folder holding its root and a client identity as PEM.
     private func tlsServer(requireClientCertificate: Bool = false) async throws -> (
         TestServer, TestCertificates, TemporaryDirectory
@@ -32,9 +32,9 @@ extension BonnetProcessTests {
         let root = directory.url.appendingPathComponent("root.pem")
         try Data(certificates.root.pem.utf8).write(to: root)
         let url = server.url("/get").absoluteString
-        let negotiated = try bonnet(["--no-color", "-h", "--verify", root.path, url])
+        let negotiated = try await bonnet(["--no-color", "-h", "--verify", root.path, url])
         XCTAssertTrue(negotiated.output.hasPrefix("HTTP/2 200"), negotiated.output + negotiated.errors)
-        let http1 = try bonnet(["--no-color", "-h", "--http1", "--verify", root.path, url])
+        let http1 = try await bonnet(["--no-color", "-h", "--http1", "--verify", root.path, url])
         XCTAssertTrue(http1.output.hasPrefix("HTTP/1.1 200"), http1.output + http1.errors)
         await server.stop()
     }
@@ -42,15 +42,17 @@ extension BonnetProcessTests {
     func testVerifyTakesACABundleOrNoAndRefusesAnUnknownRootByDefault() async throws {
         let (server, _, directory) = try await tlsServer()
         let url = server.url("/get").absoluteString
-        let refused = try bonnet(["--no-color", url])
+        let refused = try await bonnet(["--no-color", url])
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.errors.contains("bonnet: error:"), refused.errors)
-        let bundle = try bonnet(["--no-color", "--verify", directory.url.appendingPathComponent("root.pem").path, url])
+        let bundle = try await bonnet([
+            "--no-color", "--verify", directory.url.appendingPathComponent("root.pem").path, url,
+        ])
         XCTAssertEqual(bundle.status, 0, bundle.errors)
         XCTAssertTrue(bundle.output.contains("\"url\""), bundle.output)
-        let unchecked = try bonnet(["--no-color", "--verify=no", url])
+        let unchecked = try await bonnet(["--no-color", "--verify=no", url])
         XCTAssertEqual(unchecked.status, 0, unchecked.errors)
-        let missing = try bonnet([
+        let missing = try await bonnet([
             "--no-color", "--verify", directory.url.appendingPathComponent("absent.pem").path, url,
         ])
         XCTAssertNotEqual(missing.status, 0)
@@ -62,18 +64,18 @@ extension BonnetProcessTests {
         let (server, _, directory) = try await tlsServer(requireClientCertificate: true)
         let url = server.url("/get").absoluteString
         let root = directory.url.appendingPathComponent("root.pem").path
-        let anonymous = try bonnet(["--no-color", "--verify", root, url])
+        let anonymous = try await bonnet(["--no-color", "--verify", root, url])
         XCTAssertNotEqual(anonymous.status, 0, "the server asks for a certificate")
-        let twoFiles = try bonnet([
+        let twoFiles = try await bonnet([
             "--no-color", "--verify", root, "--cert", directory.url.appendingPathComponent("client.pem").path,
             "--cert-key", directory.url.appendingPathComponent("client.key").path, url,
         ])
         XCTAssertEqual(twoFiles.status, 0, twoFiles.errors)
-        let oneFile = try bonnet([
+        let oneFile = try await bonnet([
             "--no-color", "--verify", root, "--cert", directory.url.appendingPathComponent("both.pem").path, url,
         ])
         XCTAssertEqual(oneFile.status, 0, oneFile.errors)
-        let keyWithoutCert = try bonnet([
+        let keyWithoutCert = try await bonnet([
             "--no-color", "--cert-key", directory.url.appendingPathComponent("client.key").path, url,
         ])
         XCTAssertNotEqual(keyWithoutCert.status, 0)
@@ -81,24 +83,26 @@ extension BonnetProcessTests {
         await server.stop()
     }
 
-    func testProxyTakesASchemeAndAURLAndNoProxyGoesDirect() throws {
+    func testProxyTakesASchemeAndAURLAndNoProxyGoesDirect() async throws {
         let proxy = try Tinyproxy()
-        let through = try bonnet(["--no-color", "--proxy", "http:http://127.0.0.1:\(proxy.port)", url("/get")])
+        let through = try await bonnet(["--no-color", "--proxy", "http:http://127.0.0.1:\(proxy.port)", url("/get")])
         XCTAssertEqual(through.status, 0, through.errors)
         XCTAssertEqual(proxy.tunnels, ["127.0.0.1:\(server.port)"])
-        let direct = try bonnet([
+        let direct = try await bonnet([
             "--no-color", "--proxy", "http:http://127.0.0.1:\(proxy.port)", "--no-proxy", "127.0.0.1", url("/get"),
         ])
         XCTAssertEqual(direct.status, 0, direct.errors)
         XCTAssertEqual(proxy.tunnels.count, 1)
         let squidLike = try Tinyproxy(connectPorts: [443])
-        let refused = try bonnet(["--no-color", "--proxy", "http:http://127.0.0.1:\(squidLike.port)", url("/get")])
+        let refused = try await bonnet([
+            "--no-color", "--proxy", "http:http://127.0.0.1:\(squidLike.port)", url("/get"),
+        ])
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(
             refused.errors.contains(
                 "bonnet: error: the proxy 127.0.0.1:\(squidLike.port) refused to open a tunnel (CONNECT) to "
                     + "127.0.0.1:\(server.port)"), refused.errors)
-        let malformed = try bonnet(["--no-color", "--proxy", "127.0.0.1:3128", url("/get")])
+        let malformed = try await bonnet(["--no-color", "--proxy", "127.0.0.1:3128", url("/get")])
         XCTAssertNotEqual(malformed.status, 0)
         XCTAssertTrue(malformed.errors.contains("SCHEME:URL"), malformed.errors)
     }

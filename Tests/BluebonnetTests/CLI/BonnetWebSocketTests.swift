@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 /// `bonnet ws`, as websocat is used: lines in, messages out, the close, headers, credentials, subprotocols, TLS.
-extension BonnetProcessTests {
+extension BonnetCommandTests {
     private func webSocketServer(tls: TestCertificates? = nil) async throws -> WebSocketServer {
         try await WebSocketServer.start(
             tls: try tls.map { try $0.serverConfiguration(presenting: $0.leaf, chain: [$0.intermediate]) })
@@ -11,7 +11,7 @@ extension BonnetProcessTests {
 
     func testWebSocketLinesAreSentAndMessagesWrittenOut() async throws {
         let server = try await webSocketServer()
-        let run = try bonnet(["ws", server.url("/echo").absoluteString], stdin: Data("one\ntwo\nthrée\n".utf8))
+        let run = try await bonnet(["ws", server.url("/echo").absoluteString], stdin: Data("one\ntwo\nthrée\n".utf8))
 
         XCTAssertEqual(run.status, 0, run.errors)
         XCTAssertEqual(run.output, "one\ntwo\nthrée\n")
@@ -22,7 +22,8 @@ extension BonnetProcessTests {
 
     func testWebSocketBinaryMessagesAreWrittenAsTheirBytes() async throws {
         let server = try await webSocketServer()
-        let run = try bonnet(["ws", "--binary", server.url("/echo").absoluteString], stdin: Data("ab\ncd\n".utf8))
+        let run = try await bonnet(
+            ["ws", "--binary", server.url("/echo").absoluteString], stdin: Data("ab\ncd\n".utf8))
 
         XCTAssertEqual(run.status, 0, run.errors)
         XCTAssertEqual(run.output, "abcd", "binary messages have no newline added")
@@ -31,18 +32,18 @@ extension BonnetProcessTests {
 
     func testWebSocketServersCloseCodeIsSaid() async throws {
         let server = try await webSocketServer()
-        let run = try bonnet(["ws", server.url("/close?code=4001&reason=bye").absoluteString])
+        let run = try await bonnet(["ws", server.url("/close?code=4001&reason=bye").absoluteString])
 
         XCTAssertEqual(run.status, 0)
         XCTAssertEqual(run.errors, "bonnet: the server closed the socket with 4001 (bye)\n")
-        let quiet = try bonnet(["ws", "-q", server.url("/close?code=4001").absoluteString])
+        let quiet = try await bonnet(["ws", "-q", server.url("/close?code=4001").absoluteString])
         XCTAssertEqual(quiet.errors, "")
         await server.stop()
     }
 
     func testWebSocketHeadersCredentialsAndSubprotocols() async throws {
         let server = try await webSocketServer()
-        let run = try bonnet([
+        let run = try await bonnet([
             "ws", "-a", "walker:s3cret", "--subprotocol", "superchat", "--subprotocol", "chat",
             server.url("/basic-auth/walker/s3cret").absoluteString, "X-Trace:abc", "X-Trace:def", "User-Agent:",
             "lang==fr",
@@ -57,10 +58,12 @@ extension BonnetProcessTests {
             XCTAssertTrue(head.contains(line), "\(line) missing from \(head)")
         }
         XCTAssertFalse(head.contains("User-Agent"), "User-Agent: leaves the default out")
-        let body = try bonnet(["ws", server.url("/echo").absoluteString, "name=value"])
+        let body = try await bonnet(["ws", server.url("/echo").absoluteString, "name=value"])
         XCTAssertEqual(body.status, 1)
         XCTAssertTrue(body.errors.contains("a socket has no body"), body.errors)
-        let refused = try bonnet(["ws", "-a", "walker:wrong", server.url("/basic-auth/walker/s3cret").absoluteString])
+        let refused = try await bonnet([
+            "ws", "-a", "walker:wrong", server.url("/basic-auth/walker/s3cret").absoluteString,
+        ])
         XCTAssertEqual(refused.status, 1, refused.errors)
         XCTAssertTrue(refused.errors.hasPrefix("bonnet: error: "), refused.errors)
         await server.stop()
@@ -73,11 +76,11 @@ extension BonnetProcessTests {
         let root = directory.url.appendingPathComponent("root.pem")
         try Data(certificates.root.pem.utf8).write(to: root)
 
-        let trusted = try bonnet(
+        let trusted = try await bonnet(
             ["ws", "--verify", root.path, server.url("/echo").absoluteString], stdin: Data("x\n".utf8))
         XCTAssertEqual(trusted.status, 0, trusted.errors)
         XCTAssertEqual(trusted.output, "x\n")
-        let untrusted = try bonnet(["ws", server.url("/echo").absoluteString], stdin: Data("x\n".utf8))
+        let untrusted = try await bonnet(["ws", server.url("/echo").absoluteString], stdin: Data("x\n".utf8))
         XCTAssertEqual(untrusted.status, 1)
         XCTAssertEqual(untrusted.output, "")
         await server.stop()
@@ -85,12 +88,12 @@ extension BonnetProcessTests {
 
     func testWebSocketFailuresExitWithOne() async throws {
         let server = try await webSocketServer()
-        let tooLarge = try bonnet(["ws", "--max-message-size", "10", server.url("/big?size=100").absoluteString])
+        let tooLarge = try await bonnet(["ws", "--max-message-size", "10", server.url("/big?size=100").absoluteString])
         XCTAssertEqual(tooLarge.status, 1)
         XCTAssertTrue(tooLarge.errors.contains("10 bytes"), tooLarge.errors)
         let port = server.port
         await server.stop()
-        let refused = try bonnet(["ws", "ws://127.0.0.1:\(port)/echo"])
+        let refused = try await bonnet(["ws", "ws://127.0.0.1:\(port)/echo"])
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.errors.contains("could not connect"), refused.errors)
     }

@@ -31,7 +31,7 @@ enum AuthOption {
     ///   - value:          `USER[:PASSWORD]`, or a token for bearer.
     ///   - type:           The scheme.
     ///   - askPassword:    Asks for the password of a user; `nil` when there is no terminal to ask on.
-    init(_ value: String, type: AuthType, askPassword: ((String) -> String?)? = AuthOption.terminalPrompt) throws {
+    init(_ value: String, type: AuthType, askPassword: ((String) -> String?)?) throws {
         switch type {
         case .bearer:
             guard !value.isEmpty else { throw Failure(description: "--auth needs a token for --auth-type bearer") }
@@ -59,10 +59,11 @@ enum AuthOption {
         }
         return (user, typed)
     }
+}
 
-    /// Asks on the controlling terminal, without echo; `nil` when stdin is not a terminal.
-    static func terminalPrompt(for user: String) -> String? {
-        guard isatty(STDIN_FILENO) == 1, let typed = getpass("bonnet: password for \(user): ") else { return nil }
-        return String(cString: typed)
+extension Console {
+    /// Asks for the password of a user on the terminal, without echo; `nil` when there is no terminal to ask on.
+    var askPassword: ((String) -> String?)? {
+        askSecret.map { ask in { user in ask("bonnet: password for \(user): ") } }
     }
 }

@@ -8,7 +8,7 @@ import FoundationNetworking
 #endif
 
 /// Prints responses the way httpie does: status line, headers, then the body, pretty and coloured on a terminal.
-struct Output {
+public struct Output: Sendable {
     let colored: Bool
     /// Whether JSON bodies are reformatted (`--pretty=all|format`).
     let formats: Bool
@@ -28,10 +28,13 @@ struct Output {
     /// The colours (`--style`).
     var style = ColorStyle.auto
 
-    init(colored: Bool? = nil, formats: Bool = true, toTerminal: Bool = isatty(STDOUT_FILENO) != 0, sorts: Bool = true)
-    {
+    /// A printer for output that is or is not a terminal; colours unless `colored` is false (by default: on a
+    /// terminal), and never with `NO_COLOR` in `environment`.
+    public init(
+        colored: Bool? = nil, formats: Bool = true, toTerminal: Bool, sorts: Bool = true, environment: [String: String]
+    ) {
         self.sorts = sorts
-        self.colored = (colored ?? toTerminal) && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        self.colored = (colored ?? toTerminal) && environment["NO_COLOR"] == nil
         self.formats = formats
         self.toTerminal = toTerminal
         rendersBody = toTerminal || (colored ?? false) || formats
@@ -43,11 +46,13 @@ struct Output {
         return phrase.lowercased() == "ok" ? "OK" : phrase.capitalized
     }
 
-    func paint(_ text: String, _ code: String) -> String {
+    /// `text` in the colour of the SGR `code` (`1;35`), when colouring.
+    public func paint(_ text: String, _ code: String) -> String {
         colored ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
-    func statusLine(_ response: HTTPURLResponse, protocolName: String? = nil) -> String {
+    /// The status line, `HTTP/1.1 200 OK`, coloured by the status's class.
+    public func statusLine(_ response: HTTPURLResponse, protocolName: String? = nil) -> String {
         // The standard phrase: NIO's parser keeps no reason phrase of the server's (`200 Everything Fine`).
         let reason = Self.statusPhrase(response.statusCode)
         let color =
@@ -97,14 +102,14 @@ struct Output {
     /// Writes the body: on a terminal, or with colours or formatting asked for, as text (pretty JSON, the
     /// response's charset, control characters shown escaped on a terminal, binary as a note there); otherwise byte
     /// for byte, so a file gets exactly what the server sent.
-    func writeBody(_ data: Data?, response: HTTPURLResponse) {
+    func writeBody(_ data: Data?, response: HTTPURLResponse, to stream: ConsoleStream) throws {
         guard let data, !data.isEmpty else { return }
         guard rendersBody, toTerminal || !data.contains(0) else {
-            StandardOutput.write(data)
+            try stream.write(data)
             return
         }
         let text = body(data, contentType: renderedContentType(response.value(forHTTPHeaderField: "Content-Type")))
-        print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
+        try stream.write(text, terminator: text.hasSuffix("\n") ? "" : "\n")
     }
 
     /// `contentType` with `mimeType` and `charset` put in place of its own, for rendering only.
@@ -121,7 +126,7 @@ struct Output {
     }
 
     /// The body as text for a terminal.
-    func body(_ data: Data?, contentType: String?) -> String {
+    public func body(_ data: Data?, contentType: String?) -> String {
         guard let data, !data.isEmpty else { return "" }
         // Text in the charset the response names (UTF-16 included), its control characters shown escaped.
         if let encoding = Self.encoding(ofContentType: contentType), encoding != .utf8,
@@ -263,30 +268,6 @@ struct Output {
     /// A byte a JSON number is made of after its first: digits, `.`, `e`, `E`, `+`, `-`.
     private static func isNumberByte(_ byte: UInt8) -> Bool {
         (0x30...0x39).contains(byte) || byte == 0x2E || byte == 0x65 || byte == 0x45 || byte == 0x2B || byte == 0x2D
-    }
-}
-
-/// Standard output as bytes: exactly what is given, after whatever `print` buffered, and a reader that went away
-/// (`bonnet URL | head`) ends the program quietly, as it ends `cat`, instead of a trap.
-enum StandardOutput {
-    static func write(_ data: Data) {
-        // `print` buffers; what it wrote must come out before these bytes.
-        fflush(nil)
-        do {
-            try PartFile.write(data, to: STDOUT_FILENO)
-        } catch let error as POSIXError where error.code == .EPIPE {
-            readerWentAway()
-        } catch {
-            var standardError = FileHandle.standardError
-            print("bonnet: error: cannot write the output: \(error.localizedDescription)", to: &standardError)
-            exit(1)
-        }
-    }
-
-    /// Exits as a program killed by `SIGPIPE` is seen to (status 141), without a word: NIO ignores the signal
-    /// process-wide, so it never comes by itself.
-    static func readerWentAway() -> Never {
-        exit(128 + SIGPIPE)
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Bluebonnet
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -8,8 +9,8 @@ import FoundationNetworking
 /// `bonnet ws URL`: a WebSocket from the command line, as websocat does it. Each line of standard input is sent as a
 /// message; each message received is written to standard output (text with a newline, binary as its bytes). At the
 /// end of the input the socket is closed (1000) and the server's answer awaited.
-struct WebSocketCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct WebSocketCommand: ConsoleCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "ws",
         abstract: "Open a WebSocket: lines from standard input are sent, messages received are written out.",
         discussion: """
@@ -60,12 +61,14 @@ struct WebSocketCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("q"), .long], help: "Say nothing on standard error but errors.")
     var quiet = false
 
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup(title: "Connection") var connection: ConnectionOptions
 
-    func run() async throws {
+    public init() {}
+
+    public func run(console: Console) async throws {
         let items: RequestItems
         do {
-            items = try RequestItems(self.items)
+            items = try RequestItems(self.items, in: console)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -78,7 +81,7 @@ struct WebSocketCommand: AsyncParsableCommand {
         configuration.headers = defaults
         if let timeout, timeout > 0 { configuration.timeoutIntervalForRequest = timeout }
         configuration.connectionProxyDictionary = try connection.proxyDictionary()
-        let (trustManager, tls) = try connection.tlsChoices()
+        let (trustManager, tls) = try connection.tlsChoices(in: console)
         let session = Session(configuration: configuration, serverTrustManager: trustManager, tls: tls)
 
         guard var components = URLComponents(string: url), components.host?.isEmpty == false else {
@@ -94,7 +97,7 @@ struct WebSocketCommand: AsyncParsableCommand {
         var credential: URLCredential?
         if let auth {
             do {
-                switch try AuthOption(auth, type: authType) {
+                switch try AuthOption(auth, type: authType, askPassword: console.askPassword) {
                 case let .header(header): request.headers.add(header)
                 case let .challenge(challenge): credential = challenge
                 }
@@ -109,17 +112,14 @@ struct WebSocketCommand: AsyncParsableCommand {
                 maximumMessageSize: maxMessageSize, pingInterval: pingInterval, perMessageDeflate: !noCompression))
         if let credential { socket.authenticate(with: credential) }
 
-        let outcome = await exchange(on: socket)
-        var standardError = FileHandle.standardError
-        switch outcome {
+        switch try await exchange(on: socket, console: console) {
         case .closed:
             if let close = socket.serverClose, close.code != 1000, !quiet {
                 let text = close.reason.map { " (" + String(decoding: $0, as: UTF8.self) + ")" } ?? ""
-                print("bonnet: the server closed the socket with \(close.code)\(text)", to: &standardError)
+                console.warn("the server closed the socket with \(close.code)\(text)")
             }
         case let .failed(error):
-            print("bonnet: error: \(ErrorMessage.describe(error))", to: &standardError)
-            throw ExitCode(RequestCommand.exitCode(for: error))
+            throw CommandExit.failure(error)
         }
     }
 
@@ -129,7 +129,7 @@ struct WebSocketCommand: AsyncParsableCommand {
     }
 
     /// Sends the input and writes what arrives until the socket ends.
-    private func exchange(on socket: WebSocketRequest) async -> Outcome {
+    private func exchange(on socket: WebSocketRequest, console: Console) async throws -> Outcome {
         let closing = ClosingState()
         let binary = binary
         let task = socket.webSocketTask()
@@ -137,11 +137,12 @@ struct WebSocketCommand: AsyncParsableCommand {
             switch event.kind {
             case .connected:
                 // Input is read off the socket's queues, a line at a time: each waits until the last was written.
-                Thread.detachNewThread { Self.sendInput(on: socket, binary: binary, closing: closing) }
+                let input = console.input
+                Thread.detachNewThread { Self.sendInput(input, on: socket, binary: binary, closing: closing) }
             case let .receivedMessage(.string(text)):
-                StandardOutput.write(Data((text + "\n").utf8))
+                try write(Data((text + "\n").utf8), to: console.output, closing: socket)
             case let .receivedMessage(.data(data)):
-                StandardOutput.write(data)
+                try write(data, to: console.output, closing: socket)
             case .receivedMessage:
                 break
             case .disconnected:
@@ -157,9 +158,21 @@ struct WebSocketCommand: AsyncParsableCommand {
         return .closed
     }
 
-    private static func sendInput(on socket: WebSocketRequest, binary: Bool, closing: ClosingState) {
+    /// Writes a message out; when the reader went away, the socket is cancelled before the command ends.
+    private func write(_ data: Data, to output: ConsoleStream, closing socket: WebSocketRequest) throws {
+        do {
+            try output.write(data)
+        } catch {
+            socket.cancel()
+            throw error
+        }
+    }
+
+    private static func sendInput(
+        _ input: ConsoleInput, on socket: WebSocketRequest, binary: Bool, closing: ClosingState
+    ) {
         let written = DispatchSemaphore(value: 0)
-        while let line = readLine(strippingNewline: true) {
+        while let line = input.readLine() {
             guard !socket.isFinished, !socket.isCancelled else { return }
             let message: URLSessionWebSocketTask.Message = binary ? .data(Data(line.utf8)) : .string(line)
             socket.send(message, queue: .global()) { _ in written.signal() }
@@ -171,14 +184,12 @@ struct WebSocketCommand: AsyncParsableCommand {
 }
 
 /// Whether the input ended, which makes the cancellation of a socket that never answered the close no failure.
-private final class ClosingState: @unchecked Sendable {
-    // @unchecked: `ended` is behind `lock`.
-    private let lock = NSLock()
-    private var ended = false
+private final class ClosingState: Sendable {
+    private let ended = Mutex(false)
 
     func inputDidEnd() {
-        lock.withLock { ended = true }
+        ended.withLock { $0 = true }
     }
 
-    var inputEnded: Bool { lock.withLock { ended } }
+    var inputEnded: Bool { ended.withLock { $0 } }
 }

@@ -1,35 +1,39 @@
 import Foundation
+import Synchronization
 
 /// A one-line progress bar on standard error, redrawn in place; drawn only when standard error is a terminal, so
 /// piped and captured output stays clean.
-final class ProgressBar: @unchecked Sendable {
-    // @unchecked: the mutable drawing state is only touched under `lock`.
+final class ProgressBar: Sendable {
     private let label: String
-    private let lock = NSLock()
-    private var lastDrawn = -1
-    private var drawn = false
-    private var started: Date?
+    private let stream: ConsoleStream
+    private let state = Mutex((lastDrawn: -1, drawn: false, started: Date?.none))
 
-    /// A bar for `label`, or `nil` when standard error is not a terminal.
-    init?(label: String) {
-        guard isatty(STDERR_FILENO) != 0 else { return nil }
+    /// A bar for `label` on `console`'s standard error, or `nil` when that is not a terminal.
+    init?(label: String, console: Console) {
+        guard console.errorsIsTerminal else { return nil }
         self.label = label
+        stream = console.errors
     }
 
     /// Redraws the bar for `completed` of `total` bytes (`total` < 0: unknown), at most once per percent.
     func update(completed: Int64, total: Int64) {
-        lock.lock(); defer { lock.unlock() }
+        state.withLock { state in draw(completed: completed, total: total, state: &state) }
+    }
+
+    private func draw(
+        completed: Int64, total: Int64, state: inout (lastDrawn: Int, drawn: Bool, started: Date?)
+    ) {
         let percent = total > 0 ? Int(min(100, completed * 100 / total)) : -1
-        guard percent != lastDrawn || total <= 0 else { return }
-        lastDrawn = percent
-        drawn = true
+        guard percent != state.lastDrawn || total <= 0 else { return }
+        state.lastDrawn = percent
+        state.drawn = true
         let width = 30
         let filled = percent < 0 ? 0 : percent * width / 100
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let amount = total > 0 ? "\(Self.size(completed)) / \(Self.size(total))" : Self.size(completed)
         let shown = percent < 0 ? "" : String(format: "%3d%%", percent)
-        let start = started ?? Date()
-        started = start
+        let start = state.started ?? Date()
+        state.started = start
         let elapsed = Date().timeIntervalSince(start)
         var rate = ""
         if elapsed > 0.2, completed > 0 {
@@ -37,14 +41,15 @@ final class ProgressBar: @unchecked Sendable {
             rate = "  \(Self.size(Int64(speed)))/s"
             if total > completed { rate += "  ETA " + Self.clock((Double(total - completed) / speed).rounded(.up)) }
         }
-        FileHandle.standardError.write("\r\(label) \(bar) \(shown) \(amount)\(rate)\u{1B}[K")
+        try? stream.write("\r\(label) \(bar) \(shown) \(amount)\(rate)\u{1B}[K")
     }
 
     /// Ends the bar's line.
     func finish() {
-        lock.lock(); defer { lock.unlock() }
-        guard drawn else { return }
-        FileHandle.standardError.write("\n")
+        state.withLock { state in
+            guard state.drawn else { return }
+            try? stream.write("\n")
+        }
     }
 
     /// `m:ss`, or `h:mm:ss` past an hour.

@@ -4,8 +4,8 @@ import Foundation
 
 /// `bonnet reachability [HOST] [--watch]`: whether the network (or a host) can be reached, as Bluebonnet's
 /// `NetworkReachabilityManager` sees it.
-struct ReachabilityCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct ReachabilityCommand: ConsoleCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "reachability",
         abstract: "Print whether the network, or a host, is reachable; with --watch, every change until interrupted.",
         helpNames: [.long]
@@ -22,14 +22,16 @@ struct ReachabilityCommand: AsyncParsableCommand {
         help: ArgumentHelp("With --watch, stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
-    func run() async throws {
+    public init() {}
+
+    public func run(console: Console) async throws {
         let manager: NetworkReachabilityManager?
         if let host { manager = NetworkReachabilityManager(host: host) } else { manager = NetworkReachabilityManager() }
         guard let manager else {
             throw ValidationError("\(host ?? "") is not a host name or address (leave out the scheme)")
         }
         guard watch else {
-            print(Self.describe(manager.status))
+            try console.output.write(line: Self.describe(manager.status))
             return
         }
         let lines = AsyncStream<String> { continuation in
@@ -38,11 +40,11 @@ struct ReachabilityCommand: AsyncParsableCommand {
                 DispatchQueue.global().asyncAfter(deadline: .now() + duration) { continuation.finish() }
             }
         }
+        defer { manager.stopListening() }
         for await line in lines {
             // Written at once, not buffered: a reader of a pipe sees each change as it happens.
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            try console.output.write(line: line)
         }
-        manager.stopListening()
     }
 
     static func describe(_ status: NetworkReachabilityManager.NetworkReachabilityStatus) -> String {

@@ -7,7 +7,9 @@ import FoundationNetworking
 
 /// The connection's options, shared by requests and `bonnet ws`: proxies, the server's verification and a client
 /// certificate.
-struct ConnectionOptions: ParsableArguments {
+public struct ConnectionOptions: ParsableArguments {
+    public init() {}
+
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -42,7 +44,7 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The passphrase of an encrypted --cert-key.", valueName: "passphrase"))
     var certKeyPass: String?
 
-    func validate() throws {
+    public func validate() throws {
         if certKey != nil, cert == nil {
             throw ValidationError("--cert-key needs --cert, the certificate it belongs to")
         }
@@ -67,8 +69,9 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
-    /// What --verify, --cert, --cert-key and --cert-key-pass ask for.
-    func tlsChoices() throws -> (ServerTrustManager?, TLSSettings) {
+    /// What --verify, --cert, --cert-key and --cert-key-pass ask for, their files relative to `console`'s folder.
+    func tlsChoices(in console: Console) throws -> (ServerTrustManager?, TLSSettings) {
+        func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: console.file(path).path) }
         var tls = TLSSettings()
         var trustManager: ServerTrustManager?
         switch verify?.lowercased() {
@@ -78,7 +81,7 @@ struct ConnectionOptions: ParsableArguments {
             trustManager = TrustingEveryHost()
         default:
             let path = verify ?? ""
-            guard let data = FileManager.default.contents(atPath: path) else {
+            guard let data = contents(path) else {
                 throw ValidationError("--verify: cannot read \(path)")
             }
             let roots = CertificateFiles.certificates(in: data)
@@ -86,11 +89,11 @@ struct ConnectionOptions: ParsableArguments {
             tls.trustRoots = .replacing(roots)
         }
         if let cert {
-            guard let chain = FileManager.default.contents(atPath: cert) else {
+            guard let chain = contents(cert) else {
                 throw ValidationError("--cert: cannot read \(cert)")
             }
             let keyPath = certKey ?? cert
-            guard let key = FileManager.default.contents(atPath: keyPath) else {
+            guard let key = contents(keyPath) else {
                 throw ValidationError("--cert-key: cannot read \(keyPath)")
             }
             do {

@@ -31,7 +31,8 @@ struct RequestItems {
         }
     }
 
-    init(_ items: [String]) throws {
+    /// Reads `items`, the files they name (`name=@file`, `name:=@file`) relative to `console`'s folder.
+    init(_ items: [String], in console: Console) throws {
         for item in items {
             // `Header;` is httpie's way to send a header with an empty value.
             if item.hasSuffix(";"), Self.split(item) == nil, item.count > 1 {
@@ -46,13 +47,13 @@ struct RequestItems {
             case ":=":
                 let text =
                     value.hasPrefix("@")
-                    ? try Self.contents(of: String(value.dropFirst()), item: item) : Data(value.utf8)
+                    ? try Self.contents(of: console.file(String(value.dropFirst())), item: item) : Data(value.utf8)
                 guard let json = try? JSONSerialization.jsonObject(with: text, options: [.fragmentsAllowed]) else {
                     throw ParseError.invalidJSON(item)
                 }
                 fields.append((name, SendableJSON(json)))
             case "=" where value.hasPrefix("@"):
-                let text = try Self.contents(of: String(value.dropFirst()), item: item)
+                let text = try Self.contents(of: console.file(String(value.dropFirst())), item: item)
                 fields.append((name, String(decoding: text, as: UTF8.self)))
             case "=":
                 fields.append((name, value))
@@ -64,7 +65,6 @@ struct RequestItems {
         }
     }
 
-    /// The query string of `query`, each name and value escaped as `URLEncoding` escapes them, order kept.
     /// Adds a header; a repeated one is sent with every value, in order, as one field (RFC 9110 §5.3: the same
     /// meaning as separate lines), `Cookie`'s joined by `; `.
     private mutating func addHeader(_ name: String, _ value: String) {
@@ -74,14 +74,21 @@ struct RequestItems {
             name: name, value: existing.isEmpty ? value : value.isEmpty ? existing : existing + separator + value)
     }
 
+    /// The query string of `query`, each name and value escaped as `URLEncoding` escapes them, order kept.
     var encodedQuery: String {
         query.map { "\(URLEncoding.default.escape($0.0))=\(URLEncoding.default.escape($0.1))" }.joined(separator: "&")
     }
 
-    private static func contents(of path: String, item: String) throws -> Data {
-        let url = URL(fileURLWithPath: (path as NSString).expandingTildeInPath)
-        guard let data = try? Data(contentsOf: url) else { throw ParseError.unreadableFile(item: item, path: path) }
+    private static func contents(of file: URL, item: String) throws -> Data {
+        guard let data = try? Data(contentsOf: file) else {
+            throw ParseError.unreadableFile(item: item, path: file.path)
+        }
         return data
+    }
+
+    /// A field's value as text: a string as it is, a JSON value (`name:=json`) as Foundation prints it.
+    static func text(of value: any Sendable) -> String {
+        (value as? SendableJSON).map { "\($0.value)" } ?? "\(value)"
     }
 
     static func split(_ item: String) -> (String, String, String)? {

@@ -5,7 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-extension RequestCommand {
+extension Exchange {
     /// `--download`/`-o`/`--continue`: the body goes to a file as it arrives (never whole in memory), the head and a
     /// progress bar to standard error, as httpie does.
     ///
@@ -13,51 +13,50 @@ extension RequestCommand {
     /// body replaces an existing file (renamed over it); a resumed (`206`) body is appended to the partial file,
     /// also when it is cut again, so repeated `--continue` converges; an error status writes and removes nothing; a
     /// complete file (`416` to `--continue`) is kept.
-    func downloadBody(
-        _ urlRequest: URLRequest, on session: Session, credential: URLCredential?, file: String?,
-        printer: Output
-    ) async throws {
-        var urlRequest = urlRequest
-        let explicitURL = file.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) }
+    func download() async throws {
+        var urlRequest = plan.urlRequest
+        let quiet = plan.options.printing.quiet
+        let explicitURL = plan.options.download.output.map(console.file)
         let existing = explicitURL.flatMap {
             (try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber)?.int64Value
         }
         var offset: Int64 = 0
-        if resume, let existing, existing > 0 {
+        if plan.options.download.resume, let existing, existing > 0 {
             offset = existing
             urlRequest.setValue("bytes=\(existing)-", forHTTPHeaderField: "Range")
             // A range counts bytes of the body as sent: ask for it unencoded, so the bytes are the file's.
             urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         let request = session.streamRequest(urlRequest)
-        if let credential { request.authenticate(with: credential) }
-        let bar = quiet > 0 ? nil : ProgressBar(label: "Downloading")
-        var standardError = FileHandle.standardError
+        if let credential = plan.challengeCredential { request.authenticate(with: credential) }
+        let bar = quiet > 0 ? nil : ProgressBar(label: "Downloading", console: console)
+        let printer = plan.printer
+        let directory = console.directory
         let started = Date()
         var part: PartFile?
-        var plan: DownloadPlan?
+        var decision: DownloadPlan?
         var received: Int64 = 0
         var failure: AFError?
         var response: HTTPURLResponse?
         for await event in request.streamTask().streamingData() {
             switch event.event {
             case let .stream(.success(chunk)):
-                if plan == nil, let head = request.response {
+                if decision == nil, let head = request.response {
                     response = head
-                    plan = DownloadPlan(response: head, offset: offset, explicitURL: explicitURL)
-                    if case .save = plan {} else { request.cancel() }
+                    decision = DownloadPlan(
+                        response: head, offset: offset, explicitURL: explicitURL, directory: directory)
+                    if case .save = decision {} else { request.cancel() }
                 }
-                guard case let .save(target, appending)? = plan else { continue }
+                guard case let .save(target, appending)? = decision else { continue }
                 do {
                     if part == nil { part = try PartFile(beside: target) }
                     try part?.write(chunk)
                 } catch {
                     request.cancel()
                     part?.discard()
-                    print(
-                        "bonnet: error: cannot write beside \(target.path): \(error.localizedDescription); nothing saved",
-                        to: &standardError)
-                    throw ExitCode(1)
+                    throw CommandExit(
+                        status: 1,
+                        message: "cannot write beside \(target.path): \(error.localizedDescription); nothing saved")
                 }
                 received += Int64(chunk.count)
                 let expected = request.response?.expectedContentLength ?? -1
@@ -66,38 +65,40 @@ extension RequestCommand {
                     total: expected < 0 ? -1 : expected + (appending ? offset : 0))
             case let .complete(completion):
                 response = response ?? completion.response
-                if plan == nil, let head = response {
-                    plan = DownloadPlan(response: head, offset: offset, explicitURL: explicitURL)
+                if decision == nil, let head = response {
+                    decision = DownloadPlan(
+                        response: head, offset: offset, explicitURL: explicitURL, directory: directory)
                 }
-                if let error = completion.error, !(error.isExplicitlyCancelledError && plan?.refusesBody == true) {
+                if let error = completion.error, !(error.isExplicitlyCancelledError && decision?.refusesBody == true) {
                     failure = error
                 }
             }
         }
         bar?.finish()
         if quiet == 0, let http = response {
-            print(
-                printer.statusLine(http, protocolName: request.metrics?.transactionMetrics.last?.networkProtocolName),
-                to: &standardError)
-            print(printer.headers(http) + "\n", to: &standardError)
+            try? console.errors.write(
+                line: printer.statusLine(
+                    http, protocolName: request.metrics?.transactionMetrics.last?.networkProtocolName))
+            try? console.errors.write(line: printer.headers(http) + "\n")
         }
-        switch plan {
+        switch decision {
         case nil:
-            Self.fail(failure ?? AFError.explicitlyCancelled)
+            throw CommandExit.failure(failure ?? AFError.explicitlyCancelled)
         case .complete?:
             if quiet == 0 {
-                print("Nothing left to download: \(explicitURL?.path ?? "the file") is complete.", to: &standardError)
+                try? console.errors.write(
+                    line: "Nothing left to download: \(explicitURL?.path ?? "the file") is complete.")
             }
         case let .refuse(status)?:
-            print(
-                "bonnet: error: \(status) \(HTTPURLResponse.localizedString(forStatusCode: status)); nothing saved",
-                to: &standardError)
-            throw ExitCode(Int32(status / 100))
+            throw CommandExit(
+                status: Int32(status / 100),
+                message: "\(status) \(HTTPURLResponse.localizedString(forStatusCode: status)); nothing saved")
         case let .mismatch(contentRange)?:
-            print(
-                "bonnet: error: the server's Content-Range (\(contentRange ?? "none")) does not continue the \(offset)-byte file; "
-                    + "nothing appended", to: &standardError)
-            throw ExitCode(1)
+            throw CommandExit(
+                status: 1,
+                message:
+                    "the server's Content-Range (\(contentRange ?? "none")) does not continue the \(offset)-byte file; "
+                    + "nothing appended")
         case let .save(target, appending)?:
             let written = part ?? (try? PartFile(beside: target))
             do {
@@ -110,31 +111,29 @@ extension RequestCommand {
                 } else {
                     written?.discard()
                     if quiet < 2 {
-                        print(
-                            "bonnet: \(target.path) was left as it was: the download was cut short.", to: &standardError
-                        )
+                        console.warn("\(target.path) was left as it was: the download was cut short.")
                     }
                 }
             } catch {
                 written?.discard()
-                print("bonnet: error: \(error.localizedDescription)", to: &standardError)
-                throw ExitCode(1)
+                throw CommandExit(status: 1, message: "\(error.localizedDescription)")
             }
             if let failure {
                 if received > 0, FileManager.default.fileExists(atPath: target.path),
                     appending || existing == nil || existing == 0
                 {
-                    print(
-                        "Kept the \(ProgressBar.size(received)) received in \(target.path): resume with --continue.",
-                        to: &standardError)
+                    try? console.errors.write(
+                        line:
+                            "Kept the \(ProgressBar.size(received)) received in \(target.path): resume with --continue."
+                    )
                 }
-                Self.fail(failure)
+                throw CommandExit.failure(failure)
             }
             guard quiet == 0 else { return }
             let seconds = max(Date().timeIntervalSince(started), 0.001)
-            print(
-                "Done. \(ProgressBar.size(received)) in \(String(format: "%.2f", seconds)) s "
-                    + "(\(ProgressBar.size(Int64(Double(received) / seconds)))/s): \(target.path)", to: &standardError)
+            try? console.errors.write(
+                line: "Done. \(ProgressBar.size(received)) in \(String(format: "%.2f", seconds)) s "
+                    + "(\(ProgressBar.size(Int64(Double(received) / seconds)))/s): \(target.path)")
         }
     }
 
@@ -149,7 +148,7 @@ extension RequestCommand {
         /// A `206` that does not start where the partial file ends.
         case mismatch(String?)
 
-        init(response: HTTPURLResponse, offset: Int64, explicitURL: URL?) {
+        init(response: HTTPURLResponse, offset: Int64, explicitURL: URL?, directory: URL) {
             let status = response.statusCode
             if offset > 0, status == 416 {
                 self = .complete
@@ -161,12 +160,10 @@ extension RequestCommand {
             }
             let target =
                 explicitURL
-                ?? RequestCommand.unusedFile(
-                    named: RequestCommand.suggestedName(for: response),
-                    in: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+                ?? Exchange.unusedFile(named: Exchange.suggestedName(for: response), in: directory)
             if status == 206 {
                 let contentRange = response.value(forHTTPHeaderField: "Content-Range")
-                guard offset > 0, RequestCommand.firstByte(ofContentRange: contentRange) == offset else {
+                guard offset > 0, Exchange.firstByte(ofContentRange: contentRange) == offset else {
                     self = .mismatch(contentRange)
                     return
                 }
@@ -228,68 +225,5 @@ extension RequestCommand {
             index += 1
         }
         return directory.appendingPathComponent("\(name)-\(index)")
-    }
-
-    /// `--stream`: the head, then the body as it arrives, flushed piece by piece (Server-Sent Events included).
-    func streamBody(
-        _ urlRequest: URLRequest, on session: Session, credential: URLCredential?, parts: Set<Character>,
-        printer: Output
-    ) async throws {
-        let request = session.streamRequest(urlRequest)
-        if let credential { request.authenticate(with: credential) }
-        var printedHead = false
-        func printHead() {
-            guard !printedHead, let http = request.response else { return }
-            printedHead = true
-            if parts.contains("h") {
-                print(
-                    printer.statusLine(
-                        http, protocolName: request.metrics?.transactionMetrics.last?.networkProtocolName))
-                print(printer.headers(http) + (parts.contains("b") ? "\n" : ""))
-            }
-        }
-        // Piped, the bytes go out exactly as they came; on a terminal, as text with a character split across two
-        // chunks kept whole and control characters shown escaped.
-        var pending = Data()
-        for await event in request.streamTask().streamingData() {
-            switch event.event {
-            case let .stream(.success(chunk)):
-                printHead()
-                guard parts.contains("b") else { continue }
-                if !printer.toTerminal {
-                    StandardOutput.write(chunk)
-                    continue
-                }
-                pending.append(chunk)
-                let keep = Self.incompleteUTF8Suffix(pending)
-                print(printer.sanitized(String(decoding: pending.dropLast(keep), as: UTF8.self)), terminator: "")
-                pending = Data(pending.suffix(keep))
-                fflush(nil)
-            case let .complete(completion):
-                printHead()
-                if !pending.isEmpty {
-                    print(printer.sanitized(String(decoding: pending, as: UTF8.self)), terminator: "")
-                }
-                if let error = completion.error { Self.fail(error) }
-                if checkStatus, let status = completion.response?.statusCode, status >= 300 {
-                    throw ExitCode(Int32(status / 100))
-                }
-            }
-        }
-    }
-
-    /// How many bytes at the end of `bytes` begin a UTF-8 sequence the next chunk completes (at most 3).
-    static func incompleteUTF8Suffix(_ bytes: Data) -> Int {
-        var count = 0
-        for byte in bytes.reversed() {
-            count += 1
-            if byte & 0xC0 == 0x80 {
-                if count == 4 { return 0 }
-                continue
-            }
-            let needed = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
-            return needed > count ? count : 0
-        }
-        return 0
     }
 }

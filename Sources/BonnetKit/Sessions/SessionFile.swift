@@ -45,10 +45,9 @@ struct SessionFile {
     /// - Parameters:
     ///   - nameOrPath:  `--session`'s value.
     ///   - url:         The request's URL, whose host names the folder of a named session.
-    ///   - environment: Where the configuration folder comes from.
-    init(_ nameOrPath: String, for url: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws
-    {
-        location = try Self.location(of: nameOrPath, for: url, environment: environment)
+    ///   - console:     Where a relative path starts, and the environment that names the configuration folder.
+    init(_ nameOrPath: String, for url: URL, in console: Console) throws {
+        location = try Self.location(of: nameOrPath, for: url, in: console)
         guard let handle = FileHandle(forReadingAtPath: location.path) else { return }
         defer { try? handle.close() }
         // Read back like a server's answer: a session is headers, credentials and at most the jar's 3,000 cookies.
@@ -129,8 +128,9 @@ struct SessionFile {
     }
 
     /// Where a session lives.
-    static func location(of nameOrPath: String, for url: URL, environment: [String: String]) throws -> URL {
-        if nameOrPath.contains("/") { return URL(fileURLWithPath: (nameOrPath as NSString).expandingTildeInPath) }
+    static func location(of nameOrPath: String, for url: URL, in console: Console) throws -> URL {
+        if nameOrPath.contains("/") { return console.file(nameOrPath) }
+        let environment = console.environment
         guard !nameOrPath.isEmpty,
             nameOrPath.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_-.".contains($0)) }),
             nameOrPath != ".", nameOrPath != ".."
@@ -145,7 +145,7 @@ struct SessionFile {
         } else if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty {
             base = URL(fileURLWithPath: xdg).appendingPathComponent("bonnet")
         } else {
-            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config/bonnet")
+            base = console.homeDirectory.appendingPathComponent(".config/bonnet")
         }
         let host = (url.host ?? "localhost").replacingOccurrences(of: ":", with: "_")
         let folder = url.port.map { "\(host)_\($0)" } ?? host

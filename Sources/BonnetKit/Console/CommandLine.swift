@@ -1,0 +1,84 @@
+import ArgumentParser
+import Bluebonnet
+import Foundation
+
+/// A command that runs against a `Console` rather than the process's streams: `bonnet`'s own, so that the same
+/// code runs as a process and inside a test.
+public protocol ConsoleCommand: AsyncParsableCommand {
+    /// Runs the command; it ends with status 0 by returning, and with any other by throwing a `CommandExit`.
+    func run(console: Console) async throws
+}
+
+extension ConsoleCommand {
+    public func run() async throws {
+        try await run(console: .process)
+    }
+}
+
+/// Runs a command line: parses it with a root command, runs the command it names against a console, and turns how
+/// it ended into an exit status, having written what is to be said (errors, help, the version) to the console.
+public enum BonnetCommandLine {
+    /// The commands of the HTTP client: `request` (the default), `ws` and `reachability`.
+    public static let clientCommands: [any ParsableCommand.Type] = [
+        RequestCommand.self, WebSocketCommand.self, ReachabilityCommand.self,
+    ]
+
+    /// `bonnet`'s root: its abstract, version and help, the client's commands with `extra` ones, `request` the
+    /// default.
+    public static func configuration(adding extra: [any ParsableCommand.Type] = []) -> CommandConfiguration {
+        CommandConfiguration(
+            commandName: "bonnet",
+            abstract: "Elegant HTTP from the command line, on Bluebonnet.",
+            discussion: """
+                bonnet METHOD URL [ITEM ...] sends one request. Items: Header:value, name=value (JSON string field, or a \
+                form field with --form), name:=json (raw JSON value), name==value (query parameter).
+                """,
+            version: bluebonnetVersion,
+            subcommands: clientCommands + extra,
+            defaultSubcommand: RequestCommand.self,
+            // `-h` is httpie's --headers, so help is `--help` only.
+            helpNames: [.long]
+        )
+    }
+
+    /// Runs `arguments` (without the program's name) as `bonnet` would, the client's commands only, and returns the
+    /// exit status.
+    public static func run(arguments: [String], console: Console) async -> Int32 {
+        await run(ClientRoot.self, arguments: arguments, console: console)
+    }
+
+    /// Runs `arguments` (without the program's name) with `root`, and returns the exit status.
+    ///
+    /// A usage error exits 1, as httpie's do (ArgumentParser's status is 64); `--help` and `--version` go to
+    /// standard output and exit 0.
+    public static func run(_ root: any ParsableCommand.Type, arguments: [String], console: Console) async -> Int32 {
+        do {
+            var command = try root.parseAsRoot(arguments)
+            if let command = command as? any ConsoleCommand {
+                try await command.run(console: console)
+            } else if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch let exit as CommandExit {
+            if let message = exit.message { console.warn("error: " + message) }
+            return exit.status
+        } catch {
+            let message = root.fullMessage(for: error)
+            let code = root.exitCode(for: error)
+            if code == .success {
+                try? console.output.write(line: message)
+                return 0
+            }
+            if !message.isEmpty { try? console.errors.write(line: message) }
+            return code == .validationFailure ? 1 : code.rawValue
+        }
+    }
+}
+
+/// `bonnet` with the client's commands only: what `BonnetCommandLine.run(arguments:console:)` parses with.
+private struct ClientRoot: AsyncParsableCommand {
+    static let configuration = BonnetCommandLine.configuration()
+}

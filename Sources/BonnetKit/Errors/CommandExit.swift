@@ -1,0 +1,43 @@
+import Bluebonnet
+import Foundation
+
+/// How a command ends other than with status 0: thrown, never `exit()`, so that it ends a process and an in-process
+/// run alike. The message, if any, is written to standard error as `bonnet: error: <message>`.
+public struct CommandExit: Error, Sendable, Equatable {
+    /// The process's exit status.
+    public let status: Int32
+    /// What went wrong, in the user's terms; `nil` when it was already said (or nothing is to be said).
+    public let message: String?
+
+    public init(status: Int32, message: String? = nil) {
+        self.status = status
+        self.message = message
+    }
+
+    /// The reader of standard output went away (`bonnet URL | head`): ended quietly with the status of a program
+    /// killed by `SIGPIPE` (141), as `cat` is seen to end. NIO ignores the signal, so it never comes by itself.
+    public static let readerWentAway = CommandExit(status: 128 + 13)
+
+    /// A usage error: httpie's status 1.
+    static func usage(_ message: String) -> CommandExit {
+        CommandExit(status: 1, message: message)
+    }
+
+    /// A request that failed: httpie's statuses, 2 for a timeout, 6 for too many redirects, 1 for anything else.
+    static func failure(_ error: any Error) -> CommandExit {
+        CommandExit(status: status(for: error), message: ErrorMessage.describe(error))
+    }
+
+    /// A response with an error status under `--check-status`: 3, 4 or 5.
+    static func status(of response: HTTPURLResponse) -> CommandExit {
+        CommandExit(status: Int32(response.statusCode / 100))
+    }
+
+    /// httpie's exit statuses for `error`: 2 for a timeout, 6 for too many redirects, 1 for any other.
+    static func status(for error: any Error) -> Int32 {
+        guard let error = error.asAFError else { return 1 }
+        if case .redirectFailed(reason: .tooManyRedirects) = error { return 6 }
+        if let urlError = error.underlyingError as? URLError, urlError.code == .timedOut { return 2 }
+        return 1
+    }
+}

@@ -1,0 +1,158 @@
+import Bluebonnet
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Prints an exchange as httpie does: the exchanges followed (`--all`), the request as sent (`H`, `B`), the
+/// response's head (`h`) and body (`b`), the timeline (`m`), and ends with the status `--check-status` asks for.
+struct ExchangePrinter {
+    let plan: RequestPlan
+    let console: Console
+
+    private var output: ConsoleStream { console.output }
+    private var printer: Output { plan.printer }
+
+    func print(_ outcome: Exchange.Outcome) throws {
+        let options = plan.options
+        let parts = plan.parts
+        for (sent, followed, data) in outcome.history {
+            let historyParts = plan.historyParts
+            try printSentRequest(
+                sent, parts: historyParts, protocolName: nil,
+                exact: plan.showsExactBytes)
+            if historyParts.contains("h") {
+                try output.write(line: printer.statusLine(followed))
+                try output.write(line: printer.headers(followed))
+            }
+            if historyParts.contains("b"), data?.isEmpty == false {
+                if historyParts.contains("h") { try output.write(line: "") }
+                try printer.writeBody(data, response: followed, to: output)
+            }
+            if historyParts.contains("h") || historyParts.contains("b") { try output.write(line: "") }
+        }
+        let response = outcome.response
+        let protocolName = response.metrics?.transactionMetrics.last?.networkProtocolName
+        if let sent = response.request {
+            var shown = sent
+            // A streamed upload's length is the form's, which the request no longer carries.
+            if let upload = outcome.request as? UploadRequest, upload.uploadProgress.totalUnitCount > 0,
+                shown.value(forHTTPHeaderField: "Content-Length") == nil
+            {
+                shown.setValue(String(upload.uploadProgress.totalUnitCount), forHTTPHeaderField: "Content-Length")
+            }
+            try printSentRequest(
+                shown, parts: parts, protocolName: protocolName,
+                exact: plan.showsExactBytes)
+            if plan.sendsMultipart, parts.contains("B") {
+                let summary = "[multipart form: \(plan.items.fields.count) field(s), \(plan.items.files.count) file(s)]"
+                try output.write(line: printer.paint(summary, "2") + "\n")
+            }
+        }
+        guard let http = response.response else {
+            if options.exchange.offline, (response.error?.underlyingError as? URLError)?.code == .resourceUnavailable {
+                let url = plan.urlRequest.url?.absoluteString ?? "this request"
+                throw CommandExit(status: 1, message: "no response for \(url) in the cache (--offline --cache)")
+            }
+            throw CommandExit.failure(response.error ?? AFError.explicitlyCancelled)
+        }
+        let maxHeaders = options.exchange.maxHeaders
+        if maxHeaders > 0, http.headers.count > maxHeaders {
+            throw CommandExit(
+                status: 1,
+                message:
+                    "the response has \(http.headers.count) header fields, more than --max-headers \(maxHeaders)")
+        }
+        if parts.contains("h") {
+            try output.write(line: printer.statusLine(http, protocolName: protocolName))
+            try output.write(line: printer.headers(http))
+        }
+        // Anything that ended the response after its head (a reset, a truncated body, a limit) is an error, not an
+        // empty body: say so and exit non-zero, whatever --check-status says.
+        if let error = response.error { throw CommandExit.failure(error) }
+        if parts.contains("b") {
+            if parts.contains("h") { try output.write(line: "") }
+            try printer.writeBody(response.data, response: http, to: output)
+        }
+        if options.printing.timeline || parts.contains("m") {
+            try output.write(line: "")
+            try output.write(line: printer.paint(response.timeline.description, "2"))
+        }
+        try checkStatus(of: http)
+    }
+
+    /// `--check-status`: ends with 3, 4 or 5 for a 3xx, 4xx or 5xx, warning on standard error when the output is not
+    /// a terminal (where the status line is not seen), as httpie does.
+    func checkStatus(of response: HTTPURLResponse) throws {
+        guard plan.options.exchange.checkStatus, response.statusCode >= 300 else { return }
+        if !console.outputIsTerminal, plan.options.printing.quiet < 2 {
+            console.warn("warning: HTTP \(response.statusCode) \(Output.statusPhrase(response.statusCode))")
+        }
+        throw CommandExit.status(of: response)
+    }
+
+    /// `H` and `B`: the request as it goes on the wire: the request line, `Host`, every header (the session's
+    /// defaults, the engine's own `Accept-Encoding` and the body's `Content-Length` included), then the body. `exact`
+    /// (`--offline`, or output that is not a terminal) writes the bytes themselves, CRLF line ends and all, so the
+    /// output can be replayed.
+    func printSentRequest(
+        _ sent: URLRequest, parts: Set<Character>, protocolName: String?, exact: Bool
+    ) throws {
+        guard parts.contains("H") || parts.contains("B"),
+            let url = sent.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return }
+        let lineEnd = exact ? "\r\n" : "\n"
+        var head = ""
+        if parts.contains("H") {
+            let path =
+                (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
+                + (components.percentEncodedQuery.map { "?\($0)" } ?? "")
+            head += printer.paint(
+                "\(sent.httpMethod ?? "GET") \(path) \(Output.httpVersion(protocolName))", printer.style.method)
+            if !exact { head += printer.paint("   # \(Self.withoutPassword(url))", "2") }
+            head += lineEnd
+            var headers = plan.sessionHeaders
+            for header in sent.headers { headers.update(header) }
+            // AsyncHTTPClient asks for gzip and deflate itself when the request names no encoding.
+            if headers.value(for: "Accept-Encoding") == nil {
+                headers.add(name: "Accept-Encoding", value: "deflate, gzip")
+            }
+            if let body = sent.httpBody, !body.isEmpty, headers.value(for: "Content-Length") == nil {
+                headers.add(name: "Content-Length", value: String(body.count))
+            }
+            let port = url.port.map { ":\($0)" } ?? ""
+            head +=
+                printer.paint("Host", printer.style.headerName) + ": " + printer.sanitized("\(url.host ?? "")\(port)")
+                + lineEnd
+            for header in headers.sorted() {
+                head +=
+                    printer.paint(header.name, printer.style.headerName) + ": " + printer.sanitized(header.value)
+                    + lineEnd
+            }
+            head += lineEnd
+        }
+        if exact {
+            var bytes = Data(head.utf8)
+            if parts.contains("B"), let body = sent.httpBody { bytes.append(body) }
+            try output.write(bytes)
+            if parts.contains("B"), sent.httpBody?.isEmpty == false, !plan.options.exchange.offline {
+                try output.write(line: "")
+            }
+            return
+        }
+        try output.write(head)
+        if parts.contains("B"), let body = sent.httpBody {
+            try output.write(line: printer.sanitized(String(decoding: body, as: UTF8.self)))
+        }
+        try output.write(line: "")
+    }
+
+    /// `url` with its password, if any, shown as `***`.
+    static func withoutPassword(_ url: URL) -> String {
+        guard url.password != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return url.absoluteString
+        }
+        components.password = "***"
+        return components.string ?? url.absoluteString
+    }
+}

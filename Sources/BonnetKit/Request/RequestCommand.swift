@@ -1,0 +1,69 @@
+import ArgumentParser
+import Bluebonnet
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `bonnet [METHOD] URL [ITEM ...]`: one request, printed like httpie. It plans the request from the options
+/// (`RequestPlan`), sends it (`Exchange`), and prints what came back (`ExchangePrinter`).
+public struct RequestCommand: ConsoleCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "request",
+        abstract: "Send one HTTP request (the default command).",
+        discussion: """
+            Redirects are followed (up to --max-redirects); httpie's default is not to: use --no-follow for that.
+            Exit codes as httpie's: 0 ok, 1 error, 2 timeout, 3/4/5 a 3xx/4xx/5xx with --check-status, 6 too many redirects.
+            """,
+        helpNames: [.long]
+    )
+
+    @Argument(
+        help:
+            "An optional METHOD, then the URL, then items: Header:value, name=value, name:=json, name==query, name@file."
+    )
+    var words: [String] = []
+
+    @OptionGroup(title: "Body") var body: BodyOptions
+    @OptionGroup(title: "Output") var printing: PrintOptions
+    @OptionGroup(title: "Exchange") var exchange: ExchangeOptions
+    @OptionGroup(title: "Authentication and sessions") var identity: IdentityOptions
+    @OptionGroup(title: "Downloads and streams") var download: DownloadOptions
+    @OptionGroup(title: "Connection") var connection: ConnectionOptions
+
+    public init() {}
+
+    public func validate() throws {
+        guard !words.isEmpty else { throw ValidationError("Give a URL, e.g. bonnet GET http://127.0.0.1:8080/get") }
+    }
+
+    public func run(console: Console) async throws {
+        let plan = try RequestPlan(self, console: console)
+        let exchange = try Exchange(plan: plan, console: console)
+        switch plan.mode {
+        case .offline:
+            try await exchange.showOffline()
+        case .download:
+            try await exchange.download()
+            exchange.keepSession()
+        case .stream:
+            try await exchange.stream()
+            exchange.keepSession()
+        case .exchange:
+            let outcome = try await exchange.send()
+            if outcome.response.response != nil { exchange.keepSession() }
+            try ExchangePrinter(plan: plan, console: console).print(outcome)
+        }
+    }
+
+    /// The method word, when the first word is one: letters only, and followed by something that is not an item.
+    /// As in httpie, `get URL` is a method, while in `localhost a=1` the first word is the URL.
+    static func methodWord(in words: [String]) -> String? {
+        guard words.count > 1, let first = words.first, !first.isEmpty, first.allSatisfy({ $0.isASCII && $0.isLetter })
+        else {
+            return nil
+        }
+        let second = words[1]
+        return RequestItems.split(second) == nil || second.hasPrefix(":") || second.contains("://") ? first : nil
+    }
+}

@@ -1,0 +1,286 @@
+import ArgumentParser
+import Bluebonnet
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything decided before anything is sent: the request (method, URL, headers, body), what is shown and how, and
+/// what the session file and `--auth` add. Read from the options, standard input and the session file only.
+struct RequestPlan {
+    /// What is done with the request.
+    enum Mode: Equatable {
+        /// `--offline` (without `--cache`): shown, not sent.
+        case offline
+        /// `--download`/`-o`: the body to a file.
+        case download
+        /// `--stream`: the body as it arrives.
+        case stream
+        /// One exchange, printed when it ends.
+        case exchange
+    }
+
+    let options: RequestCommand
+    let mode: Mode
+    /// The request as the items, standard input, the session file and `--auth` make it.
+    let urlRequest: URLRequest
+    let items: RequestItems
+    /// Whether the body is a multipart form (`--multipart`, or `name@file` items).
+    let sendsMultipart: Bool
+    /// What is printed of the final exchange (`HBhbm`), and of each one followed before it (`--all`).
+    let parts: Set<Character>
+    let historyParts: Set<Character>
+    let printer: Output
+    /// Whether a request is shown as its exact bytes (CRLF line ends, no URL comment): when not on a terminal.
+    let showsExactBytes: Bool
+    /// The credential that answers a Digest (or Basic) challenge, for `--auth-type digest`.
+    let challengeCredential: URLCredential?
+    /// `--session`: the file, and the credentials given on this command line (which it keeps).
+    let sessionFile: SessionFile?
+    let givenAuth: SessionFile.StoredAuth?
+    /// Cookies for this run: in memory, from and back to the session file if there is one.
+    let cookieStorage: HTTPCookieStorage
+
+    init(_ options: RequestCommand, console: Console) throws {
+        self.options = options
+        var words = options.words
+        let methodWord = RequestCommand.methodWord(in: words)
+        if methodWord != nil { words.removeFirst() }
+        guard !words.isEmpty else { throw ValidationError("Give a URL after the method") }
+        let expanded = Self.expandURL(words.removeFirst())
+        let url = options.exchange.pathAsIs ? expanded : Self.squashingDotSegments(expanded)
+        do { items = try RequestItems(words, in: console) } catch { throw ValidationError("\(error)") }
+        let hasItemBody = !items.fields.isEmpty || !items.files.isEmpty
+        let body = options.body
+        if body.raw != nil, hasItemBody {
+            throw ValidationError("--raw is the whole body: it cannot be mixed with data items (key=value)")
+        }
+        // httpie's rule: a body piped in is the request body, unless --ignore-stdin; with data items too, it is an
+        // error, never silently dropped. `--raw` is the body as given, as a piped one would be.
+        let piped = body.ignoreStdin || body.raw != nil ? nil : console.input.readAll()
+        let givenBody = body.raw.map { Data($0.utf8) } ?? (piped?.isEmpty == false ? piped : nil)
+        if givenBody != nil, hasItemBody {
+            throw CommandExit.usage(
+                "Request body (from stdin) and request data (key=value) cannot be mixed. "
+                    + "Pass --ignore-stdin to let key/value take priority.")
+        }
+        sendsMultipart = body.multipart || !items.files.isEmpty
+        let exchange = options.exchange
+        mode =
+            exchange.offline && !exchange.cache
+            ? .offline
+            : sendsMultipart
+                ? .exchange
+                : options.download.savesToFile ? .download : options.download.stream ? .stream : .exchange
+
+        let printing = options.printing
+        showsExactBytes = !console.outputIsTerminal
+        parts = Self.parts(printing, offline: mode == .offline, toTerminal: console.outputIsTerminal)
+        historyParts = printing.historyPrint.map(Set.init) ?? parts
+        let prettiness = printing.pretty ?? (console.outputIsTerminal ? .all : PrettyStyle.none)
+        var printer = Output(
+            colored: !printing.noColor && (prettiness == .all || prettiness == .colors),
+            formats: prettiness == .all || prettiness == .format, toTerminal: console.outputIsTerminal,
+            sorts: !printing.unsorted, environment: console.environment)
+        printer.mimeType = printing.responseMime
+        printer.charset = printing.responseCharset
+        printer.style = printing.style
+        printer.formatOptions = (try? FormatOptions(printing.formatOptions)) ?? FormatOptions()
+        self.printer = printer
+
+        let method = HTTPMethod(
+            rawValue: methodWord?.uppercased() ?? (hasItemBody || givenBody != nil ? "POST" : "GET"))
+        var request: URLRequest
+        do {
+            request = try Self.request(
+                url: url, method: method, items: items, body: givenBody, options: options,
+                multipart: sendsMultipart)
+        } catch {
+            throw CommandExit.failure(error)
+        }
+
+        let identity = options.identity
+        var sessionFile: SessionFile?
+        if let name = identity.sessionName ?? identity.sessionReadOnly {
+            guard let target = request.url else { throw ValidationError("--session needs a URL with a host") }
+            do {
+                sessionFile = try SessionFile(name, for: target, in: console)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+        // The session's headers go along unless this request sets or removes them.
+        for (name, value) in sessionFile?.headers ?? [:]
+        where request.value(forHTTPHeaderField: name) == nil
+            && !items.removedHeaders.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame })
+        {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        givenAuth = identity.auth.map { SessionFile.StoredAuth(type: identity.authType.rawValue, raw: $0) }
+        var challengeCredential: URLCredential?
+        if let auth = givenAuth ?? sessionFile?.auth {
+            guard let type = AuthType(rawValue: auth.type) else {
+                throw ValidationError("--session: unknown auth type \(auth.type)")
+            }
+            do {
+                switch try AuthOption(auth.raw, type: type, askPassword: console.askPassword) {
+                case let .header(header) where request.value(forHTTPHeaderField: "Authorization") == nil:
+                    request.headers.add(header)
+                case .header:
+                    break
+                case let .challenge(credential):
+                    challengeCredential = credential
+                }
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+        self.challengeCredential = challengeCredential
+        // Cookies live in memory for the run unless a --session keeps them: nothing is written behind the user's back.
+        cookieStorage = URLSessionConfiguration.ephemeral.httpCookieStorage ?? HTTPCookieStorage.shared
+        do { try sessionFile?.loadCookies(into: cookieStorage) } catch { throw ValidationError("\(error)") }
+        self.sessionFile = sessionFile
+        if exchange.offline, exchange.cache {
+            // `--offline --cache`: answered by the cache alone: a miss fails rather than reaching the network.
+            request.cachePolicy = .returnCacheDataDontLoad
+        }
+        urlRequest = request
+    }
+
+    /// The session's default headers, sent with every request unless the items removed them (`Header:`).
+    var sessionHeaders: HTTPHeaders {
+        var defaults = HTTPHeaders.default
+        for name in items.removedHeaders { defaults.remove(name: name) }
+        return defaults
+    }
+
+    /// The parts to print, from --print, -v, -h, -b, --offline and whether the output is a terminal.
+    static func parts(_ printing: PrintOptions, offline: Bool, toTerminal: Bool) -> Set<Character> {
+        if printing.quiet > 0 { return [] }
+        if let printSpec = printing.printSpec { return Set(printSpec) }
+        if offline { return ["H", "B"] }
+        if printing.verbose { return ["H", "B", "h", "b"] }
+        if printing.headers { return ["h"] }
+        if printing.body { return ["b"] }
+        return toTerminal ? ["h", "b"] : ["b"]
+    }
+
+    /// The request the items make: headers, query, and a body from standard input, `--raw` or the data items (a
+    /// multipart form is built when it is sent).
+    private static func request(
+        url: String, method: HTTPMethod, items: RequestItems, body: Data?, options: RequestCommand, multipart: Bool
+    ) throws -> URLRequest {
+        var request = try URLRequest(url: url, method: method, headers: items.headers)
+        if let timeout = options.exchange.timeout { request.timeoutInterval = timeout }
+        if !items.query.isEmpty,
+            var components = request.url.flatMap({ URLComponents(url: $0, resolvingAgainstBaseURL: false) })
+        {
+            components.percentEncodedQuery = [components.percentEncodedQuery, items.encodedQuery].compactMap { $0 }
+                .joined(separator: "&")
+            request.url = components.url
+        }
+        if let body {
+            request.httpBody = body
+            // As httpie types a body it did not build: a form with --form, JSON when it parses as JSON.
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                if options.body.form {
+                    request.setValue(
+                        "application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
+                } else if JSONValidator.isValid(body) {
+                    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                }
+            }
+        } else if !items.fields.isEmpty, !multipart {
+            request = try encodeFields(items.fields, form: options.body.form, into: request)
+        }
+        // httpie's `--json` asks for JSON even with nothing to send.
+        if options.body.json, request.value(forHTTPHeaderField: "Accept") == nil {
+            request.setValue("application/json, */*;q=0.5", forHTTPHeaderField: "Accept")
+        }
+        return request
+    }
+
+    static func encodeFields(_ fields: [(String, any Sendable)], form: Bool, into request: URLRequest) throws
+        -> URLRequest
+    {
+        var request = request
+        if form {
+            // Every field, repeated ones too, in the order given: a dictionary would keep the last and sort them.
+            let encoding = URLEncoding.httpBody
+            let body = fields.map { name, value in
+                encoding.escape(name) + "=" + encoding.escape(RequestItems.text(of: value))
+            }.joined(separator: "&")
+            request.httpBody = Data(body.utf8)
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue("application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
+            }
+            return request
+        }
+        let body = try NestedJSON.build(fields.map { name, value in (name, (value as? SendableJSON)?.value ?? value) })
+        request.httpBody = try NestedJSON.data(body)
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        if request.value(forHTTPHeaderField: "Accept") == nil {
+            request.setValue("application/json, */*;q=0.5", forHTTPHeaderField: "Accept")
+        }
+        return request
+    }
+
+    /// The data items as fields, the `name@file` items as file parts (their paths relative to `directory`).
+    func appendParts(to form: MultipartFormData, in console: Console) {
+        for (name, value) in items.fields {
+            form.append(Data(RequestItems.text(of: value).utf8), withName: name)
+        }
+        for (name, item) in items.files {
+            // httpie's `name@file;type=MIME` names the part's type; without it, the file's extension does.
+            var path = item
+            var type: String?
+            if let marker = item.range(of: ";type=", options: .backwards) {
+                path = String(item[..<marker.lowerBound])
+                type = String(item[marker.upperBound...]).trimmingCharacters(in: .whitespaces)
+            }
+            let fileURL = console.file(path)
+            if let type, !type.isEmpty {
+                form.append(fileURL, withName: name, fileName: fileURL.lastPathComponent, mimeType: type)
+            } else if fileURL.pathExtension.isEmpty {
+                form.append(
+                    fileURL, withName: name, fileName: fileURL.lastPathComponent, mimeType: "application/octet-stream")
+            } else {
+                form.append(fileURL, withName: name)
+            }
+        }
+    }
+
+    /// httpie's shorthands: `:8080/get` is `http://localhost:8080/get`, a bare host gets `http://`.
+    static func expandURL(_ word: String) -> String {
+        if word.hasPrefix(":") { return "http://localhost" + word }
+        if word.contains("://") { return word }
+        return "http://" + word
+    }
+
+    /// `url` with the `.` and `..` segments of its path resolved (RFC 3986, 5.2.4), as httpie sends it unless
+    /// `--path-as-is`; the query and fragment are left alone.
+    static func squashingDotSegments(_ url: String) -> String {
+        guard var components = URLComponents(string: url), !components.percentEncodedPath.isEmpty else { return url }
+        let path = components.percentEncodedPath
+        let absolute = path.hasPrefix("/")
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        if absolute { segments.removeFirst() }
+        var output: [Substring] = []
+        for (index, segment) in segments.enumerated() {
+            let last = index == segments.count - 1
+            switch segment {
+            case ".":
+                if last { output.append("") }
+            case "..":
+                if !output.isEmpty { output.removeLast() }
+                if last { output.append("") }
+            default:
+                output.append(segment)
+            }
+        }
+        components.percentEncodedPath = (absolute ? "/" : "") + output.joined(separator: "/")
+        return components.string ?? url
+    }
+}

@@ -1,0 +1,51 @@
+import BonnetKit
+import Foundation
+import XCTest
+
+/// `bonnet`'s commands run inside this process, through the same entry point the program uses, against the test
+/// server: standard input, output and error in memory (none a terminal), the environment and folder as given. What
+/// only a process shows (a terminal, a real pipe, the program's own exit) is in `BonnetProcessTests`.
+final class BonnetCommandTests: ServerTestCase {
+    struct Run {
+        let status: Int32
+        /// Standard output, as bytes and as UTF-8 text.
+        let data: Data
+        let output: String
+        let errors: String
+    }
+
+    /// Runs `bonnet ARGUMENTS`, failing the test if it still runs after `timeout` seconds.
+    ///
+    /// - Parameters:
+    ///   - arguments:   The command line, without the program's name.
+    ///   - stdin:       Piped to standard input; `nil` for a terminal with nothing typed (so nothing prompts).
+    ///   - directory:   The working directory (relative files, downloads); this process's by default.
+    ///   - environment: Variables added to this process's.
+    ///   - unsetting:   Variables of this process's left out (`swift test` sets `NO_COLOR`).
+    ///   - closeOutputAfter: Bytes of standard output taken before it behaves as a closed pipe (`| head -c N`).
+    func bonnet(
+        _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20, in directory: URL? = nil,
+        environment: [String: String] = [:], unsetting: [String] = [], closeOutputAfter: Int? = nil
+    ) async throws -> Run {
+        let console = Console.captured(
+            input: stdin,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
+                .filter { !unsetting.contains($0.key) },
+            directory: directory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+            closeOutputAfter: closeOutputAfter)
+        let status = try await withThrowingTaskGroup(of: Int32?.self) { group in
+            group.addTask { await BonnetCommandLine.run(arguments: arguments, console: console) }
+            group.addTask {
+                try await Task.sleep(for: .seconds(timeout))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        guard let status else {
+            XCTFail("bonnet \(arguments.joined(separator: " ")) still ran after \(timeout) s")
+            return Run(status: -1, data: console.output.bytes, output: console.output.text, errors: console.errors.text)
+        }
+        return Run(status: status, data: console.output.bytes, output: console.output.text, errors: console.errors.text)
+    }
+}
