@@ -100,16 +100,22 @@ CLI_IMPORTS = {"Bluebonnet", "ArgumentParser", "Foundation", "FoundationNetworki
 IMPORT = re.compile(r"^\s*((?:@[\w()]+\s+)*)import\s+(\w+)", re.M)
 
 
-def check_cli(problems):
-    """BonnetKit's imports and folder rules."""
+def read_sources(root, folder):
+    """Every Swift file under `root`, stripped, and the folder (as `folder` names it) that declares each type."""
     files = []
-    for directory, _, names in os.walk(CLI_ROOT):
+    for directory, _, names in os.walk(root):
         files += [os.path.join(directory, name) for name in names if name.endswith(".swift")]
     texts = {path: strip(open(path, encoding="utf-8").read()) for path in files}
     owner = {}
     for path, text in texts.items():
         for name in DECLARATION.findall(text):
-            owner.setdefault(name, os.path.relpath(path, CLI_ROOT).split(os.sep)[0])
+            owner.setdefault(name, folder(path))
+    return texts, owner
+
+
+def check_cli(problems):
+    """BonnetKit's imports and folder rules."""
+    texts, owner = read_sources(CLI_ROOT, lambda path: os.path.relpath(path, CLI_ROOT).split(os.sep)[0])
     for path, text in sorted(texts.items()):
         relative = "BonnetKit/" + os.path.relpath(path, CLI_ROOT)
         folder = os.path.relpath(path, CLI_ROOT).split(os.sep)[0]
@@ -163,14 +169,7 @@ def strip(source):
 
 
 def main():
-    files = []
-    for directory, _, names in os.walk(ROOT):
-        files += [os.path.join(directory, name) for name in names if name.endswith(".swift")]
-    texts = {path: strip(open(path, encoding="utf-8").read()) for path in files}
-    owner = {}
-    for path, text in texts.items():
-        for name in DECLARATION.findall(text):
-            owner.setdefault(name, folder_of(path))
+    texts, owner = read_sources(ROOT, folder_of)
     graph, problems = {}, []
     for path, text in sorted(texts.items()):
         source_folder = folder_of(path)

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Bluebonnet
 import Foundation
 #if canImport(FoundationNetworking)

@@ -127,7 +127,12 @@ struct Exchange {
             await withCheckedContinuation { continuation in
                 request.cURLDescription(calling: { _ in continuation.resume() })
             }
-            try? console.output.write(line: request.cURLDescription(quoting: .shellSafe))
+            do {
+                try console.output.write(line: request.cURLDescription(quoting: .shellSafe))
+            } catch {
+                request.cancel()
+                throw error
+            }
         }
         // Updates and the final newline go through one serial queue, so the newline comes after the last redraw.
         let barQueue = DispatchQueue(label: "bonnet.progress")
@@ -155,7 +160,7 @@ struct Exchange {
 
     /// Saves what `--session` keeps (headers, credentials, cookies), unless it is read-only; a failure is a warning.
     func keepSession() {
-        guard plan.options.identity.sessionReadOnly == nil, var file = plan.sessionFile else { return }
+        guard plan.options.sessions.sessionReadOnly == nil, var file = plan.sessionFile else { return }
         do {
             try file.update(headers: plan.urlRequest.headers, auth: plan.givenAuth, cookies: plan.cookieStorage)
             try file.save()

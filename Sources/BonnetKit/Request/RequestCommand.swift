@@ -27,7 +27,8 @@ public struct RequestCommand: ConsoleCommand {
     @OptionGroup(title: "Body") var body: BodyOptions
     @OptionGroup(title: "Output") var printing: PrintOptions
     @OptionGroup(title: "Exchange") var exchange: ExchangeOptions
-    @OptionGroup(title: "Authentication and sessions") var identity: IdentityOptions
+    @OptionGroup(title: "Authentication") var authentication: AuthOptions
+    @OptionGroup(title: "Sessions") var sessions: SessionOptions
     @OptionGroup(title: "Downloads and streams") var download: DownloadOptions
     @OptionGroup(title: "Connection") var connection: ConnectionOptions
 

@@ -99,9 +99,9 @@ struct RequestPlan {
             throw CommandExit.failure(error)
         }
 
-        let identity = options.identity
+        let (authentication, sessions) = (options.authentication, options.sessions)
         var sessionFile: SessionFile?
-        if let name = identity.sessionName ?? identity.sessionReadOnly {
+        if let name = sessions.sessionName ?? sessions.sessionReadOnly {
             guard let target = request.url else { throw ValidationError("--session needs a URL with a host") }
             do {
                 sessionFile = try SessionFile(name, for: target, in: console)
@@ -116,7 +116,7 @@ struct RequestPlan {
         {
             request.setValue(value, forHTTPHeaderField: name)
         }
-        givenAuth = identity.auth.map { SessionFile.StoredAuth(type: identity.authType.rawValue, raw: $0) }
+        givenAuth = authentication.auth.map { SessionFile.StoredAuth(type: authentication.authType.rawValue, raw: $0) }
         var challengeCredential: URLCredential?
         if let auth = givenAuth ?? sessionFile?.auth {
             guard let type = AuthType(rawValue: auth.type) else {

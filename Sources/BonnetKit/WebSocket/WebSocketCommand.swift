@@ -36,15 +36,7 @@ public struct WebSocketCommand: ConsoleCommand {
         help: ArgumentHelp("A subprotocol to offer; repeat for several, most preferred first.", valueName: "name"))
     var subprotocol: [String] = []
 
-    @Option(
-        name: [.customShort("a"), .long],
-        help: ArgumentHelp("USER:PASSWORD, or TOKEN for --auth-type bearer.", valueName: "credentials"))
-    var auth: String?
-
-    @Option(
-        name: [.customShort("A"), .customLong("auth-type")],
-        help: ArgumentHelp("basic (sent at once), digest (answering the challenge) or bearer.", valueName: "type"))
-    var authType: AuthType = .basic
+    @OptionGroup(title: "Authentication") var authentication: AuthOptions
 
     @Option(name: .long, help: ArgumentHelp("The largest message accepted, in bytes (1 MiB).", valueName: "bytes"))
     var maxMessageSize = 1 << 20
@@ -95,9 +87,9 @@ public struct WebSocketCommand: ConsoleCommand {
         var request = URLRequest(url: target)
         for header in items.headers { request.headers.add(header) }
         var credential: URLCredential?
-        if let auth {
+        if let auth = authentication.auth {
             do {
-                switch try AuthOption(auth, type: authType, askPassword: console.askPassword) {
+                switch try AuthOption(auth, type: authentication.authType, askPassword: console.askPassword) {
                 case let .header(header): request.headers.add(header)
                 case let .challenge(challenge): credential = challenge
                 }

@@ -6,13 +6,7 @@ import XCTest
 /// server: standard input, output and error in memory (none a terminal), the environment and folder as given. What
 /// only a process shows (a terminal, a real pipe, the program's own exit) is in `BonnetProcessTests`.
 final class BonnetCommandTests: ServerTestCase {
-    struct Run {
-        let status: Int32
-        /// Standard output, as bytes and as UTF-8 text.
-        let data: Data
-        let output: String
-        let errors: String
-    }
+    typealias Run = BonnetRun
 
     /// Runs `bonnet ARGUMENTS`, failing the test if it still runs after `timeout` seconds.
     ///

@@ -7,12 +7,7 @@ import XCTest
 /// program's own exit statuses, a terminal, real pipes in and out. Everything else runs in-process
 /// (`BonnetCommandTests`), through the same entry point.
 final class BonnetProcessTests: ServerTestCase {
-    struct Run {
-        let status: Int32
-        let data: Data
-        let output: String
-        let errors: String
-    }
+    typealias Run = BonnetRun
 
     /// Runs the `bonnet` built beside this test bundle, killing it after `timeout` seconds; with
     /// `closeOutputAfter`, standard output's reader closes the pipe after that many bytes, as `head -c` does.

@@ -1,6 +1,15 @@
 import Foundation
 import XCTest
 
+/// How a run of `bonnet` ended, in-process or as a process.
+struct BonnetRun {
+    let status: Int32
+    /// Standard output, as bytes and as UTF-8 text.
+    let data: Data
+    let output: String
+    let errors: String
+}
+
 /// Runs the `bonnet` built beside this test bundle as a separate process, as a person runs it.
 enum BonnetRunner {
     struct Result {
