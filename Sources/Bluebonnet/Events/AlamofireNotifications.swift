@@ -45,8 +45,9 @@ extension Notification {
 /// Alamofire; add it to your own `Session`'s monitors to get the notifications from its requests.
 ///
 /// Notifications are posted from `queue`, never from a NIO event loop, so an observer may block without stalling
-/// other requests' I/O.
-public final class AlamofireNotifications: EventMonitor, SelectiveEventMonitor {
+/// other requests' I/O. They are posted in order, and together: an event waits at most a millisecond for others, so
+/// that the notifications of many requests cost one wake-up of `queue`.
+public final class AlamofireNotifications: EventMonitor, SelectiveEventMonitor, BatchingEventMonitor {
     /// The queue notifications are posted from: a serial queue of the monitor's own, not `.main`, which a server
     /// process may never drain.
     public let queue: DispatchQueue
@@ -60,6 +61,10 @@ public final class AlamofireNotifications: EventMonitor, SelectiveEventMonitor {
 
     /// The events it posts for; a composite dispatches no other to it.
     let handledEvents: EventKinds = [.requestLifecycle, .taskLifecycle]
+
+    /// Notifications wait at most a millisecond to be posted together: the events of many requests then cost one
+    /// wake-up of `queue` rather than two a request (Alamofire posts them from the main queue, whenever it next runs).
+    let batchingWindow: DispatchTimeInterval = .milliseconds(1)
 
     /// A request's `userInfo`.
     private struct UserInfo: @unchecked Sendable {

@@ -17,7 +17,7 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
         self.monitors = monitors
         kinds = monitors.map(EventKinds.handled(by:))
         handledEvents = kinds.reduce([]) { $0.union($1) }
-        mailboxes = monitors.map { EventMailbox(queue: $0.queue) }
+        mailboxes = monitors.map(EventMailbox.init(for:))
     }
 
     private init(monitors: [any EventMonitor], kinds: [EventKinds], mailboxes: [EventMailbox]) {
@@ -32,7 +32,7 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     func adding(_ monitor: any EventMonitor) -> CompositeEventMonitor {
         CompositeEventMonitor(
             monitors: monitors + [monitor], kinds: kinds + [EventKinds.handled(by: monitor)],
-            mailboxes: mailboxes + [EventMailbox(queue: monitor.queue)])
+            mailboxes: mailboxes + [EventMailbox(for: monitor)])
     }
 
     /// What each monitor handles, in the order of `monitors`.
@@ -68,6 +68,11 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     ) {
         guard handledEvents.contains(kind) else { return }
         post(kind, .task(event, request, task, error))
+    }
+
+    /// Delivers at once the events a batching monitor holds (`BatchingEventMonitor`), and returns once they ran.
+    func flushBatchedEvents() {
+        for mailbox in mailboxes { mailbox.flush() }
     }
 
     private func post(_ kind: EventKinds, _ event: EventMailbox.Event) {
@@ -270,7 +275,8 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
 /// earlier one still waits for the queue (a request's `didResume` and `didResumeTask`, its `didCompleteTask` and
 /// `didFinish`) joins it instead of costing another dispatch and another thread wake-up. An event only ever runs
 /// sooner than a dispatch of its own would have, never later, so a barrier on the queue still sees every event
-/// posted before it.
+/// posted before it, unless the monitor batches (`BatchingEventMonitor`): its burst is then dispatched once its first
+/// event has waited the monitor's `batchingWindow`, so the events of many requests share one hop.
 final class EventMailbox: Sendable {
     /// An event: for the commonest (a request's and its task's lifecycle), a closure that captures nothing with the
     /// values it is called with, so that posting one allocates nothing; for the others, a closure over their values.
@@ -304,10 +310,18 @@ final class EventMailbox: Sendable {
     }
 
     let queue: DispatchQueue
+    /// How long a burst's first event waits for others before the burst is dispatched; `nil`: not at all.
+    let window: DispatchTimeInterval?
     private let state = Protected(State())
 
-    init(queue: DispatchQueue) {
+    init(queue: DispatchQueue, window: DispatchTimeInterval? = nil) {
         self.queue = queue
+        self.window = window
+    }
+
+    /// The mailbox for `monitor`: on its queue, batching as it asks.
+    convenience init(for monitor: any EventMonitor) {
+        self.init(queue: monitor.queue, window: (monitor as? any BatchingEventMonitor)?.batchingWindow)
     }
 
     func post(_ event: Event, to monitor: any EventMonitor) {
@@ -317,7 +331,20 @@ final class EventMailbox: Sendable {
             state.draining = true
             return true
         }
-        if schedule { queue.async { self.drain() } }
+        guard schedule else { return }
+        if let window {
+            // A barrier, so that on a concurrent queue it never overlaps a drain `flush()` ran.
+            queue.asyncAfter(deadline: .now() + window, flags: .barrier) { self.drain() }
+        } else {
+            queue.async { self.drain() }
+        }
+    }
+
+    /// Delivers at once what waits for its batching window, and returns once it ran: a barrier that sees every event
+    /// posted before it. Never call it from the monitor's queue.
+    func flush() {
+        guard window != nil else { return }
+        queue.sync(flags: .barrier) { drain() }
     }
 
     private func drain() {
@@ -337,4 +364,11 @@ final class EventMailbox: Sendable {
             next.event.run(for: next.monitor)
         }
     }
+}
+
+/// A monitor of Bluebonnet's own whose events may wait a moment to be delivered together: posting Alamofire's
+/// notifications costs a thread wake-up per burst, and under load one burst then carries the events of many requests.
+protocol BatchingEventMonitor: EventMonitor {
+    /// How long an event may wait for others before they are delivered, in order, together.
+    var batchingWindow: DispatchTimeInterval { get }
 }

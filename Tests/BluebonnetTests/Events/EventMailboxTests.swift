@@ -66,6 +66,54 @@ final class EventMailboxTests: XCTestCase {
         queue.sync {}
         XCTAssertEqual(seen.values.last, "later")
     }
+
+    func testABatchingMailboxHoldsABurstForItsWindowThenRunsItInOrder() {
+        let queue = DispatchQueue(label: "mailbox.batch")
+        let mailbox = EventMailbox(queue: queue, window: .milliseconds(300))
+        let seen = Recorder<Int>()
+        let delivered = expectation(description: "the burst")
+        mailbox.post { seen.append(1) }
+        // A barrier on the idle queue runs at once: without a window the event would have run before it.
+        queue.sync {}
+        XCTAssertEqual(seen.values, [], "the first event waits for others")
+        mailbox.post { seen.append(2) }
+        mailbox.post {
+            seen.append(3)
+            delivered.fulfill()
+        }
+        wait(for: [delivered], timeout: 10)
+        XCTAssertEqual(seen.values, [1, 2, 3], "the burst, in order, in one hop")
+        // Idle again: the next event waits for a window of its own, and runs.
+        let later = expectation(description: "a later event")
+        mailbox.post {
+            seen.append(4)
+            later.fulfill()
+        }
+        wait(for: [later], timeout: 10)
+        XCTAssertEqual(seen.values, [1, 2, 3, 4])
+    }
+
+    func testFlushDeliversWhatWaitsForItsWindowAndTheTimerThenFindsNothing() {
+        let queue = DispatchQueue(label: "mailbox.flush", attributes: .concurrent)
+        let mailbox = EventMailbox(queue: queue, window: .milliseconds(200))
+        let seen = Recorder<Int>()
+        for index in 0..<3 { mailbox.post { seen.append(index) } }
+        mailbox.flush()
+        XCTAssertEqual(seen.values, [0, 1, 2], "a flush is a barrier that sees every event posted before it")
+        // The window's own drain comes later and finds nothing left; a new burst is delivered by its own.
+        let later = expectation(description: "the next burst")
+        mailbox.post {
+            seen.append(3)
+            later.fulfill()
+        }
+        wait(for: [later], timeout: 10)
+        XCTAssertEqual(seen.values, [0, 1, 2, 3])
+    }
+
+    func testOnlyAlamofireNotificationsBatchesItsEvents() {
+        XCTAssertEqual(EventMailbox(for: AlamofireNotifications()).window, .milliseconds(1))
+        XCTAssertNil(EventMailbox(for: ClosureEventMonitor()).window, "a user's monitor hears each event at once")
+    }
 }
 
 extension EventMailbox {
