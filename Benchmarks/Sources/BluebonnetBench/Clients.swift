@@ -56,7 +56,8 @@ final class BluebonnetClient: BenchClient {
     init(connectionLimit: Int?, handlers: Bool, eventMonitors: [any EventMonitor] = []) {
         let configuration = URLSessionConfiguration.af.default
         if let connectionLimit { configuration.httpMaximumConnectionsPerHost = connectionLimit }
-        session = Session(configuration: configuration, eventMonitors: eventMonitors)
+        // W4 holds a 256 MiB body in memory, past the 100 MiB a session allows by default: raised, as its user would.
+        session = Session(configuration: configuration, eventMonitors: eventMonitors, maximumResponseSize: 1 << 30)
         self.handlers = handlers
     }
 
