@@ -67,6 +67,28 @@ final class IdleWatchTests: FaultServerTestCase {
         XCTAssertEqual(transport.idleWatch.watchedCount, 0)
     }
 
+    func testDeadlinesSpreadThinlyShareSweepsAndEachIsStillMet() async throws {
+        // 32 idle attempts whose timeouts fall 4 ms apart: a sweep for each would be 32 sweeps of up to 32 requests
+        // (with thousands watched, a sweep of thousands every few microseconds); sweeps come at least 50 ms apart.
+        let wide = AsyncHTTPClientTransport(
+            configuration: TransportConfiguration(requestTimeout: 30, maximumConnectionsPerHost: 64))
+        defer { wide.shutdown() }
+        var attempts: [(CompletionSink, TimeInterval)] = []
+        let started = Date()
+        for index in 0..<32 {
+            let timeout = 0.6 + Double(index) * 0.004
+            attempts.append((Self.start(faults.url("/silent"), on: wide, idleTimeout: timeout).0, timeout))
+        }
+        for (sink, timeout) in attempts {
+            assertTimedOut(await sink.completion())
+            let elapsed = Date().timeIntervalSince(started)
+            XCTAssertGreaterThanOrEqual(elapsed, timeout - 0.05, "never before its timeout")
+            XCTAssertLessThan(elapsed, timeout + 2)
+        }
+        XCTAssertLessThanOrEqual(wide.idleWatch.sweepCount, 8, "sweeps spaced, not one per attempt")
+        XCTAssertEqual(wide.idleWatch.watchedCount, 0)
+    }
+
     func testTheTimerIsArmedAgainForAttemptsThatComeAfterItFired() async {
         for _ in 0..<3 {
             let started = Date()

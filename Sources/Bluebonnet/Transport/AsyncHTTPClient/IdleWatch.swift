@@ -8,9 +8,11 @@ import NIOCore
 /// woke the loop for nothing. Here a request only joins a table under a lock, and the one timer is armed for the
 /// earliest moment any watched request could time out. When it fires it asks each request: one idle that long, or
 /// past its deadline, is cancelled (its attempt fails as timed out), one that finished leaves, and the timer is armed
-/// again for the earliest of the others. A timeout is thus met at its moment, as with a timer per request; the timer
-/// is re-armed from the calling thread only when a request's deadline comes before the one armed (a tighter
-/// `timeoutInterval`).
+/// again for the earliest of the others, but never sooner than `sweepSpacing` after this sweep: requests whose
+/// deadlines are spread thinly would otherwise each cost a sweep of all of them (with thousands of long requests
+/// watched, a sweep of thousands every few microseconds). A timeout is thus met at its moment when its timer is the
+/// one armed, and at most `sweepSpacing` late when a sweep re-arms for it; the timer is re-armed from the calling
+/// thread only when a request's deadline comes before the one armed (a tighter `timeoutInterval`).
 final class IdleWatch: Sendable {
     private struct State {
         var watched: [ObjectIdentifier: AHCResponseDelegate] = [:]
@@ -18,7 +20,11 @@ final class IdleWatch: Sendable {
         var armed: (deadline: NIODeadline, arming: UInt64, timer: Scheduled<Void>?)?
         var armings: UInt64 = 0
         var stopped = false
+        var sweeps = 0
     }
+
+    /// The least time between a sweep and the next.
+    static let sweepSpacing = TimeAmount.milliseconds(50)
 
     /// The loop the timer runs on; the requests may run on any.
     private let eventLoop: any EventLoop
@@ -61,6 +67,11 @@ final class IdleWatch: Sendable {
         state.read { $0.watched.count }
     }
 
+    /// How many times the timer fired, for tests.
+    var sweepCount: Int {
+        state.read { $0.sweeps }
+    }
+
     private func arm(at deadline: NIODeadline) {
         // The slot is taken before the timer is scheduled: a deadline already past fires at once on the loop, and
         // its sweep must find its own arming there to clear, not leave a fired timer recorded as armed (which would
@@ -89,6 +100,7 @@ final class IdleWatch: Sendable {
         let delegates = state.write { state -> [AHCResponseDelegate] in
             // A timer cancelled too late to stop it still sweeps (harmlessly), but frees only its own slot.
             if state.armed?.arming == arming { state.armed = nil }
+            state.sweeps += 1
             return Array(state.watched.values)
         }
         let now = NIODeadline.now()
@@ -106,6 +118,6 @@ final class IdleWatch: Sendable {
                 for id in ended { state.watched[id] = nil }
             }
         }
-        if let next { arm(at: next) }
+        if let next { arm(at: max(next, now + Self.sweepSpacing)) }
     }
 }
