@@ -24,6 +24,10 @@ final class ResponseHeadTests: ServerTestCase {
             XCTAssertNotNil(serialized.value)
             XCTAssertFalse(try head(of: serialized).isMade, "serializing the body made an HTTPURLResponse")
         }
+        // An optional `SerializedObject` whose value is `nil` (the body `null`) is a success from the head too.
+        let null = await session.request(url("/base64/bnVsbA==")).serializingDecodable(String?.self).response
+        XCTAssertEqual(try XCTUnwrap(null.value), nil)
+        XCTAssertFalse(try head(of: null).isMade, "serializing an optional made an HTTPURLResponse")
     }
 
     func testTheResponseIsMadeOnceAndSharedByEveryReader() async throws {
