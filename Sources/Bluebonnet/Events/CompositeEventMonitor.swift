@@ -303,8 +303,6 @@ final class EventMailbox: Sendable {
 
     private struct State {
         var events: [Posted] = []
-        /// The next event to run: those before it ran already. Reset, storage kept, when the drain catches up.
-        var next = 0
         /// Whether a drain is on the queue or running.
         var draining = false
     }
@@ -349,19 +347,18 @@ final class EventMailbox: Sendable {
 
     private func drain() {
         Confinement.assertOffEventLoop("An event monitor")
-        // One event at a time, taken by index (a backlog behind a slow monitor costs no shifting), and the array keeps
-        // its storage, so a burst allocates nothing but its closures.
-        while let next = state.write({ state -> Posted? in
-            guard state.next < state.events.count else {
-                state.events.removeAll(keepingCapacity: true)
-                state.next = 0
-                state.draining = false
-                return nil
+        // Everything posted so far is taken in one acquisition of the lock and run outside it; what is posted
+        // meanwhile waits for the next round. The two arrays trade places, so each keeps its storage and a burst
+        // allocates nothing but its closures.
+        var batch: [Posted] = []
+        while true {
+            state.write { state in
+                if state.events.isEmpty { state.draining = false }
+                swap(&batch, &state.events)
             }
-            defer { state.next += 1 }
-            return state.events[state.next]
-        }) {
-            next.event.run(for: next.monitor)
+            guard !batch.isEmpty else { return }
+            for posted in batch { posted.event.run(for: posted.monitor) }
+            batch.removeAll(keepingCapacity: true)
         }
     }
 }

@@ -82,10 +82,12 @@ struct SessionContext: Sendable {
         }
         // Merged into a plain list, not into the URLRequest: every URLRequest mutation copies an NSMutableURLRequest.
         let own = urlRequest.allHTTPHeaderFields ?? [:]
-        var headers = own.map { (name: $0.key, value: $0.value) }
+        // One allocation: room for the request's fields, the session's and one a preparer adds (`Cookie`).
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(own.count + additionalHeaders.count + 1)
+        for (name, value) in own { headers.append((name, value)) }
         let sessionHeadersStart = headers.count
         if !additionalHeaders.isEmpty {
-            headers.reserveCapacity(own.count + additionalHeaders.count)
             for header in additionalHeaders
             where !own.keys.contains(where: { $0.equalsIgnoringCase(header.name) }) {
                 if !sendsSessionCredentials, Origin.isCredentialHeader(header.name) { continue }
