@@ -1,10 +1,10 @@
-import Bluebonnet
+@testable import Bluebonnet
 import BluebonnetTesting
 import Foundation
 import XCTest
 
 /// A request's `id` is a random (version 4, RFC 9562 variant) UUID, as `UUID()` makes, and no two are alike; it is
-/// made from the system generator rather than Foundation's `/dev/urandom` read.
+/// made from kernel bytes fetched 256 at a time (`RandomBytes`) rather than Foundation's `/dev/urandom` read.
 final class RequestIdentifierTests: XCTestCase {
     func testEveryRequestHasItsOwnVersion4UUID() {
         let session = StubTransport().session(startRequestsImmediately: false)
@@ -22,5 +22,18 @@ final class RequestIdentifierTests: XCTestCase {
                 XCTAssertTrue(set > 0 && set < ids.count, "byte \(byte) bit \(bit) is constant")
             }
         }
+    }
+
+    func testTheRandomPoolNeverHandsOutTheSameBytesTwiceAcrossThreads() {
+        // Many refills (16 UUIDs a refill), from 4 threads at once.
+        let perThread = 1_000
+        let made = Protected([UUID]())
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let mine = (0..<perThread).map { _ in UUID.random() }
+            made.write { $0 += mine }
+        }
+        let all = made.read { $0 }
+        XCTAssertEqual(all.count, 4 * perThread)
+        XCTAssertEqual(Set(all).count, all.count, "a UUID was made twice")
     }
 }
