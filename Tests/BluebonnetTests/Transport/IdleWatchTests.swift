@@ -1,6 +1,8 @@
 @_spi(Transport) @testable import Bluebonnet
 import BluebonnetTestServer
 import Foundation
+import NIOCore
+import NIOPosix
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -169,10 +171,12 @@ final class IdleWatchTests: FaultServerTestCase {
 }
 
 /// A sink that records how the attempt ended.
-private final class CompletionSink: TransportSink, @unchecked Sendable {
+/// A sink that keeps how its attempt ended and the event loop it heard the end on; `completion()` awaits the end.
+final class CompletionSink: TransportSink, @unchecked Sendable {
     // @unchecked: the fields are touched only under `lock`.
     private let lock = NSLock()
     private var ended: (body: Data, error: AFError?)?
+    private var endedOn: (any EventLoop)?
     private var waiters: [CheckedContinuation<AFError?, Never>] = []
 
     var isComplete: Bool {
@@ -183,6 +187,12 @@ private final class CompletionSink: TransportSink, @unchecked Sendable {
     var body: Data {
         lock.lock(); defer { lock.unlock() }
         return ended?.body ?? Data()
+    }
+
+    /// The event loop the end was heard on, if it was heard on one.
+    var completionLoop: (any EventLoop)? {
+        lock.lock(); defer { lock.unlock() }
+        return endedOn
     }
 
     func completion() async -> AFError? {
@@ -211,8 +221,10 @@ private final class CompletionSink: TransportSink, @unchecked Sendable {
     func transportDidReceiveBodyChunk(_ chunk: Data, readiness: TransportReadiness) {}
 
     func transportDidComplete(body: Data, error: AFError?) {
+        let loop = MultiThreadedEventLoopGroup.currentEventLoop
         lock.lock()
         ended = (body, error)
+        endedOn = loop
         let waiting = waiters
         waiters = []
         lock.unlock()

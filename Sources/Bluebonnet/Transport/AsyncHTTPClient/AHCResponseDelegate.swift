@@ -51,14 +51,17 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     private let trust: ServerTrustEnforcer?
     /// The proxy the request goes through, to name in its errors.
     private let proxy: HTTPClient.Configuration.Proxy?
+    /// Where the engine learns which loop's connection came free when the response ends.
+    private let affinity: LoopAffinity?
 
     init(
         url: URL, sink: any TransportSink, idleTimeout: TimeInterval?, resourceDeadline: NIODeadline?,
         idleWatch: IdleWatch?, hasUploadBody: Bool,
         maximumBodySize: Int64?, method: String, trust: ServerTrustEnforcer? = nil,
-        proxy: HTTPClient.Configuration.Proxy? = nil
+        proxy: HTTPClient.Configuration.Proxy? = nil, affinity: LoopAffinity? = nil
     ) {
         self.url = url
+        self.affinity = affinity
         self.trust = trust
         self.proxy = proxy
         self.sink = sink
@@ -277,6 +280,8 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         }
         guard let (body, upload) = finished else { return }
         idleWatch?.unwatch(self)
+        // Before the sink hears of the end, which may let the caller make its next request at once.
+        affinity?.released(task.eventLoop)
         // The server answered before taking the whole body: the held chunk is never sent.
         upload?.fail(HTTPClientError.requestStreamCancelled)
         sink.transportDidComplete(body: body, error: nil)

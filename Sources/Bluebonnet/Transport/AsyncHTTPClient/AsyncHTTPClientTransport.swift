@@ -23,6 +23,8 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     private let requestTimeout: TimeInterval
     /// The one idle timer of every request of this engine.
     let idleWatch: IdleWatch
+    /// The loops whose connections just came free, which the next requests' delegates run on.
+    private let affinity = LoopAffinity()
     private let serverTrustManager: ServerTrustManager?
     private let tls: TLSSettings
     /// The configuration every client starts from.
@@ -183,7 +185,9 @@ final class AsyncHTTPClientTransport: HTTPTransport {
             let (chosen, enforcer) = try self.client(for: url)
             client = chosen
             var headers = NIOHTTP1.HTTPHeaders()
-            headers.reserveCapacity(request.headers.count)
+            // Room for the `Host` and `Content-Length` fields AsyncHTTPClient adds, so that adding them does not
+            // grow the storage.
+            headers.reserveCapacity(request.headers.count + 2)
             for (name, value) in request.headers { headers.add(name: name, value: value) }
             let methodName = urlRequest.httpMethod ?? "GET"
             let method = NIOHTTP1.HTTPMethod(rawValue: methodName)
@@ -195,7 +199,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
                 resourceDeadline: resourceDeadline, idleWatch: idleWatch,
                 hasUploadBody: request.body != nil,
                 maximumBodySize: request.maximumBodySize, method: methodName, trust: enforcer,
-                proxy: proxies?.proxy(for: url))
+                proxy: proxies?.proxy(for: url), affinity: affinity)
             let body =
                 request.body.map {
                     AHCBodyStreamer.body(for: $0, eventLoopGroup: client.eventLoopGroup, gate: delegate)
@@ -206,10 +210,12 @@ final class AsyncHTTPClientTransport: HTTPTransport {
             sink.transportDidComplete(body: Data(), error: TransportErrorMapper.afError(from: error))
             return CompletedTransportTask()
         }
-        // `.indifferent`, measured: pinning delegate and channel to one loop (`.delegateAndChannel`) halves W2's
-        // throughput, because the pool must then open and balance connections per loop.
+        // The delegate runs on the loop a finished request just left, where its connection waits (`LoopAffinity`);
+        // never pinned with its channel (`.delegateAndChannel`), which measured half W2's throughput, because the
+        // pool must then open and balance connections per loop.
+        let preference = affinity.preference(onEventLoop: MultiThreadedEventLoopGroup.currentEventLoop != nil)
         let task = client.execute(
-            request: ahcRequest, delegate: delegate, eventLoop: .indifferent, deadline: nil, logger: request.logger
+            request: ahcRequest, delegate: delegate, eventLoop: preference, deadline: nil, logger: request.logger
         )
         delegate.attach(task)
         // Checked after `execute`: a client that refused the request was shutting down, and the flag was set
