@@ -61,8 +61,9 @@ final class RandomBytes: Sendable {
     private static func refill(_ words: inout [UInt64]) {
         let filled = words.withUnsafeMutableBytes { getentropy($0.baseAddress, $0.count) == 0 }
         guard !filled else { return }
-        // `getentropy` fails only without a kernel source of randomness; the standard library's generator then
-        // reports the failure its own way.
+        // `getentropy` fails only without a kernel source of randomness (a kernel older than 3.17); the standard
+        // library's generator then tries its own sources, and stops the process if they fail too, as it does for any
+        // Swift code that asks for randomness.
         var generator = SystemRandomNumberGenerator()
         for index in words.indices { words[index] = generator.next() }
     }
