@@ -119,6 +119,8 @@ final class ResumeDataTrustTests: ServerTestCase {
         let resumed = session.download(resumingWith: foreign).authenticate(username: "user", password: "pass")
         let response = await resumed.serializingDownloadedFileURL().response
         XCTAssertEqual(response.response?.statusCode, 401, "the request's credential belongs to 127.0.0.1")
+        // The 401's body was downloaded to the default destination, which is the caller's to remove.
+        if let fileURL = response.value { try? FileManager.default.removeItem(at: fileURL) }
     }
 
     // MARK: - Hole 2: only the library's own partial file

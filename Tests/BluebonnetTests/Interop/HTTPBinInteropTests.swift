@@ -376,7 +376,9 @@ final class HTTPBinInteropTests: XCTestCase {
         let data = try Data(contentsOf: fileURL)
         XCTAssertEqual(data.count, 4096)
         // httpbin's seeded bytes are the same for the same seed: a second download is identical.
-        let again = try await session.download(url("/bytes/4096?seed=7")).serializingData().value
+        let againTarget = directory.url.appendingPathComponent("again.bin")
+        let again = try await session.download(url("/bytes/4096?seed=7"), to: { _, _ in (againTarget, []) })
+            .serializingData().value
         XCTAssertEqual(again, data)
     }
 
