@@ -1,8 +1,6 @@
 @_spi(Transport) @testable import Bluebonnet
 import BluebonnetTestServer
 import Foundation
-import NIOCore
-import NIOPosix
 import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -35,13 +33,10 @@ final class IdleWatchTests: FaultServerTestCase {
     private static func start(
         _ url: URL, on transport: AsyncHTTPClientTransport, idleTimeout: TimeInterval? = nil, deadline: Date? = nil
     ) -> (CompletionSink, any TransportTask) {
-        let sink = CompletionSink()
-        let request = TransportRequest(
-            // The fault server answers one request a connection.
-            urlRequest: URLRequest(url: url), headers: [(name: "Connection", value: "close")], idleTimeout: idleTimeout,
-            deadline: deadline,
-            maximumBodySize: nil, logger: nil)
-        return (sink, transport.execute(request, sink: sink))
+        // The fault server answers one request a connection.
+        CompletionSink.start(
+            url, on: transport, headers: [(name: "Connection", value: "close")], idleTimeout: idleTimeout,
+            deadline: deadline)
     }
 
     private func assertTimedOut(_ error: AFError?, file: StaticString = #filePath, line: UInt = #line) {
@@ -167,67 +162,5 @@ final class IdleWatchTests: FaultServerTestCase {
         let error = await sink.completion()
         XCTAssertNil(error)
         XCTAssertEqual(sink.body.count, 6)
-    }
-}
-
-/// A sink that records how the attempt ended.
-/// A sink that keeps how its attempt ended and the event loop it heard the end on; `completion()` awaits the end.
-final class CompletionSink: TransportSink, @unchecked Sendable {
-    // @unchecked: the fields are touched only under `lock`.
-    private let lock = NSLock()
-    private var ended: (body: Data, error: AFError?)?
-    private var endedOn: (any EventLoop)?
-    private var waiters: [CheckedContinuation<AFError?, Never>] = []
-
-    var isComplete: Bool {
-        lock.lock(); defer { lock.unlock() }
-        return ended != nil
-    }
-
-    var body: Data {
-        lock.lock(); defer { lock.unlock() }
-        return ended?.body ?? Data()
-    }
-
-    /// The event loop the end was heard on, if it was heard on one.
-    var completionLoop: (any EventLoop)? {
-        lock.lock(); defer { lock.unlock() }
-        return endedOn
-    }
-
-    func completion() async -> AFError? {
-        await withCheckedContinuation { continuation in
-            lock.lock()
-            if let ended {
-                lock.unlock()
-                continuation.resume(returning: ended.error)
-                return
-            }
-            waiters.append(continuation)
-            lock.unlock()
-        }
-    }
-
-    func transportDidSendRequestHead() {}
-    func transportDidReceiveResponse(
-        _ head: ResponseHead, expectedBodyLength: Int64, encodedBodyLength: Int64??, protocolName: String,
-        setCookieFields: [String]
-    ) -> TransportHeadReply {
-        .proceed(streamingBody: false)
-    }
-    func transportDidSendBodyBytes(_ count: Int) {}
-    func transportDidSendRequest(hadBody: Bool) {}
-    func transportDidReceiveBodyBytes(_ count: Int) {}
-    func transportDidReceiveBodyChunk(_ chunk: Data, readiness: TransportReadiness) {}
-
-    func transportDidComplete(body: Data, error: AFError?) {
-        let loop = MultiThreadedEventLoopGroup.currentEventLoop
-        lock.lock()
-        ended = (body, error)
-        endedOn = loop
-        let waiting = waiters
-        waiters = []
-        lock.unlock()
-        for waiter in waiting { waiter.resume(returning: error) }
     }
 }

@@ -12,17 +12,12 @@ import FoundationNetworking
 /// client making one request after another on one connection never crosses loops; a caller on an event loop keeps
 /// its own loop.
 final class LoopAffinityTests: ServerTestCase {
-    private var transport: AsyncHTTPClientTransport!
-
-    override func setUp() async throws {
-        try await super.setUp()
-        transport = AsyncHTTPClientTransport(
-            configuration: TransportConfiguration(requestTimeout: 30, maximumConnectionsPerHost: 8))
-    }
+    /// The engine under test: the session's, without the session, so a test sees the loop each attempt ends on.
+    private lazy var transport = AsyncHTTPClientTransport(
+        configuration: TransportConfiguration(requestTimeout: 30, maximumConnectionsPerHost: 8))
 
     override func tearDown() async throws {
-        transport?.shutdown()
-        transport = nil
+        transport.shutdown()
         try await super.tearDown()
     }
 
@@ -31,10 +26,7 @@ final class LoopAffinityTests: ServerTestCase {
     }
 
     private static func send(_ url: URL, on transport: AsyncHTTPClientTransport) -> CompletionSink {
-        let sink = CompletionSink()
-        let request = TransportRequest(urlRequest: URLRequest(url: url), headers: [], maximumBodySize: nil, logger: nil)
-        _ = transport.execute(request, sink: sink)
-        return sink
+        CompletionSink.start(url, on: transport).0
     }
 
     func testSequentialRequestsStayOnTheLoopOfTheirConnection() async throws {
@@ -53,7 +45,7 @@ final class LoopAffinityTests: ServerTestCase {
     func testACallerOnAnEventLoopKeepsItsOwnLoop() async throws {
         _ = await send("/get").completion()
         // A request finished, so a loop waits in the table; a caller on a loop still hears on its own.
-        let (url, transport) = (server.url("/get"), transport!)
+        let (url, transport) = (server.url("/get"), transport)
         for loop in MultiThreadedEventLoopGroup.singleton.makeIterator() {
             let sink = try await loop.submit { Self.send(url, on: transport) }.get()
             _ = await sink.completion()
