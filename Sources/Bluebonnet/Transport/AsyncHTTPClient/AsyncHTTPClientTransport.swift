@@ -185,9 +185,9 @@ final class AsyncHTTPClientTransport: HTTPTransport {
             let (chosen, enforcer) = try self.client(for: url)
             client = chosen
             var headers = NIOHTTP1.HTTPHeaders()
-            // Room for the `Host` and `Content-Length` fields AsyncHTTPClient adds, so that adding them does not
-            // grow the storage.
-            headers.reserveCapacity(request.headers.count + 2)
+            // Exactly the request's fields: AsyncHTTPClient adds `Host` and the framing fields to a copy it makes when
+            // it writes the head (its request still holds these), so room kept here for them would go unused.
+            headers.reserveCapacity(request.headers.count)
             for (name, value) in request.headers { headers.add(name: name, value: value) }
             let methodName = urlRequest.httpMethod ?? "GET"
             let method = NIOHTTP1.HTTPMethod(rawValue: methodName)
