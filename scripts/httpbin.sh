@@ -16,11 +16,13 @@ case "${1:-}" in
 start)
   mkdir -p .build
   # The same environment carries Python's websockets, the WebSocket interop tests' independent peer
-  # (BLUEBONNET_WEBSOCKETS_PYTHON=.build/httpbin-venv/bin/python).
-  if [ ! -x "$venv/bin/gunicorn" ] || ! "$venv/bin/python" -c "import websockets.asyncio.server" 2>/dev/null; then
+  # (BLUEBONNET_WEBSOCKETS_PYTHON=.build/httpbin-venv/bin/python), and httpie, the CLI tests' oracle for session files
+  # (BLUEBONNET_HTTPIE=.build/httpbin-venv/bin/http).
+  if [ ! -x "$venv/bin/gunicorn" ] || [ ! -x "$venv/bin/http" ] \
+    || ! "$venv/bin/python" -c "import websockets.asyncio.server" 2>/dev/null; then
     python3 -m venv "$venv" >&2
     "$venv/bin/pip" install --quiet --disable-pip-version-check "httpbin==0.10.4" "gunicorn>=23,<28" \
-      "websockets>=13,<18" >&2
+      "websockets>=13,<18" "httpie==3.2.4" >&2
   fi
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   "$venv/bin/gunicorn" --bind "127.0.0.1:$port" --workers 2 --daemon --pid "$pidfile" \

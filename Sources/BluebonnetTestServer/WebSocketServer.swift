@@ -22,7 +22,7 @@ import NIOWebSocket
 ///   (`floodWritten` counts them, `floodIsWaiting` says it waits for the client to read).
 /// - `/fault?kind=K`: breaks the protocol: `masked`, `reserved`, `badutf8`, `hugeframe` (a 1 GiB length, then
 ///   silence), `truncated`, `continuation`, `reservedclose`, `bigcontrol`, `badaccept`, `closeflood` (a thousand
-///   close frames and a message).
+///   close frames and a message), `silent` (half a frame, then nothing: pings are counted and never answered).
 /// - `/status?code=C`: refuses the upgrade with `C`.
 /// - `/redirect?to=PATH`: refuses it with a 302 to `PATH`.
 /// - `/basic-auth/USER/PASSWORD`: upgrades only with those Basic credentials, else 401 with a challenge.
@@ -346,6 +346,9 @@ final class WebSocketRoute: ChannelInboundHandler {
         case "closeflood":
             // A close, then a thousand more and a message: everything after the first close is ignored.
             raw(context, [UInt8]((0..<1000).flatMap { _ in [0x88, 0x02, 0x03, 0xE8] }) + [0x81, 0x01, 0x78])
+        case "silent":
+            // A binary frame that announces 16 bytes and brings 3; the pings that follow go unanswered.
+            raw(context, [0x82, 0x10, 1, 2, 3])
         default: break
         }
     }
@@ -359,6 +362,7 @@ final class WebSocketRoute: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(out), promise: nil)
         case .ping:
             stats.update { $0.pings += 1 }
+            guard !(path == "/fault" && query["kind"] == "silent") else { return }
             send(context, .pong, frame.unmaskedData)
         case .connectionClose:
             var payload = frame.unmaskedData

@@ -9,10 +9,10 @@ extension Session {
     ///
     /// Measured, with the bootstrapped `MetricsSystem` (or `factory`): `http.client.request.duration` (a timer per
     /// physical request, by `http.request.method`, `server.address`, `server.port`, `url.scheme`,
-    /// `http.response.status_code` and `error.type`), `http.client.active_requests` (a meter of requests under way),
-    /// `http.client.request.body.size` and `http.client.response.body.size` (recorders, in bytes), and Bluebonnet's
-    /// own `bluebonnet.client.retries` and `bluebonnet.client.cache_hits` (counters). Nothing is measured when no
-    /// factory is bootstrapped or given.
+    /// `http.response.status_code` and `error.type`; a method outside OpenTelemetry's known set is `_OTHER`),
+    /// `http.client.active_requests` (a meter of requests under way), `http.client.request.body.size` and
+    /// `http.client.response.body.size` (recorders, in bytes), and Bluebonnet's own `bluebonnet.client.retries` and
+    /// `bluebonnet.client.cache_hits` (counters). Nothing is measured when no factory is bootstrapped or given.
     public struct MetricsOptions: Sendable {
         /// Whether requests are measured.
         public var isEnabled: Bool
@@ -154,7 +154,8 @@ final class RequestMeter: RequestObserving {
     /// The dimensions every metric of a hop has: method, server and scheme.
     private static func base(method: String? = nil, url: URL?) -> [(String, String)] {
         var dimensions: [(String, String)] = []
-        if let method { dimensions.append(("http.request.method", method.uppercased())) }
+        // A method outside OpenTelemetry's known set is `_OTHER`: custom methods make no unbounded set of series.
+        if let method { dimensions.append(("http.request.method", RequestTrace.knownMethod(method))) }
         if let host = url?.host { dimensions.append(("server.address", host)) }
         if let port = url?.port ?? (url?.scheme?.lowercased() == "https" ? 443 : url?.scheme != nil ? 80 : nil) {
             dimensions.append(("server.port", String(port)))

@@ -12,7 +12,10 @@ import FoundationNetworking
 /// span of its own, as the conventions recommend for resent requests: each has its own timing, status and
 /// `http.request.resend_count`, and it is that hop's context, injected through the tracer's propagation into the
 /// hop's headers (`traceparent`/`tracestate` with swift-otel), that the server continues. Nothing secret is an
-/// attribute: `url.full` has no user info, and its query values read `REDACTED`.
+/// attribute: `url.full` has no user info, and its query values read `REDACTED`; the error a span records is the
+/// request's `AFError` described with every URL in it redacted the same way (`RedactedError`). A method outside
+/// OpenTelemetry's known set is `_OTHER` in `http.request.method` (the method itself in
+/// `http.request.method_original`) and names its spans `HTTP`, so custom methods make no unbounded set of names.
 struct RequestTracing: RequestObserverMaking {
     let tracer: any Tracer
 
@@ -45,7 +48,7 @@ final class RequestTrace: RequestObserving {
     }
 
     func hopWillSend(_ hop: inout TransportRequest) {
-        let method = hop.urlRequest.httpMethod?.uppercased() ?? "GET"
+        let method = hop.urlRequest.httpMethod ?? "GET"
         let url = hop.urlRequest.url
         let (request, resends) = state.write { state -> ((any Span)?, Int) in
             if state.hops == 0 { state.method = method }
@@ -54,7 +57,7 @@ final class RequestTrace: RequestObserving {
             return (state.request, state.hops - 1)
         }
         let parentSpan = request ?? startRequestSpan(method: method, url: url)
-        let span = tracer.startSpan(method, context: parentSpan.context, ofKind: .client)
+        let span = tracer.startSpan(Self.spanName(method: method), context: parentSpan.context, ofKind: .client)
         Self.describe(span, method: method, url: url)
         if resends > 0 { span.attributes["http.request.resend_count"] = resends }
         state.write { $0.hop = span }
@@ -105,7 +108,7 @@ final class RequestTrace: RequestObserving {
     }
 
     private func startRequestSpan(method: String, url: URL?) -> any Span {
-        let span = tracer.startSpan(method, context: parent, ofKind: .client)
+        let span = tracer.startSpan(Self.spanName(method: method), context: parent, ofKind: .client)
         Self.describe(span, method: method, url: url)
         let previous = state.write { state -> ServiceContext? in
             state.request = span
@@ -116,7 +119,9 @@ final class RequestTrace: RequestObserving {
     }
 
     private static func describe(_ span: any Span, method: String, url: URL?) {
-        span.attributes["http.request.method"] = method
+        let known = knownMethod(method)
+        span.attributes["http.request.method"] = known
+        if known != method { span.attributes["http.request.method_original"] = method }
         guard let url else { return }
         span.attributes["url.full"] = redacted(url)
         if let host = url.host { span.attributes["server.address"] = host }
@@ -126,12 +131,67 @@ final class RequestTrace: RequestObserving {
     private static func fail(_ span: any Span, with error: AFError) {
         span.attributes["error.type"] = errorType(of: error)
         span.setStatus(SpanStatus(code: .error))
-        span.recordError(error)
+        // Exporters write an error's text (swift-otel's `exception.message`): never the caller's URL as it was given.
+        span.recordError(RedactedError(error))
+    }
+
+    /// The methods OpenTelemetry's HTTP conventions know; any other is `_OTHER`.
+    private static let knownMethods: Set<String> = [
+        "CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE",
+    ]
+
+    /// `method` as `http.request.method` has it: one of the known methods (matched without regard to case, as the
+    /// request line sends `method` as it was given), or `_OTHER`, which keeps spans and metric series bounded.
+    static func knownMethod(_ method: String) -> String {
+        let uppercased = method.uppercased()
+        return knownMethods.contains(uppercased) ? uppercased : "_OTHER"
+    }
+
+    /// The name of a span of a request sent with `method`: the method, or `HTTP` for one outside the known set.
+    private static func spanName(method: String) -> String {
+        let known = knownMethod(method)
+        return known == "_OTHER" ? "HTTP" : known
     }
 
     /// `url` without user info or fragment, its query values replaced by `REDACTED`.
     static func redacted(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "" }
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "" }
+        return redacted(components)
+    }
+
+    /// `string` redacted as `redacted(_:)` redacts a URL. A string that does not parse (a space in its host) is read
+    /// again with what no URL may hold percent-encoded; one that still does not parse keeps only its scheme.
+    static func redacted(urlString string: String) -> String {
+        let allowed = CharacterSet.urlQueryAllowed.union(CharacterSet(charactersIn: "#%[]"))
+        let components =
+            URLComponents(string: string)
+            ?? string.addingPercentEncoding(withAllowedCharacters: allowed).flatMap { URLComponents(string: $0) }
+        if let components { return redacted(components) }
+        guard let colon = string.firstIndex(of: ":"), string[..<colon].allSatisfy(isSchemeCharacter) else {
+            return "REDACTED"
+        }
+        return String(string[..<colon]) + ":REDACTED"
+    }
+
+    /// `text` with every URL in it (a scheme, `://`, and what follows up to a space, a quote or another character no
+    /// URL holds) redacted as `redacted(urlString:)` redacts it.
+    static func redactingURLs(in text: String) -> String {
+        var result = ""
+        var rest = text[...]
+        while let separator = rest.range(of: "://") {
+            let schemeLength = rest[..<separator.lowerBound].reversed().prefix(while: isSchemeCharacter).count
+            let start = rest.index(separator.lowerBound, offsetBy: -schemeLength)
+            let end = rest[separator.upperBound...].firstIndex(where: endsURLInText) ?? rest.endIndex
+            result.append(contentsOf: rest[..<start])
+            result.append(redacted(urlString: String(rest[start..<end])))
+            rest = rest[end...]
+        }
+        result.append(contentsOf: rest)
+        return result
+    }
+
+    private static func redacted(_ original: URLComponents) -> String {
+        var components = original
         components.user = nil
         components.password = nil
         components.fragment = nil
@@ -139,6 +199,14 @@ final class RequestTrace: RequestObserving {
             URLQueryItem(name: $0.name, value: $0.value == nil ? nil : "REDACTED")
         }
         return components.string ?? ""
+    }
+
+    private static func isSchemeCharacter(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || "+-.".contains(character))
+    }
+
+    private static func endsURLInText(_ character: Character) -> Bool {
+        character.isWhitespace || "\"'<>`{}|\\^".contains(character)
     }
 
     private static func defaultPort(of scheme: String?) -> Int? {
@@ -160,6 +228,31 @@ final class RequestTrace: RequestObserving {
             let mirror = Mirror(reflecting: error)
             return mirror.children.first?.label ?? "\(error)".prefix { $0 != "(" && $0 != " " }.description
         }
+    }
+}
+
+/// What a span records for a request's error: the `AFError`'s description with every URL in it redacted as `url.full`
+/// is (no user info, query values `REDACTED`), and nothing else of it. An `AFError` holds the URL it was given (an
+/// `invalidURL` holds the caller's string, password and query included) and prints it whole.
+struct RedactedError: Error, CustomStringConvertible, LocalizedError {
+    /// The `AFError`'s case, as `error.type` names it.
+    let type: String
+    /// The `AFError`'s description, redacted.
+    let description: String
+
+    var errorDescription: String? { description }
+
+    init(_ error: AFError) {
+        type = RequestTrace.errorType(of: error)
+        var text = error.localizedDescription
+        // A string that is no URL may hold what ends one in text (a space): it is redacted whole first.
+        if case let .invalidURL(url) = error {
+            let given = "\(url)"
+            if !given.isEmpty {
+                text = text.replacingOccurrences(of: given, with: RequestTrace.redacted(urlString: given))
+            }
+        }
+        description = RequestTrace.redactingURLs(in: text)
     }
 }
 

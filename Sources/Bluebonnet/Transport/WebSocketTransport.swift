@@ -11,6 +11,8 @@ struct WebSocketOptions: Sendable {
     var offersCompression = true
     /// How long a close handshake may wait for the server's close frame before the connection is dropped.
     var closeTimeout: TimeInterval = 10
+    /// How long a ping may wait for its pong before the socket fails; `nil` to wait as long as the socket is open.
+    var pingTimeout: TimeInterval? = nil
 }
 
 /// Receives a WebSocket attempt's events. The upgrade is a hop like any other (`TransportSink`): its response head, and

@@ -102,7 +102,8 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
             Self(maximumMessageSize: maximumMessageSize)
         }
 
-        /// Pings every `pingInterval` seconds once connected, each after the last one's pong.
+        /// Pings every `pingInterval` seconds once connected, each after the last one's pong; a ping unanswered for
+        /// `pingTimeout` (10 seconds) fails the socket.
         public static func pingInterval(_ pingInterval: TimeInterval) -> Self {
             Self(pingInterval: pingInterval)
         }
@@ -115,19 +116,35 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         public let maximumMessageSize: Int
         /// The interval of automatic pings, if any.
         public let pingInterval: TimeInterval?
+        /// With `pingInterval` set, how long a ping (an automatic one or `sendPing`'s) may wait for its pong: a server
+        /// that answers none in time (gone, or stuck half-way through a frame) fails the socket with
+        /// `AFError.sessionTaskFailed(error:)` carrying `URLError(.timedOut)`, whose `NSUnderlyingErrorKey` is a
+        /// `WebSocketProtocolError` that says so, after the client said it is going away (1001). 10 seconds by
+        /// default (Bluebonnet's; OkHttp's is the ping interval). Without `pingInterval`, pings wait as long as the
+        /// socket is open, as URLSession's do.
+        public let pingTimeout: TimeInterval
         /// Whether messages may be compressed (`permessage-deflate`, RFC 7692): offered in the upgrade, and used
         /// both ways when the server accepts. A compressed message is inflated within `maximumMessageSize`. `true` by
         /// default (Bluebonnet's; URLSession's sockets do not compress).
         public let perMessageDeflate: Bool
 
         /// Options together (Alamofire's initializer is internal; each static form sets one).
+        ///
+        /// - Parameters:
+        ///   - protocol:           The subprotocol asked for, if any. None by default.
+        ///   - maximumMessageSize: The largest message accepted, in bytes. 1 MiB by default.
+        ///   - pingInterval:       The interval of automatic pings, if any. None by default.
+        ///   - pingTimeout:        With `pingInterval` set, how long a ping may wait for its pong before the socket
+        ///                         fails. 10 seconds by default.
+        ///   - perMessageDeflate:  Whether messages may be compressed. `true` by default.
         public init(
             protocol: String? = nil, maximumMessageSize: Int = 1_048_576, pingInterval: TimeInterval? = nil,
-            perMessageDeflate: Bool = true
+            pingTimeout: TimeInterval = 10, perMessageDeflate: Bool = true
         ) {
             self.protocol = `protocol`
             self.maximumMessageSize = max(0, maximumMessageSize)
             self.pingInterval = pingInterval
+            self.pingTimeout = max(0, pingTimeout)
             self.perMessageDeflate = perMessageDeflate
         }
     }
@@ -235,7 +252,8 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
             hop.headers.append((name: "Sec-WebSocket-Protocol", value: `protocol`))
         }
         let options = WebSocketOptions(
-            maximumMessageSize: configuration.maximumMessageSize, offersCompression: configuration.perMessageDeflate)
+            maximumMessageSize: configuration.maximumMessageSize, offersCompression: configuration.perMessageDeflate,
+            pingTimeout: configuration.pingInterval == nil ? nil : configuration.pingTimeout)
         return transport.connect(hop, options: options, sink: self)
     }
 

@@ -26,11 +26,13 @@ public struct Console: Sendable {
     public let directory: URL
     /// Asks for a secret (a password) on the terminal without echo; `nil` when there is no terminal to ask on.
     public let askSecret: (@Sendable (_ prompt: String) -> String?)?
+    /// Ctrl-C and `SIGTERM`: the process's, or a test's.
+    public let interruptions: Interruptions
 
     public init(
         output: ConsoleStream, errors: ConsoleStream, input: ConsoleInput, outputIsTerminal: Bool = false,
         errorsIsTerminal: Bool = false, environment: [String: String], directory: URL,
-        askSecret: (@Sendable (_ prompt: String) -> String?)? = nil
+        askSecret: (@Sendable (_ prompt: String) -> String?)? = nil, interruptions: Interruptions = Interruptions()
     ) {
         self.output = output
         self.errors = errors
@@ -40,6 +42,7 @@ public struct Console: Sendable {
         self.environment = environment
         self.directory = directory
         self.askSecret = askSecret
+        self.interruptions = interruptions
     }
 
     /// The process's own standard streams, environment and working directory.
@@ -51,7 +54,7 @@ public struct Console: Sendable {
             outputIsTerminal: isatty(STDOUT_FILENO) != 0, errorsIsTerminal: isatty(STDERR_FILENO) != 0,
             environment: ProcessInfo.processInfo.environment,
             directory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
-            askSecret: inputIsTerminal ? askOnTerminal : nil)
+            askSecret: inputIsTerminal ? askOnTerminal : nil, interruptions: .process)
     }
 
     /// Asks on the controlling terminal, without echo.
@@ -124,7 +127,7 @@ public final class ConsoleStream: Sendable {
         switch sink {
         case let .descriptor(descriptor):
             do {
-                try PartFile.write(data, to: descriptor)
+                try FileDescriptors.write(data, to: descriptor)
             } catch let error as POSIXError where error.code == .EPIPE {
                 throw CommandExit.readerWentAway
             } catch {

@@ -8,23 +8,34 @@ extension Exchange {
     /// `--download`/`-o`/`--continue`: the body goes to a file as it arrives (never whole in memory), the head and a
     /// progress bar to standard error, as httpie does.
     ///
-    /// Nothing of the user's is ever lost: the body is written to a file beside the target and only a complete 2xx
-    /// body replaces an existing file (renamed over it); a resumed (`206`) body is appended to the partial file,
-    /// also when it is cut again, so repeated `--continue` converges; an error status writes and removes nothing; a
-    /// complete file (`416` to `--continue`) is kept.
+    /// Nothing of the user's is ever lost (`DownloadFile`): a new file is written in place, a regular file is replaced
+    /// only by a whole 2xx body (renamed over it, keeping its mode), a FIFO or a device is written through; a resumed
+    /// (`206`) body is appended to the partial file as it arrives, so repeated `--continue` converges; an error status
+    /// writes and removes nothing; a complete file (`416` to `--continue`) is kept. Ctrl-C and `SIGTERM` end the
+    /// download as a cut connection does, with what arrived where `--continue` finds it, and no file left behind.
     func download() async throws {
         var urlRequest = plan.urlRequest
         let quiet = plan.options.printing.quiet
-        let explicitURL = plan.options.download.output.map(console.file)
-        let existing = explicitURL.flatMap {
-            (try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber)?.int64Value
+        var explicitTarget: DownloadTarget?
+        if let output = plan.options.download.output {
+            do {
+                explicitTarget = try DownloadTarget.inspect(console.file(output))
+            } catch {
+                throw CommandExit(status: 1, message: error.message)
+            }
         }
         var offset: Int64 = 0
-        if plan.options.download.resume, let existing, existing > 0 {
-            offset = existing
-            urlRequest.setValue("bytes=\(existing)-", forHTTPHeaderField: "Range")
-            // A range counts bytes of the body as sent: ask for it unencoded, so the bytes are the file's.
-            urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        if plan.options.download.resume, let explicitTarget {
+            if case let .special(url, kind) = explicitTarget {
+                throw CommandExit(
+                    status: 1, message: "--continue appends to a regular file, and \(url.path) is \(kind)")
+            }
+            if explicitTarget.size > 0 {
+                offset = explicitTarget.size
+                urlRequest.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
+                // A range counts bytes of the body as sent: ask for it unencoded, so the bytes are the file's.
+                urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+            }
         }
         let request = session.streamRequest(urlRequest)
         if let credential = plan.challengeCredential { request.authenticate(with: credential) }
@@ -32,44 +43,45 @@ extension Exchange {
         let printer = plan.printer
         let directory = console.directory
         let started = Date()
-        var part: PartFile?
+        var file: DownloadFile?
         var decision: DownloadPlan?
-        var received: Int64 = 0
         var failure: AFError?
         var response: HTTPURLResponse?
-        for await event in request.streamTask().streamingData() {
-            switch event.event {
-            case let .stream(.success(chunk)):
-                if decision == nil, let head = request.response {
-                    response = head
-                    decision = DownloadPlan(
-                        response: head, offset: offset, explicitURL: explicitURL, directory: directory)
-                    if case .save = decision {} else { request.cancel() }
-                }
-                guard case let .save(target, appending)? = decision else { continue }
-                do {
-                    if part == nil { part = try PartFile(beside: target) }
-                    try part?.write(chunk)
-                } catch {
-                    request.cancel()
-                    part?.discard()
-                    throw CommandExit(
-                        status: 1,
-                        message: "cannot write beside \(target.path): \(error.localizedDescription); nothing saved")
-                }
-                received += Int64(chunk.count)
-                let expected = request.response?.expectedContentLength ?? -1
-                bar?.update(
-                    completed: received + (appending ? offset : 0),
-                    total: expected < 0 ? -1 : expected + (appending ? offset : 0))
-            case let .complete(completion):
-                response = response ?? completion.response
-                if decision == nil, let head = response {
-                    decision = DownloadPlan(
-                        response: head, offset: offset, explicitURL: explicitURL, directory: directory)
-                }
-                if let error = completion.error, !(error.isExplicitlyCancelledError && decision?.refusesBody == true) {
-                    failure = error
+        try await console.interruptions.handling({ _ in request.cancel() }) {
+            for await event in request.streamTask().streamingData() {
+                switch event.event {
+                case let .stream(.success(chunk)):
+                    if decision == nil, let head = request.response {
+                        response = head
+                        decision = DownloadPlan(
+                            response: head, offset: offset, explicitTarget: explicitTarget, directory: directory)
+                        if case .save = decision {} else { request.cancel() }
+                    }
+                    guard case let .save(target, appending)? = decision else { continue }
+                    let sink = file ?? DownloadFile(target: target, appending: appending)
+                    file = sink
+                    do {
+                        try sink.write(chunk)
+                    } catch {
+                        request.cancel()
+                        _ = sink.abandon()
+                        let reason = (error as? DownloadTarget.Refusal)?.message ?? error.localizedDescription
+                        throw CommandExit(status: 1, message: "cannot write \(target.url.path): \(reason)")
+                    }
+                    let expected = request.response?.expectedContentLength ?? -1
+                    bar?.update(
+                        completed: sink.written + (appending ? offset : 0),
+                        total: expected < 0 ? -1 : expected + (appending ? offset : 0))
+                case let .complete(completion):
+                    response = response ?? completion.response
+                    if decision == nil, let head = response {
+                        decision = DownloadPlan(
+                            response: head, offset: offset, explicitTarget: explicitTarget, directory: directory)
+                    }
+                    let refused = decision?.refusesBody == true
+                    if let error = completion.error, !(error.isExplicitlyCancelledError && refused) {
+                        failure = error
+                    }
                 }
             }
         }
@@ -80,13 +92,15 @@ extension Exchange {
                     http, protocolName: request.metrics?.transactionMetrics.last?.networkProtocolName))
             try? console.errors.write(line: printer.headers(http) + "\n")
         }
+        let interruption = failure == nil ? nil : console.interruptions.received
         switch decision {
         case nil:
+            if let interruption { throw Self.interrupted(interruption, saying: "nothing saved") }
             throw CommandExit.failure(failure ?? AFError.explicitlyCancelled)
         case .complete?:
             if quiet == 0 {
                 try? console.errors.write(
-                    line: "Nothing left to download: \(explicitURL?.path ?? "the file") is complete.")
+                    line: "Nothing left to download: \(explicitTarget?.url.path ?? "the file") is complete.")
             }
         case let .refuse(status)?:
             throw CommandExit(
@@ -99,47 +113,54 @@ extension Exchange {
                     "the server's Content-Range (\(contentRange ?? "none")) does not continue the \(offset)-byte file; "
                     + "nothing appended")
         case let .save(target, appending)?:
-            let written = part ?? (try? PartFile(beside: target))
-            do {
-                if appending {
-                    // What arrived continues the file, whole or cut: keep it, so the next --continue starts after it.
-                    if received > 0, let written { try written.append(to: target) } else { written?.discard() }
-                } else if failure == nil || !FileManager.default.fileExists(atPath: target.path) || existing == 0 {
-                    // A whole body replaces the file in one rename; a cut one is kept only where it loses nothing.
-                    try written?.replace(target)
-                } else {
-                    written?.discard()
-                    if quiet < 2 {
-                        console.warn("\(target.path) was left as it was: the download was cut short.")
-                    }
+            let sink = file ?? DownloadFile(target: target, appending: appending)
+            guard let failure else {
+                do {
+                    try sink.commit()
+                } catch {
+                    _ = sink.abandon()
+                    let reason = (error as? DownloadTarget.Refusal)?.message ?? error.localizedDescription
+                    throw CommandExit(status: 1, message: reason)
                 }
-            } catch {
-                written?.discard()
-                throw CommandExit(status: 1, message: "\(error.localizedDescription)")
+                guard quiet == 0 else { return }
+                let seconds = max(Date().timeIntervalSince(started), 0.001)
+                try? console.errors.write(
+                    line: "Done. \(ProgressBar.size(sink.written)) in \(String(format: "%.2f", seconds)) s "
+                        + "(\(ProgressBar.size(Int64(Double(sink.written) / seconds)))/s): \(target.url.path)")
+                return
             }
-            if let failure {
-                if received > 0, FileManager.default.fileExists(atPath: target.path),
-                    appending || existing == nil || existing == 0
-                {
-                    try? console.errors.write(
-                        line:
-                            "Kept the \(ProgressBar.size(received)) received in \(target.path): resume with --continue."
-                    )
-                }
-                throw CommandExit.failure(failure)
+            // Cut short or interrupted: what arrived is kept where --continue finds it, unless that would lose the
+            // user's own file.
+            let kept = sink.abandon()
+            let outcome: String
+            if kept {
+                outcome =
+                    "kept the \(ProgressBar.size(sink.written)) received in \(target.url.path): resume with --continue"
+            } else if case .regular = target, sink.written > 0, !appending {
+                outcome = "\(target.url.path) was left as it was: the download was cut short"
+            } else {
+                outcome = "nothing saved"
             }
-            guard quiet == 0 else { return }
-            let seconds = max(Date().timeIntervalSince(started), 0.001)
-            try? console.errors.write(
-                line: "Done. \(ProgressBar.size(received)) in \(String(format: "%.2f", seconds)) s "
-                    + "(\(ProgressBar.size(Int64(Double(received) / seconds)))/s): \(target.path)")
+            if let interruption { throw Self.interrupted(interruption, saying: outcome) }
+            if kept {
+                try? console.errors.write(line: outcome.prefix(1).uppercased() + outcome.dropFirst() + ".")
+            } else if quiet < 2, outcome != "nothing saved" {
+                console.warn(outcome + ".")
+            }
+            throw CommandExit.failure(failure)
         }
+    }
+
+    /// How a download Ctrl-C or `SIGTERM` ended says so: the status of a process the signal ended, and what became
+    /// of the file.
+    static func interrupted(_ number: Int32, saying outcome: String) -> CommandExit {
+        CommandExit(status: Interruptions.status(of: number), message: "interrupted; \(outcome)")
     }
 
     /// What a download's response head says to do with its body.
     enum DownloadPlan {
         /// Write it to `target`: appended to the partial file (a `206` that continues it), or replacing it.
-        case save(URL, appending: Bool)
+        case save(DownloadTarget, appending: Bool)
         /// `--continue` of a file that is already whole: the server answered `416`.
         case complete
         /// An error status: nothing is written or removed.
@@ -147,7 +168,7 @@ extension Exchange {
         /// A `206` that does not start where the partial file ends.
         case mismatch(String?)
 
-        init(response: HTTPURLResponse, offset: Int64, explicitURL: URL?, directory: URL) {
+        init(response: HTTPURLResponse, offset: Int64, explicitTarget: DownloadTarget?, directory: URL) {
             let status = response.statusCode
             if offset > 0, status == 416 {
                 self = .complete
@@ -158,8 +179,8 @@ extension Exchange {
                 return
             }
             let target =
-                explicitURL
-                ?? Exchange.unusedFile(named: Exchange.suggestedName(for: response), in: directory)
+                explicitTarget
+                ?? .new(Exchange.unusedFile(named: Exchange.suggestedName(for: response), in: directory))
             if status == 206 {
                 let contentRange = response.value(forHTTPHeaderField: "Content-Range")
                 guard offset > 0, Exchange.firstByte(ofContentRange: contentRange) == offset else {
@@ -215,8 +236,11 @@ extension Exchange {
         return Int64(spec[spec.index(spec.startIndex, offsetBy: 6)..<dash].trimmingCharacters(in: .whitespaces))
     }
 
-    /// `name`, or `name-1`, `name-2`, ... : the first that does not exist in `directory` (httpie never overwrites).
-    static func unusedFile(named name: String, in directory: URL) -> URL {
+    /// `name`, or `name-1`, `name-2`, ... : the first that does not exist in `directory` (httpie never overwrites). A
+    /// name too long for the file system is shortened on a character boundary, keeping its extension, with room left
+    /// for the number.
+    static func unusedFile(named fullName: String, in directory: URL) -> URL {
+        let name = FileNames.fitting(fullName, within: FileNames.maximumLength - 8)
         let candidate = directory.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: candidate.path) else { return candidate }
         var index = 1

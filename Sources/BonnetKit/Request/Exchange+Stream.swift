@@ -5,15 +5,25 @@ import FoundationNetworking
 #endif
 
 extension Exchange {
-    /// `--stream`: the head, then the body as it arrives, written piece by piece (Server-Sent Events included).
+    /// `--stream`: the head, then the body as it arrives, written piece by piece (Server-Sent Events included). Also
+    /// whenever only the response's head and raw body are printed (`bonnet URL > file`, `-h`), so that output of any
+    /// size streams in bounded memory; a body that is not printed is read to its end (an error in it still fails the
+    /// command) and dropped.
     func stream() async throws {
         let request = session.streamRequest(plan.urlRequest)
         if let credential = plan.challengeCredential { request.authenticate(with: credential) }
         let (parts, printer, output) = (plan.parts, plan.printer, console.output)
+        let maxHeaders = plan.options.exchange.maxHeaders
         var printedHead = false
         func printHead() throws {
             guard !printedHead, let http = request.response else { return }
             printedHead = true
+            if maxHeaders > 0, http.headers.count > maxHeaders {
+                throw CommandExit(
+                    status: 1,
+                    message:
+                        "the response has \(http.headers.count) header fields, more than --max-headers \(maxHeaders)")
+            }
             guard parts.contains("h") else { return }
             let protocolName = request.metrics?.transactionMetrics.last?.networkProtocolName
             try output.write(line: printer.statusLine(http, protocolName: protocolName))

@@ -65,6 +65,20 @@ public struct RequestCommand: ConsoleCommand {
             return nil
         }
         let second = words[1]
-        return RequestItems.split(second) == nil || second.hasPrefix(":") || second.contains("://") ? first : nil
+        return RequestItems.split(second) == nil || second.hasPrefix(":") || second.contains("://")
+            || looksLikeHostAndPort(second) ? first : nil
+    }
+
+    /// `host:port`, `host:port/path` or `:port/path`: a URL without its scheme, though it parses as a header item
+    /// (`localhost` `8095/get`), so that `GET localhost:8095/get` is a method and a URL, as in httpie.
+    static func looksLikeHostAndPort(_ word: String) -> Bool {
+        guard let colon = word.firstIndex(of: ":") else { return false }
+        let host = word[..<colon]
+        let rest = word[word.index(after: colon)...]
+        let port = rest.prefix { $0.isASCII && $0.isNumber }
+        guard !port.isEmpty, port.count <= 5 else { return false }
+        let after = rest.dropFirst(port.count)
+        return !host.contains { $0 == "=" || $0 == "@" || $0 == " " }
+            && (after.first.map { "/?#".contains($0) } ?? true)
     }
 }

@@ -66,7 +66,7 @@ struct RequestPlan {
         }
         sendsMultipart = body.multipart || !items.files.isEmpty
         let exchange = options.exchange
-        mode =
+        var mode: Mode =
             exchange.offline && !exchange.cache
             ? .offline
             : sendsMultipart
@@ -78,6 +78,16 @@ struct RequestPlan {
         parts = Self.parts(printing, offline: mode == .offline, toTerminal: console.outputIsTerminal)
         historyParts = printing.historyPrint.map(Set.init) ?? parts
         let prettiness = printing.pretty ?? (console.outputIsTerminal ? .all : PrettyStyle.none)
+        // Only the response's head and raw body are printed (`bonnet URL > file`, `-h`): they stream, in bounded
+        // memory and whatever the body's size, rather than wait for the whole exchange.
+        if mode == .exchange, !sendsMultipart, !exchange.offline, !options.body.chunked, !printing.all,
+            !printing.timeline,
+            !printing.curl, parts.isSubset(of: ["h", "b"]),
+            !parts.contains("b") || (!console.outputIsTerminal && prettiness == .none)
+        {
+            mode = .stream
+        }
+        self.mode = mode
         var printer = Output(
             colored: !printing.noColor && (prettiness == .all || prettiness == .colors),
             formats: prettiness == .all || prettiness == .format, toTerminal: console.outputIsTerminal,

@@ -9,18 +9,30 @@ import FoundationNetworking
 /// A name is kept per host in `$BONNET_CONFIG_DIR` (else `$XDG_CONFIG_HOME/bonnet`, else `~/.config/bonnet`), under
 /// `sessions/HOST_PORT/NAME.json`; a value with a `/` is the file's path. The file holds credentials, so it is
 /// written readable by its owner only, and in one go (a temporary file renamed over the old one).
+///
+/// The file is always written in httpie's layout (3.x), so httpie can use a session bonnet made and the other way
+/// round; httpie's cookie domains are translated both ways: a host without a dot is `HOST.local` in httpie's files
+/// (Python's cookie jar's spelling), and a cookie with no domain (httpie 2's cookies by name, httpie 3's `""`, which
+/// a `Cookie:` header given with `--session` becomes) belongs to the session's host, and is written back as it was.
 struct SessionFile {
     /// Where the file is.
     let location: URL
+    /// The host of the request the session is used for, lowercased: where a cookie without a domain belongs.
+    let host: String
     /// Headers sent with every request of the session, unless the request sets its own.
     var headers: [String: String] = [:]
     /// `--auth` and `--auth-type` as given.
     var auth: StoredAuth?
-    /// The cookie storage's JSON, as `HTTPCookieStorage.af.exportedCookies` makes it, or an httpie session's list.
+    /// The cookies read: the library's cookie archive (a file an earlier bonnet wrote), or httpie's list.
     var cookies: Any?
-    /// The file was httpie's (3.x layout): it is read as httpie wrote it and saved the same way, so httpie can still
-    /// use it; its `__meta__` is kept.
-    private var httpieMeta: [String: Any]?
+    /// Whether `cookies` is httpie's list rather than the library's archive.
+    private var cookiesInHTTPieLayout = true
+    /// httpie's `__meta__`: the file's own when it has one, else the one bonnet writes.
+    private var httpieMeta: [String: Any] = [
+        "about": "HTTPie session file", "help": "https://httpie.io/docs#sessions", "httpie": "3.2.4",
+    ]
+    /// The cookies read without a domain (`name` and `path`): written back without one while they stay the host's.
+    private var domainlessCookies: Set<[String]> = []
 
     /// `--auth` as kept in the file.
     struct StoredAuth: Equatable {
@@ -48,6 +60,7 @@ struct SessionFile {
     ///   - console:     Where a relative path starts, and the environment that names the configuration folder.
     init(_ nameOrPath: String, for url: URL, in console: Console) throws {
         location = try Self.location(of: nameOrPath, for: url, in: console)
+        host = (url.host ?? "localhost").lowercased()
         guard let handle = FileHandle(forReadingAtPath: location.path) else { return }
         defer { try? handle.close() }
         // Read back like a server's answer: a session is headers, credentials and at most the jar's 3,000 cookies.
@@ -63,11 +76,13 @@ struct SessionFile {
             try readHTTPie(object)
             return
         }
+        // The layout of bonnet before it wrote httpie's: read once, then saved in httpie's.
         headers = object["headers"] as? [String: String] ?? [:]
         if let auth = object["auth"] as? [String: String], let type = auth["type"], let raw = auth["raw"] {
             self.auth = StoredAuth(type: type, raw: raw)
         }
         cookies = object["cookies"]
+        cookiesInHTTPieLayout = false
     }
 
     /// httpie's layout: `headers` as a list of `name`/`value` pairs (a dictionary before httpie 3), `auth` with
@@ -93,7 +108,32 @@ struct SessionFile {
         if let byName = object["cookies"] as? [String: [String: Any]] {
             list = byName.map { name, cookie in cookie.merging(["name": name]) { $1 } }
         }
+        for (index, entry) in list.enumerated() {
+            let domain = (entry["domain"] as? String) ?? ""
+            if domain.isEmpty {
+                list[index]["domain"] = host
+                if let name = entry["name"] as? String {
+                    domainlessCookies.insert([name, entry["path"] as? String ?? "/"])
+                }
+            } else {
+                list[index]["domain"] = Self.domain(fromHTTPie: domain)
+            }
+        }
         cookies = list
+    }
+
+    /// Python's cookie jar keeps a host without a dot (`localhost`) as `localhost.local`.
+    static func domain(fromHTTPie domain: String) -> String {
+        let bare = domain.hasPrefix(".") ? domain.dropFirst() : Substring(domain)
+        guard bare.lowercased().hasSuffix(".local") else { return domain }
+        let host = bare.dropLast(".local".count)
+        return host.isEmpty || host.contains(".") ? domain : String(host)
+    }
+
+    /// A domain as httpie's cookie jar spells it: `HOST.local` for a host without a dot (an IPv6 literal aside).
+    static func httpieDomain(of domain: String) -> String {
+        let bare = domain.hasPrefix(".") ? domain.dropFirst() : Substring(domain)
+        return bare.isEmpty || bare.contains(".") || bare.contains(":") ? domain : domain + ".local"
     }
 
     /// The largest session file read.
@@ -119,9 +159,12 @@ struct SessionFile {
     }
 
     /// A cookie as httpie keeps it.
-    private static func httpieEntry(of cookie: HTTPCookie) -> [String: Any] {
-        [
-            "name": cookie.name, "value": cookie.value, "domain": cookie.domain, "path": cookie.path,
+    private func httpieEntry(of cookie: HTTPCookie) -> [String: Any] {
+        let domainless =
+            cookie.domain.lowercased() == host && domainlessCookies.contains([cookie.name, cookie.path])
+        return [
+            "name": cookie.name, "value": cookie.value,
+            "domain": domainless ? "" : Self.httpieDomain(of: cookie.domain), "path": cookie.path,
             "secure": cookie.isSecure,
             "expires": cookie.expiresDate.map { $0.timeIntervalSince1970.rounded() } as Any? ?? NSNull(),
         ]
@@ -158,8 +201,8 @@ struct SessionFile {
         guard let cookies else { return }
         do {
             let archive =
-                httpieMeta == nil
-                ? cookies : ["cookies": (cookies as? [[String: Any]] ?? []).compactMap(Self.archiveEntry(fromHTTPie:))]
+                cookiesInHTTPieLayout
+                ? ["cookies": (cookies as? [[String: Any]] ?? []).compactMap(Self.archiveEntry(fromHTTPie:))] : cookies
             try storage.af.importCookies(from: JSONSerialization.data(withJSONObject: archive))
         } catch {
             throw Failure(description: "--session: the cookies in \(location.path) cannot be read: \(error)")
@@ -173,28 +216,20 @@ struct SessionFile {
             headers[header.name] = header.value
         }
         if let auth { self.auth = auth }
-        if httpieMeta != nil {
-            cookies = (storage.cookies ?? []).sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
-                .map(Self.httpieEntry)
-            return
-        }
-        cookies = try JSONSerialization.jsonObject(with: storage.af.exportedCookies(includingSessionCookies: true))
+        cookies = (storage.cookies ?? []).sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
+            .map(httpieEntry)
+        cookiesInHTTPieLayout = true
     }
 
     /// Writes the file: owner-only, in one rename.
     func save() throws {
-        var object: [String: Any] = ["headers": headers]
-        if let auth { object["auth"] = ["type": auth.type, "raw": auth.raw] }
-        if let cookies { object["cookies"] = cookies }
-        if let httpieMeta {
-            object = [
-                "__meta__": httpieMeta,
-                "headers": headers.sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] },
-                "cookies": cookies ?? [[String: Any]](),
-                "auth": auth.map { ["type": $0.type, "raw_auth": $0.raw] as [String: Any] }
-                    ?? ["type": NSNull(), "raw_auth": NSNull()],
-            ]
-        }
+        let object: [String: Any] = [
+            "__meta__": httpieMeta,
+            "headers": headers.sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] },
+            "cookies": cookiesInHTTPieLayout ? cookies ?? [[String: Any]]() : [[String: Any]](),
+            "auth": auth.map { ["type": $0.type, "raw_auth": $0.raw] as [String: Any] }
+                ?? ["type": NSNull(), "raw_auth": NSNull()],
+        ]
         let data = try JSONSerialization.data(
             withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         let folder = location.deletingLastPathComponent()

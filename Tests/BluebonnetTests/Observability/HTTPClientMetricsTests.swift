@@ -103,6 +103,16 @@ final class HTTPClientMetricsTests: ServerTestCase {
         XCTAssertEqual(duration.values.count, 2)
     }
 
+    func testAMethodOutsideTheKnownSetIsMeasuredAsOther() async throws {
+        let session = Session(metrics: .init(factory: metrics))
+        _ = await session.request(url("/anything"), method: HTTPMethod(rawValue: "FROBNICATE")).serializingData()
+            .response
+        let dimensions = metrics.timers.map(\.dimensions) + metrics.meters.map(\.dimensions)
+        let methods = dimensions.flatMap { $0 }.filter { $0.0 == "http.request.method" }.map { $0.1 }
+        XCTAssertFalse(methods.isEmpty, "the request was measured")
+        XCTAssertEqual(Set(methods), ["_OTHER"], "\(dimensions)")
+    }
+
     func testNothingIsRecordedWhenDisabledOrWithoutAFactoryAndAFailureHasItsErrorType() async throws {
         let disabled = Session(metrics: .disabled)
         _ = try await disabled.request(url("/get")).serializingData().value

@@ -2,6 +2,7 @@
 import BluebonnetTestServer
 import Foundation
 import InMemoryTracing
+import Logging
 import Tracing
 import XCTest
 #if canImport(FoundationNetworking)
@@ -168,6 +169,52 @@ final class TracingTests: ServerTestCase {
             },
             [nil, 1], "the second hop is a resend")
         XCTAssertTrue(tracer.activeSpans.isEmpty)
+    }
+
+    func testTheErrorRecordedForAURLThatDoesNotParseHoldsNeitherItsPasswordNorItsQueryValues() async throws {
+        let lines = Recorder<String>()
+        var logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        logger.logLevel = .trace
+        let logged = Session(logger: logger, tracer: tracer)
+        // The space in the host makes it no URL: the `AFError` holds the string as the caller gave it.
+        let response = await logged.request("http://user:secret@exa mple.com/get?token=abc").serializingData().response
+        XCTAssertEqual(response.error?.isInvalidURLError, true, "\(String(describing: response.error))")
+        let (request, hops) = try tree()
+        XCTAssertTrue(hops.isEmpty)
+        XCTAssertEqual(request.attributes.get("error.type")?.toSpanAttribute(), "invalidURL")
+        XCTAssertEqual(request.errors.count, 1)
+        let recorded = try XCTUnwrap(request.errors.first?.error)
+        // What exporters write: swift-otel's `exception.message` is the error interpolated.
+        XCTAssertTrue("\(recorded)".contains("URL is not valid"), "\(recorded)")
+        for text in ["\(recorded)", String(reflecting: recorded), recorded.localizedDescription] {
+            XCTAssertFalse(text.contains("secret"), "the password was recorded: \(text)")
+            XCTAssertFalse(text.contains("abc"), "a query value was recorded: \(text)")
+        }
+        let log = lines.values.joined(separator: "\n")
+        XCTAssertFalse(log.isEmpty)
+        XCTAssertFalse(log.contains("secret") || log.contains("abc"), log)
+        withExtendedLifetime(logged) {}
+    }
+
+    func testAMethodOutsideTheKnownSetIsOtherWithTheMethodKeptAsTheOriginal() async throws {
+        _ = await traced.request(url("/anything"), method: HTTPMethod(rawValue: "FROBNICATE")).serializingData()
+            .response
+        let spans = tracer.finishedSpans
+        XCTAssertGreaterThanOrEqual(spans.count, 2, "the request and its hop")
+        for span in spans {
+            XCTAssertEqual(span.operationName, "HTTP", "OpenTelemetry's name for a span of an unknown method")
+            XCTAssertEqual(span.attributes.get("http.request.method")?.toSpanAttribute(), "_OTHER")
+            XCTAssertEqual(span.attributes.get("http.request.method_original")?.toSpanAttribute(), "FROBNICATE")
+        }
+
+        tracer.clearAll()
+        _ = await traced.request(url("/get"), method: HTTPMethod(rawValue: "get")).serializingData().response
+        for span in tracer.finishedSpans {
+            // `URLRequest` sends a standard method uppercased, so nothing else was sent to keep as the original.
+            XCTAssertEqual(span.operationName, "GET", "a known method in another case is that method")
+            XCTAssertEqual(span.attributes.get("http.request.method")?.toSpanAttribute(), "GET")
+            XCTAssertNil(span.attributes.get("http.request.method_original"))
+        }
     }
 
     func testNothingIsTracedWithoutATracerAndAnAdaptationFailureStillHasASpan() async throws {

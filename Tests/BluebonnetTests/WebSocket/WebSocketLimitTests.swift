@@ -1,4 +1,4 @@
-import Bluebonnet
+@testable import Bluebonnet
 import BluebonnetTestServer
 import Foundation
 import XCTest
@@ -39,6 +39,24 @@ final class WebSocketLimitTests: WebSocketTestCase {
         XCTAssertEqual(message[100_000], UInt8(truncatingIfNeeded: 100_000))
         XCTAssertEqual(message[899_999], UInt8(truncatingIfNeeded: 800_000))
         XCTAssertNil(completion(events)?.error)
+    }
+
+    func testReassemblingManySmallFragmentsMovesBytesInProportionToTheMessage() async throws {
+        // 4,096 fragments of 256 bytes: copying the message so far for each fragment moved about 2 GiB for this 1 MiB.
+        let size = 4096 * 256
+        let request = session.webSocketRequest(
+            to: server.url("/big?size=\(size)&fragments=4096"), configuration: .maximumMessageSize(2 * size))
+        let events = await events(of: request) { event in
+            if event.message != nil { event.close(sending: .normalClosure) }
+        }
+
+        let message = try XCTUnwrap(messages(events).first?.bytes)
+        XCTAssertEqual(message.count, size)
+        XCTAssertNil(completion(events)?.error)
+        let transport = try XCTUnwrap(session.webSocketTransport as? NIOWebSocketTransport)
+        let moved = transport.reassemblyCopies.read()
+        XCTAssertGreaterThanOrEqual(moved, size - 256, "every continuation's bytes are counted")
+        XCTAssertLessThan(moved, 3 * size, "bytes moved to reassemble a message of \(size): \(moved)")
     }
 
     func testFragmentsThatTogetherPassTheLimitAreRefused() async throws {

@@ -197,6 +197,36 @@ final class WebSocketTests: WebSocketTestCase {
         await fulfillment(of: [done], timeout: 10)
     }
 
+    func testAServerThatLeavesAPingUnansweredFailsTheSocketAtThePingTimeout() async throws {
+        // Half a frame, then silence: before the ping timeout, the socket stayed open for ever.
+        let configuration = WebSocketRequest.Configuration(pingInterval: 0.05, pingTimeout: 0.5)
+        let request = session.webSocketRequest(to: server.url("/fault?kind=silent"), configuration: configuration)
+        let kinds = Recorder<Kind>()
+        let completed = expectation(description: "completed")
+        request.streamMessageEvents(on: DispatchQueue(label: "events")) { event in
+            kinds.append(event.kind)
+            if case .completed = event.kind { completed.fulfill() }
+        }
+        // Generous: it bounds only a failure, and nothing here depends on how long the timeout took.
+        await fulfillment(of: [completed], timeout: 30)
+
+        XCTAssertEqual(names(kinds.values), ["connected", "completed"])
+        let error = completion(kinds.values)?.error
+        XCTAssertEqual(error?.urlErrorCode, .timedOut, String(describing: error))
+        guard case let .sessionTaskFailed(urlError as URLError)? = error,
+            let reason = urlError.userInfo[NSUnderlyingErrorKey] as? WebSocketProtocolError
+        else { return XCTFail("no reason given: \(String(describing: error))") }
+        XCTAssertEqual(reason.closeCode, .goingAway)
+        XCTAssertTrue(reason.description.contains("answered no ping"), reason.description)
+        XCTAssertGreaterThanOrEqual(server.pingsReceived, 1)
+        await eventually("the server heard the client go away") { server.closeCodesReceived == [1001] }
+    }
+
+    func testThePingTimeoutIsTenSecondsByDefault() {
+        XCTAssertEqual(WebSocketRequest.Configuration.pingInterval(30).pingTimeout, 10)
+        XCTAssertEqual(WebSocketRequest.Configuration.default.pingTimeout, 10)
+    }
+
     func testEventsArriveWhenNobodyKeepsTheRequest() async throws {
         // As Alamofire's own tests write it: `session.webSocketRequest(...).streamMessageEvents { ... }`, the request
         // kept by no one. Its events wait on a held serialization queue until it finished and its session let it go;

@@ -18,6 +18,9 @@ final class NIOWebSocketTransport: WebSocketTransport {
     private let configuration: TransportConfiguration
     /// The attempts under way, so that a session going away closes its sockets.
     private let attempts = Protected(Attempts())
+    /// Bytes the sockets moved to reassemble fragmented messages, added up when each message is whole: read by
+    /// tests, which prove reassembly linear in a message's size by it.
+    let reassemblyCopies = Protected(0)
 
     private struct Attempts {
         var open: [ObjectIdentifier: WebSocketAttempt] = [:]
@@ -31,7 +34,8 @@ final class NIOWebSocketTransport: WebSocketTransport {
 
     func connect(_ request: TransportRequest, options: WebSocketOptions, sink: any WebSocketSink) -> any TransportTask {
         let attempt = WebSocketAttempt(
-            request: request, options: options, sink: sink, configuration: configuration
+            request: request, options: options, sink: sink, configuration: configuration,
+            reassemblyCopies: reassemblyCopies
         ) { [weak self] attempt in
             self?.attempts.write { _ = $0.open.removeValue(forKey: ObjectIdentifier(attempt)) }
         }
@@ -69,6 +73,7 @@ final class WebSocketAttempt: TransportTask, WebSocketConnection, @unchecked Sen
     private let sink: any WebSocketSink
     private let configuration: TransportConfiguration
     private let onEnd: @Sendable (WebSocketAttempt) -> Void
+    private let reassemblyCopies: Protected<Int>?
     private let state = Protected(State())
 
     private struct State {
@@ -82,12 +87,14 @@ final class WebSocketAttempt: TransportTask, WebSocketConnection, @unchecked Sen
 
     init(
         request: TransportRequest, options: WebSocketOptions, sink: any WebSocketSink,
-        configuration: TransportConfiguration, onEnd: @escaping @Sendable (WebSocketAttempt) -> Void
+        configuration: TransportConfiguration, reassemblyCopies: Protected<Int>? = nil,
+        onEnd: @escaping @Sendable (WebSocketAttempt) -> Void
     ) {
         self.request = request
         self.options = options
         self.sink = sink
         self.configuration = configuration
+        self.reassemblyCopies = reassemblyCopies
         self.onEnd = onEnd
     }
 
@@ -305,7 +312,9 @@ final class WebSocketAttempt: TransportTask, WebSocketConnection, @unchecked Sen
         }
         let frames = WebSocketFrameHandler(
             sink: sink, attempt: self, deflate: deflate, maximumMessageSize: options.maximumMessageSize,
-            closeTimeout: AsyncHTTPClientTransport.timeAmount(options.closeTimeout)
+            closeTimeout: AsyncHTTPClientTransport.timeAmount(options.closeTimeout),
+            pingTimeout: options.pingTimeout.map(AsyncHTTPClientTransport.timeAmount),
+            reassemblyCopies: reassemblyCopies
         ) { [self] error in end(error) }
         do {
             try channel.pipeline.syncOperations.addHandler(frames)

@@ -7,8 +7,9 @@ import FoundationNetworking
 
 /// An open WebSocket's frames (RFC 6455), on its event loop: whole messages reassembled within the size limit and
 /// handed to the sink one readiness at a time (no more is read until the sink has room), text checked as UTF-8,
-/// pings answered, pongs matched to their pings, the close handshake carried out both ways. Any breach by the server
-/// closes the connection with the close code RFC 6455 gives for it.
+/// pings answered, pongs matched to their pings (and, with a ping timeout, a ping left unanswered failing the socket),
+/// the close handshake carried out both ways. Any breach by the server closes the connection with the close code
+/// RFC 6455 gives for it.
 final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundIn = WebSocketFrame
@@ -21,6 +22,10 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
     private let deflate: PerMessageDeflate?
     private let maximumMessageSize: Int
     private let closeTimeout: TimeAmount
+    /// How long a ping may wait for its pong before the socket fails; `nil` to wait for as long as it stays open.
+    private let pingTimeout: TimeAmount?
+    /// Where the bytes moved to reassemble fragmented messages are added up, for tests (the transport's counter).
+    private let reassemblyCopies: Protected<Int>?
     private let ended: (AFError?) -> Void
 
     private var context: ChannelHandlerContext?
@@ -33,6 +38,9 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var early: [WebSocketFrame] = []
     private var endedBeforeOpening = false
     private var fragments: ByteBuffer?
+    /// Bytes moved so far to reassemble the message in `fragments`: each fragment's, and the message's whenever its
+    /// buffer moved to grow.
+    private var fragmentsCopied = 0
     private var fragmentsAreText = false
     private var fragmentsAreCompressed = false
     private var closeSent = false
@@ -40,19 +48,24 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// Whether the client began the close: the socket's end is then no failure, answered or not.
     private var closedByClient = false
     private var failure: AFError?
-    private var pings: [(payload: UInt64, completion: @Sendable ((any Error)?) -> Void)] = []
+    private var pings: [(payload: UInt64, deadline: NIODeadline?, completion: @Sendable ((any Error)?) -> Void)] = []
     private var nextPing: UInt64 = 0
     private var closeTimer: Scheduled<Void>?
+    /// Fires at the deadline of the oldest ping still unanswered.
+    private var pingTimer: Scheduled<Void>?
 
     init(
         sink: any WebSocketSink, attempt: WebSocketAttempt, deflate: PerMessageDeflate?, maximumMessageSize: Int,
-        closeTimeout: TimeAmount, ended: @escaping (AFError?) -> Void
+        closeTimeout: TimeAmount, pingTimeout: TimeAmount? = nil, reassemblyCopies: Protected<Int>? = nil,
+        ended: @escaping (AFError?) -> Void
     ) {
         self.sink = sink
         self.attempt = attempt
         self.deflate = deflate
         self.maximumMessageSize = maximumMessageSize
         self.closeTimeout = closeTimeout
+        self.pingTimeout = pingTimeout
+        self.reassemblyCopies = reassemblyCopies
         self.ended = ended
     }
 
@@ -66,6 +79,8 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
         self.context = nil
         closeTimer?.cancel()
         closeTimer = nil
+        pingTimer?.cancel()
+        pingTimer = nil
         early = []
         fragments = nil
     }
@@ -138,6 +153,7 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
                 complete(frame.data, text: frame.opcode == .text, compressed: compressed)
             } else {
                 fragments = frame.data
+                fragmentsCopied = 0
                 fragmentsAreText = frame.opcode == .text
                 fragmentsAreCompressed = compressed
             }
@@ -145,11 +161,19 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
             guard var buffer = fragments else {
                 return breach(.protocolError, "The server continued a message it never began")
             }
+            // Taken out, so the buffer has one owner while it grows: a copy left in `fragments` made every append
+            // copy the whole message so far (quadratic in the number of fragments).
+            fragments = nil
             guard buffer.readableBytes + frame.length <= maximumMessageSize else { return tooLarge() }
             var data = frame.data
+            let kept = buffer.readableBytes
+            let start = Self.address(of: buffer)
             buffer.writeBuffer(&data)
+            // Growing may move the message (by doubling, so that is linear too); a copy always moves it.
+            fragmentsCopied += frame.length + (Self.address(of: buffer) == start ? 0 : kept)
             if frame.fin {
-                fragments = nil
+                let copied = fragmentsCopied
+                reassemblyCopies?.write { $0 += copied }
                 complete(buffer, text: fragmentsAreText, compressed: fragmentsAreCompressed)
             } else {
                 fragments = buffer
@@ -166,12 +190,18 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
             else { return }
             let answered = pings[...index]
             pings.removeSubrange(...index)
+            armPingTimer()
             for ping in answered { ping.completion(nil) }
         case .connectionClose:
             receiveClose(frame.data)
         default:
             breach(.protocolError, "The server sent a frame of unknown opcode \(frame.opcode)")
         }
+    }
+
+    /// Where `buffer`'s bytes are, to tell whether a write moved them.
+    private static func address(of buffer: ByteBuffer) -> UInt {
+        buffer.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) }
     }
 
     private func complete(_ payload: ByteBuffer, text: Bool, compressed: Bool) {
@@ -327,6 +357,8 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
     private func end() {
         closeTimer?.cancel()
         closeTimer = nil
+        pingTimer?.cancel()
+        pingTimer = nil
         let waiting = pings
         pings = []
         for ping in waiting { ping.completion(WebSocketFailure.notConnected) }
@@ -370,10 +402,39 @@ final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler
     func sendPing(completion: @escaping @Sendable ((any Error)?) -> Void) {
         guard let context, !closeSent, failure == nil else { return completion(WebSocketFailure.notConnected) }
         nextPing &+= 1
-        pings.append((nextPing, completion))
+        let deadline = pingTimeout.map { NIODeadline.now() + $0 }
+        pings.append((nextPing, deadline, completion))
+        if pings.count == 1 { armPingTimer() }
         var payload = context.channel.allocator.buffer(capacity: 8)
         payload.writeInteger(nextPing)
         let frame = WebSocketFrame(fin: true, opcode: .ping, maskKey: .random(), data: payload)
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+    }
+
+    /// Sets the ping timer for the oldest ping still unanswered, or clears it when every ping was answered.
+    private func armPingTimer() {
+        pingTimer?.cancel()
+        pingTimer = nil
+        guard let context, let deadline = pings.first?.deadline else { return }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        pingTimer = context.eventLoop.scheduleTask(deadline: deadline) {
+            bound.value.pingWentUnanswered()
+        }
+    }
+
+    /// A ping's pong did not come in time: the server is gone or stuck (half a frame, then silence). The socket says
+    /// it is going away (1001), closes, and fails with `URLError(.timedOut)`, which holds the reason.
+    private func pingWentUnanswered() {
+        // A timer that fired as the pong came finds its ping answered.
+        guard let pingTimeout, let deadline = pings.first?.deadline, deadline <= .now() else { return }
+        pingTimer = nil
+        guard failure == nil, !closeReceived, !closedByClient else { return }
+        let code = URLSessionWebSocketTask.CloseCode.goingAway
+        let seconds = String(format: "%g", Double(pingTimeout.nanoseconds) / 1_000_000_000)
+        let reason = WebSocketProtocolError(code, "The server answered no ping within \(seconds) seconds")
+        failure = .sessionTaskFailed(error: URLError(.timedOut, userInfo: [NSUnderlyingErrorKey: reason]))
+        fragments = nil
+        sendClose(code: UInt16(code.rawValue), reason: Data())
+        context?.close(promise: nil)
     }
 }

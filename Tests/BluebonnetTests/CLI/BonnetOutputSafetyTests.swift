@@ -1,0 +1,83 @@
+import BluebonnetTestServer
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What only a real process shows of output safety (issue 43, items 2 and 3): a `SIGTERM` to a download, and output
+/// larger than the library's in-memory limit redirected to a file, in bounded memory.
+extension BonnetProcessTests {
+    /// The binary the runner starts.
+    private var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bonnet")
+    }
+
+    /// 3: `bonnet URL > out.bin` for more than 100 MiB exited 1 ("Raise it with Session(maximumResponseSize:)…"), and
+    /// smaller output was held whole in memory (a 90 MB body: 141 MB resident). Python's `resource` reports the
+    /// child's peak resident memory.
+    func testOutputLargerThanTheInMemoryLimitStreamsToAFileInBoundedMemory() throws {
+        let directory = try TemporaryDirectory()
+        let out = directory.url.appendingPathComponent("out.bin")
+        let count = 160 << 20
+        let script = """
+            import resource, subprocess, sys
+            with open(sys.argv[1], "wb") as out:
+                status = subprocess.run(sys.argv[2:], stdout=out, stdin=subprocess.DEVNULL).returncode
+            print(status, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, out.path, binary.path, url("/bytes/\(count)?seed=70")]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let report = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let fields = report.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        XCTAssertEqual(fields.count, 2, report)
+        XCTAssertEqual(fields.first, 0, "bonnet's exit status")
+        let size = (try FileManager.default.attributesOfItem(atPath: out.path)[.size] as? NSNumber)?.intValue
+        XCTAssertEqual(size, count)
+        let handle = try FileHandle(forReadingFrom: out)
+        try handle.seek(toOffset: UInt64(count - 1000))
+        XCTAssertEqual(
+            try handle.read(upToCount: 1000), SeededBytes.bytes(seed: 70, offset: count - 1000, count: 1000))
+        try handle.close()
+        // Held whole, 160 MiB would need at least that much; streamed, the program's own size and a few buffers.
+        let peakKiB = fields.last ?? .max
+        XCTAssertLessThan(peakKiB, 80 * 1024, "peak resident memory in KiB")
+    }
+
+    /// 2: `SIGTERM` during `bonnet -o d.bin URL` left no `d.bin`, only a hidden part file; now `d.bin` holds what
+    /// arrived, nothing else is left, and the status is a `SIGTERM`'s (143).
+    func testATerminatedDownloadKeepsWhatArrivedAndLeavesNothingHidden() async throws {
+        let faults = try await FaultServer.start()
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("d.bin")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["-o", file.path, faults.url("/stall-mid-body").absoluteString]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        // A barrier on what the program wrote: the 400 bytes the server sends before it stalls.
+        let deadline = Date().addingTimeInterval(30)
+        while FileManager.default.contents(atPath: file.path)?.count != 400, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: file.path)?.count, 400, "the body never arrived")
+        process.terminate()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        await faults.stop()
+        XCTAssertEqual(process.terminationReason, .exit, said)
+        XCTAssertEqual(process.terminationStatus, 143, said)
+        XCTAssertTrue(said.contains("--continue"), said)
+        XCTAssertEqual(FileManager.default.contents(atPath: file.path), Data(repeating: UInt8(ascii: "x"), count: 400))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.url.path), ["d.bin"])
+    }
+}
