@@ -35,6 +35,8 @@ final class PendingCookieWrites: @unchecked Sendable {
         var sequence: UInt64 = 0
         var writing = false
         var waiters: [@Sendable () -> Void] = []
+        /// `setCookie` and `deleteCookie` calls made so far, each a rewrite of the storage's file.
+        var storageCalls = 0
     }
 
     private let storage: HTTPCookieStorage
@@ -138,17 +140,44 @@ final class PendingCookieWrites: @unchecked Sendable {
             }
             // Each Foundation call rewrites the file: a cookie made and dropped while it waited is never deleted.
             let present = Set((storage.cookies ?? []).map(CookieJar.key))
+            var calls = 0
             for (key, entry) in batch {
                 switch entry.change {
-                case let .set(cookie): storage.setCookie(cookie)
-                case let .delete(cookie): if present.contains(key) { storage.deleteCookie(cookie) }
+                case let .set(cookie):
+                    storage.setCookie(cookie)
+                    calls += 1
+                case let .delete(cookie):
+                    guard present.contains(key) else { continue }
+                    storage.deleteCookie(cookie)
+                    calls += 1
                 }
             }
             state.write { state in
+                state.storageCalls += calls
                 for (key, entry) in batch where state.pending[key]?.sequence == entry.sequence {
                     state.pending[key] = nil
                 }
             }
         }
+    }
+
+    // MARK: - For tests
+
+    /// How many `setCookie` and `deleteCookie` calls the writer has made, each a rewrite of FoundationNetworking's
+    /// file: what a flood of cookies costs, counted rather than timed.
+    var storageCallCount: Int {
+        state.read { $0.storageCalls }
+    }
+
+    /// Holds the writer: changes are still recorded, and seen at once by every Bluebonnet reader, but none reaches the
+    /// storage until `release()`; a pass already under way finishes first. For tests that prove no response waits for
+    /// a write. Every `hold()` needs its `release()`.
+    func hold() {
+        queue.suspend()
+    }
+
+    /// Lets a held writer apply what is pending.
+    func release() {
+        queue.resume()
     }
 }

@@ -140,6 +140,9 @@ struct JSONValueFramer {
     /// How many bytes at the start of `buffer` are known to hold no newline: each chunk is scanned once, so a value
     /// that never ends costs linear time until it reaches `maximumLength`.
     private var scanned = 0
+    /// Bytes searched for a newline so far, counted as the searches go: each byte once, for tests that prove the cost
+    /// linear by counting it rather than timing it.
+    private(set) var bytesSearched = 0
 
     /// The complete values `chunk` finishes, in order.
     mutating func frames(_ chunk: Data, isComplete: (Data) -> Bool) throws -> [Data] {
@@ -151,12 +154,15 @@ struct JSONValueFramer {
         var start = buffer.startIndex
         var searchFrom = buffer.startIndex + scanned
         while let newline = buffer[searchFrom...].firstIndex(of: UInt8(ascii: "\n")) {
+            bytesSearched += newline - searchFrom + 1
             let line = buffer[start..<newline]
             if !Self.isBlank(line) { frames.append(Data(line)) }
             start = buffer.index(after: newline)
             searchFrom = start
             remainderIsNew = true
         }
+        // The last search went from `searchFrom` to the end without finding one.
+        bytesSearched += buffer.endIndex - searchFrom
         // One copy of what is left, not one per line.
         if start != buffer.startIndex { buffer = Data(buffer[start...]) }
         scanned = buffer.count

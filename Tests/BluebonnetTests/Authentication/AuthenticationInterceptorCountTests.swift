@@ -19,13 +19,20 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
         // @unchecked: every counter is behind `lock`.
         private let lock = NSLock()
         private var counts = (apply: 0, refresh: 0, didRequest: 0, isRequest: 0)
+        /// A refresh held until `didRequest` has been called `refreshWaitsFor` times; behind `lock`.
+        private var heldRefresh: (@Sendable () -> Void)?
         let failure: RefreshFailure?
         /// Whether the credentials a refresh makes still require one.
         let refreshedRequiresRefresh: Bool
+        /// How many failed responses (`didRequest` calls) a refresh waits for before it ends: a barrier, so requests
+        /// sent together all fail with the credential they went with while it runs, however slowly a busy machine
+        /// sends them. 0 (the default) ends each refresh 100 ms on, which the counts do not depend on.
+        let refreshWaitsFor: Int
 
-        init(failure: RefreshFailure? = nil, refreshedRequiresRefresh: Bool = false) {
+        init(failure: RefreshFailure? = nil, refreshedRequiresRefresh: Bool = false, refreshWaitsFor: Int = 0) {
             self.failure = failure
             self.refreshedRequiresRefresh = refreshedRequiresRefresh
+            self.refreshWaitsFor = refreshWaitsFor
         }
 
         var applyCount: Int { lock.withLock { counts.apply } }
@@ -48,14 +55,38 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
             let result: Result<OAuthCredential, any Error> =
                 failure.map { .failure($0) }
                 ?? .success(OAuthCredential(accessToken: "a\(count)", requiresRefresh: refreshedRequiresRefresh))
-            // Long enough for other requests to queue up behind the refresh.
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { completion(result) }
+            let finish: @Sendable () -> Void = { completion(result) }
+            let held = lock.withLock { () -> Bool in
+                guard counts.didRequest < refreshWaitsFor else { return false }
+                heldRefresh = finish
+                return true
+            }
+            guard held else {
+                // Long enough for other requests to queue up behind the refresh.
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.1, execute: finish)
+                return
+            }
+            // A hang guard only: fewer failures than awaited end the refresh after 30 s, and the counts fail the test.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 30) { [self] in takeHeldRefresh()?() }
+        }
+
+        /// The held refresh, once: whoever takes it ends it.
+        private func takeHeldRefresh() -> (@Sendable () -> Void)? {
+            lock.withLock {
+                defer { heldRefresh = nil }
+                return heldRefresh
+            }
         }
 
         func didRequest(
             _ urlRequest: URLRequest, with response: HTTPURLResponse, failDueToAuthenticationError error: any Error
         ) -> Bool {
-            lock.withLock { counts.didRequest += 1 }
+            let reached = lock.withLock { () -> Bool in
+                counts.didRequest += 1
+                return counts.didRequest >= refreshWaitsFor
+            }
+            // Ended off the interceptor's call, as a refresh's completion comes.
+            if reached, let held = takeHeldRefresh() { DispatchQueue.global().async(execute: held) }
             return response.statusCode == 401
         }
 
@@ -251,7 +282,8 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
     }
 
     func testParallel401sShareOneRefresh() async {
-        let authenticator = CountingAuthenticator()
+        // The refresh the first 401 begins ends once all six have failed with `a0`: none is adapted after it.
+        let authenticator = CountingAuthenticator(refreshWaitsFor: 6)
         let interceptor = AuthenticationInterceptor(authenticator: authenticator, credential: OAuthCredential())
         let (session, target) = (session!, url("/get"))
         let results = await withTaskGroup(of: (DataRequest, AFDataResponse<Data?>).self) { group in
@@ -272,8 +304,8 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
         XCTAssertEqual(authenticator.allCounts, [12, 1, 6, 6])
     }
 
-    /// Refreshes `a0` to `a1`, `a2`... once `gate` is signalled (or after two seconds, so a request held back shows),
-    /// calling `onRefresh` as each begins.
+    /// Refreshes `a0` to `a1`, `a2`... once `gate` is signalled (or after 30 seconds, a hang guard, so a request held
+    /// back shows as a failure rather than a hang), calling `onRefresh` as each begins.
     final class GatedAuthenticator: Authenticator, @unchecked Sendable {
         // @unchecked: `refreshes` is behind `lock`; the semaphore is thread-safe; `onRefresh` is set before use.
         let gate = DispatchSemaphore(value: 0)
@@ -294,7 +326,7 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
             }
             onRefresh()
             DispatchQueue.global().async { [gate] in
-                _ = gate.wait(timeout: .now() + 2)
+                _ = gate.wait(timeout: .now() + 30)
                 completion(.success(OAuthCredential(accessToken: "a\(count)")))
             }
         }
@@ -320,7 +352,7 @@ final class AuthenticationInterceptorCountTests: ServerTestCase {
         }
         // The first request's 401 begins a refresh, which holds until the second has been adapted.
         async let first = Self.send(target, interceptor: chain(), on: session)
-        await fulfillment(of: [refreshing], timeout: 10)
+        await fulfillment(of: [refreshing], timeout: 30)
         let gate = authenticator.gate
         let signalled = Recorder<Int>()
         let signal = Adapter { request, _, completion in

@@ -76,7 +76,7 @@ extension BonnetCommandTests {
     }
 
     func testATimeoutAndTooManyRedirectsExitAsHttpieDoes() async throws {
-        let timeout = try await bonnet(["--timeout", "0.3", url("/delay/3")])
+        let timeout = try await bonnet(["--timeout", "0.3", url("/delay/10")])
         XCTAssertEqual(timeout.status, 2, timeout.errors)
         let redirects = try await bonnet([url("/redirect/20")])
         XCTAssertEqual(redirects.status, 6, redirects.errors)

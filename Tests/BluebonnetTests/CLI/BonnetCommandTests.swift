@@ -18,7 +18,7 @@ final class BonnetCommandTests: ServerTestCase {
     ///   - unsetting:   Variables of this process's left out (`swift test` sets `NO_COLOR`).
     ///   - closeOutputAfter: Bytes of standard output taken before it behaves as a closed pipe (`| head -c N`).
     func bonnet(
-        _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20, in directory: URL? = nil,
+        _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 60, in directory: URL? = nil,
         environment: [String: String] = [:], unsetting: [String] = [], closeOutputAfter: Int? = nil
     ) async throws -> Run {
         let console = Console.captured(

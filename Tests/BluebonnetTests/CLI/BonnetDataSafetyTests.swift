@@ -225,7 +225,7 @@ extension BonnetCommandTests {
         XCTAssertEqual(missing.status, 1)
         XCTAssertTrue(missing.errors.hasPrefix("bonnet: error: cannot read /nonexistent/file.txt:"), missing.errors)
         XCTAssertFalse(missing.errors.contains("reachability"), missing.errors)
-        let slow = try await bonnet(["--timeout", "0.3", url("/delay/3")])
+        let slow = try await bonnet(["--timeout", "0.3", url("/delay/10")])
         XCTAssertEqual(slow.status, 2)
         XCTAssertEqual(slow.errors, "bonnet: error: the request timed out\n")
     }

@@ -9,10 +9,10 @@ import XCTest
 final class BonnetProcessTests: ServerTestCase {
     typealias Run = BonnetRun
 
-    /// Runs the `bonnet` built beside this test bundle, killing it after `timeout` seconds; with
+    /// Runs the `bonnet` built beside this test bundle, killing it after `timeout` seconds (a hang guard); with
     /// `closeOutputAfter`, standard output's reader closes the pipe after that many bytes, as `head -c` does.
     func bonnet(
-        _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20, closeOutputAfter: Int? = nil
+        _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 60, closeOutputAfter: Int? = nil
     ) throws -> Run {
         let result = try BonnetRunner.run(
             arguments, stdin: stdin, timeout: timeout, closeOutputAfter: closeOutputAfter)
@@ -69,15 +69,28 @@ final class BonnetProcessTests: ServerTestCase {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output
+        let transcript = TerminalTranscript()
+        let prompted = expectation(description: "the password prompt is on the terminal")
+        let closed = expectation(description: "the terminal closed")
         try process.run()
-        // The terminal keeps the line until bonnet reads it, so the timing only has to be roughly right.
-        Thread.sleep(forTimeInterval: 1)
+        // The terminal is read as it is written, on a thread of its own (reads block).
+        Thread.detachNewThread {
+            let reader = output.fileHandleForReading
+            while true {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                if transcript.append(chunk, firstShowing: "password for user") { prompted.fulfill() }
+            }
+            closed.fulfill()
+        }
+        // getpass turns echo off with TCSAFLUSH, which throws away what was typed before it: the password is typed
+        // once the prompt, written after that, has reached the terminal. The timeouts are hang guards only.
+        wait(for: [prompted], timeout: 60)
         input.fileHandleForWriting.write(Data("passwd\n".utf8))
-        let deadline = Date().addingTimeInterval(20)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        wait(for: [closed], timeout: 60)
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = transcript.text
         XCTAssertEqual(process.terminationStatus, 0, text)
         XCTAssertTrue(text.contains("password for user"), text)
         XCTAssertTrue(text.contains("\"authenticated\" : true"), text)
@@ -139,5 +152,28 @@ final class BonnetProcessTests: ServerTestCase {
                 run.errors.contains("Fatal") || run.errors.contains("Backtrace") || run.errors.count > 500,
                 "\(flags): \(run.errors.prefix(500))")
         }
+    }
+}
+
+/// What a terminal showed, gathered by the thread that reads it.
+private final class TerminalTranscript: @unchecked Sendable {
+    // @unchecked: `data` and `shown` are touched only under `lock`.
+    private let lock = NSLock()
+    private var data = Data()
+    private var shown = false
+
+    /// Appends `chunk`; `true` the first time the text so far contains `phrase`.
+    func append(_ chunk: Data, firstShowing phrase: String) -> Bool {
+        lock.withLock {
+            data.append(chunk)
+            guard !shown, String(decoding: data, as: UTF8.self).contains(phrase) else { return false }
+            shown = true
+            return true
+        }
+    }
+
+    /// Everything shown so far, as UTF-8 text.
+    var text: String {
+        lock.withLock { String(decoding: data, as: UTF8.self) }
     }
 }

@@ -19,20 +19,20 @@ enum BonnetRunner {
         let errors: Data
     }
 
-    /// Runs bonnet, killing it after `timeout` seconds. Its outputs are read while it runs, so they may be of any
-    /// size; with `closeOutputAfter`, standard output's reader stops after that many bytes and closes the pipe, as
-    /// `head -c` does.
+    /// Runs bonnet, killing it after `timeout` seconds (a hang guard). Its outputs are read while it runs, so they may
+    /// be of any size; with `closeOutputAfter`, standard output's reader stops after that many bytes and closes the
+    /// pipe, as `head -c` does.
     ///
     /// - Parameters:
     ///   - arguments:   The command line.
     ///   - stdin:       Piped to standard input; `nil` for `/dev/null` (not a terminal, so nothing prompts).
-    ///   - timeout:     The longest it may run.
+    ///   - timeout:     The longest it may run before the test fails.
     ///   - directory:   Its working directory.
     ///   - environment: Variables added to this process's.
     ///   - unsetting:   Variables of this process's left out (`swift test` sets `NO_COLOR`).
     ///   - closeOutputAfter: Bytes of standard output read before the pipe is closed.
     static func run(
-        _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 20, in directory: URL? = nil,
+        _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 60, in directory: URL? = nil,
         environment: [String: String] = [:], unsetting: [String] = [], closeOutputAfter: Int? = nil
     ) throws -> Result {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
@@ -53,6 +53,9 @@ enum BonnetRunner {
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        // Waited for, not polled.
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
         let readers = DispatchGroup()
         let outputBox = DataBox(), errorBox = DataBox()
@@ -74,9 +77,7 @@ enum BonnetRunner {
             input.fileHandleForWriting.write(stdin)
             try input.fileHandleForWriting.close()
         }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning {
+        if exited.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
             XCTFail("bonnet \(arguments.joined(separator: " ")) still ran after \(timeout) s")
         }

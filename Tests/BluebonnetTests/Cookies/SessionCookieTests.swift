@@ -55,7 +55,7 @@ final class SessionCookieTests: ServerTestCase {
             seen.append(storage?.cookies?.count ?? -1)
             expectation.fulfill()
         }
-        await fulfillment(of: [expectation], timeout: 10)
+        await fulfillment(of: [expectation], timeout: 30)
         XCTAssertEqual(seen.values, [1])
     }
 

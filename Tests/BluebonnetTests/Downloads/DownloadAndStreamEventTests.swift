@@ -41,7 +41,7 @@ final class DownloadAndStreamEventTests: ServerTestCase {
         let request = session.download(url("/bytes/10?seed=1"), to: { _, _ in (target, [.removePreviousFile]) })
         let unserialized = expectation(description: "response")
         request.response { _ in unserialized.fulfill() }
-        await fulfillment(of: [unserialized], timeout: 10)
+        await fulfillment(of: [unserialized], timeout: 30)
         session.drain()
         XCTAssertEqual(destinations.values, [target, target, target])
         XCTAssertEqual(validations.values, [target])

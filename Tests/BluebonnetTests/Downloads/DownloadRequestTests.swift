@@ -104,7 +104,7 @@ final class DownloadRequestTests: ServerTestCase {
             XCTAssertEqual(response.value, try? Data(contentsOf: documentURL))
             data.fulfill()
         }
-        await fulfillment(of: [json, data], timeout: 10, enforceOrder: true)
+        await fulfillment(of: [json, data], timeout: 30, enforceOrder: true)
     }
 
     func testValidationFailsAnUnacceptableStatusAfterTheFileWasMoved() async throws {

@@ -212,7 +212,7 @@ final class DownloadResumeTests: ServerTestCase {
             })
         }
         request.resume()
-        await fulfillment(of: [cancelled], timeout: 10)
+        await fulfillment(of: [cancelled], timeout: 30)
         let data = try XCTUnwrap(handed.values.first ?? nil)
         XCTAssertEqual(request.resumeData, data)
         XCTAssertTrue(request.isCancelled)

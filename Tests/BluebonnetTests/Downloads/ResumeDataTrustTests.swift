@@ -219,7 +219,7 @@ final class ResumeDataTrustTests: ServerTestCase {
             outcome.append(result)
             ended.fulfill()
         }
-        wait(for: [ended], timeout: 10)
+        wait(for: [ended], timeout: 30)
         guard case let .failure(error)? = outcome.values.first, case let .sessionTaskFailed(underlying) = error,
             let urlError = underlying as? URLError
         else { return XCTFail("\(outcome.values)") }

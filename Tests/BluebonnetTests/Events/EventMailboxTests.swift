@@ -81,7 +81,7 @@ final class EventMailboxTests: XCTestCase {
             seen.append(3)
             delivered.fulfill()
         }
-        wait(for: [delivered], timeout: 10)
+        wait(for: [delivered], timeout: 30)
         XCTAssertEqual(seen.values, [1, 2, 3], "the burst, in order, in one hop")
         // Idle again: the next event waits for a window of its own, and runs.
         let later = expectation(description: "a later event")
@@ -89,7 +89,7 @@ final class EventMailboxTests: XCTestCase {
             seen.append(4)
             later.fulfill()
         }
-        wait(for: [later], timeout: 10)
+        wait(for: [later], timeout: 30)
         XCTAssertEqual(seen.values, [1, 2, 3, 4])
     }
 
@@ -106,7 +106,7 @@ final class EventMailboxTests: XCTestCase {
             seen.append(3)
             later.fulfill()
         }
-        wait(for: [later], timeout: 10)
+        wait(for: [later], timeout: 30)
         XCTAssertEqual(seen.values, [0, 1, 2, 3])
     }
 

@@ -95,7 +95,7 @@ final class EventMonitorTests: ServerTestCase {
                 finished.fulfill()
             }
             let request = session.request(url("/get")).resume()
-            await fulfillment(of: [finished], timeout: 10)
+            await fulfillment(of: [finished], timeout: 30)
             withExtendedLifetime(request) {}
         }
         XCTAssertEqual(states.values.count, 20)

@@ -216,7 +216,7 @@ final class EventSequenceTests: FaultServerTestCase {
             failure.append($0.error)
             finished.fulfill()
         }
-        await fulfillment(of: [finished], timeout: 10)
+        await fulfillment(of: [finished], timeout: 30)
         session.drain()
         XCTAssertEqual(monitor.recorded.prefix(2), ["initial", "adaptFailed"], "adapted at once, not on resume")
         XCTAssertTrue(failure.values.first??.isRequestAdaptationError == true, "\(failure.values)")

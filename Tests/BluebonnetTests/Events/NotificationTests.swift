@@ -63,7 +63,7 @@ final class NotificationTests: ServerTestCase {
         let session = Session(eventMonitors: [AlamofireNotifications()])
         let holder = Holder()
         let observer = Observer { holder.request }
-        let request = session.request(url("/drip?numbytes=5&duration=2&delay=0"))
+        let request = session.request(url("/drip?numbytes=5&duration=10&delay=0"))
         holder.request = request
         let response = request.serializingData()
         await arrival(of: "/drip")

@@ -55,7 +55,7 @@ final class SerializerRetryTests: ServerTestCase {
                 handlers.append("plain")
                 done.fulfill()
             }
-        await fulfillment(of: [done], timeout: 10)
+        await fulfillment(of: [done], timeout: 30)
         XCTAssertEqual(handlers.values, ["data", "plain"], "in order, the failed one first")
     }
 
@@ -88,7 +88,7 @@ final class SerializerRetryTests: ServerTestCase {
                 errors.append(response.error)
                 done.fulfill()
             }
-        await fulfillment(of: [done], timeout: 10)
+        await fulfillment(of: [done], timeout: 30)
         XCTAssertEqual(adapts.values.count, 2)
         XCTAssertEqual(asked.values, [0, 1, 1])
         XCTAssertEqual(request.retryCount, 1)
@@ -123,7 +123,7 @@ final class SerializerRetryTests: ServerTestCase {
                 errors.append(response.error)
                 done.fulfill()
             }
-        await fulfillment(of: [done], timeout: 10)
+        await fulfillment(of: [done], timeout: 30)
         XCTAssertEqual(asked.values.count, 2)
         XCTAssertEqual(request.retryCount, 0)
         for (index, error) in errors.values.enumerated() {

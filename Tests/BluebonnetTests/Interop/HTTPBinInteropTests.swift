@@ -419,7 +419,7 @@ final class HTTPBinInteropTests: XCTestCase {
     func testHTTPBinsDripArrivesInPieces() async throws {
         var pieces = 0
         var bytes = 0
-        for await event in session.streamRequest(url("/drip?numbytes=5&duration=1&delay=0")).streamTask()
+        for await event in session.streamRequest(url("/drip?numbytes=5&duration=2.5&delay=0")).streamTask()
             .streamingData()
         {
             if case let .stream(.success(data)) = event.event { pieces += 1; bytes += data.count }

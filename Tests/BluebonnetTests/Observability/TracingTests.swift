@@ -136,9 +136,9 @@ final class TracingTests: ServerTestCase {
         XCTAssertEqual(request.parentSpanID, caller)
 
         tracer.clearAll()
-        let request2 = traced.request(url("/delay/5"))
+        let request2 = traced.request(url("/delay/10"))
         let task = Task { await request2.serializingData().response }
-        await arrival(of: "/delay/5")
+        await arrival(of: "/delay/10")
         request2.cancel()
         _ = await task.value
         let (cancelled, hops) = try tree()

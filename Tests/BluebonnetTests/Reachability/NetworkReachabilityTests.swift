@@ -51,7 +51,7 @@ final class NetworkReachabilityTests: XCTestCase {
                 statuses.append(status)
                 reported.fulfill()
             })
-        await fulfillment(of: [reported], timeout: 5)
+        await fulfillment(of: [reported], timeout: 30)
         XCTAssertEqual(statuses.values, [.reachable(.ethernetOrWiFi)])
         XCTAssertEqual(manager.usesNetlink, true, "this machine has netlink")
         manager.stopListening()
@@ -68,7 +68,7 @@ final class NetworkReachabilityTests: XCTestCase {
             twice.fulfill()
         }
         XCTAssertFalse(monitor.usesNetlink)
-        await fulfillment(of: [twice], timeout: 5)
+        await fulfillment(of: [twice], timeout: 30)
         withExtendedLifetime(monitor) {}
     }
 

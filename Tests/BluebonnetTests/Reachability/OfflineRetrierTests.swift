@@ -99,7 +99,7 @@ final class OfflineRetrierTests: ServerTestCase {
             finished.append(1)
             return response
         }
-        await fulfillment(of: [monitor.started], timeout: 10)
+        await fulfillment(of: [monitor.started], timeout: 30)
         XCTAssertTrue(finished.values.isEmpty, "the request waits while the network is down")
         monitor.drive(.reachable(.ethernetOrWiFi))
         let response = await task.value
@@ -114,7 +114,7 @@ final class OfflineRetrierTests: ServerTestCase {
         let response = await session.request(
             url("/get"), interceptor: Interceptor(adapters: [OfflineAtFirst(failures: 1)], retriers: [retrier])
         ).unserializedResponse()
-        await fulfillment(of: [monitor.started], timeout: 1)
+        await fulfillment(of: [monitor.started], timeout: 30)
         XCTAssertEqual((response.error?.underlyingError as? URLError)?.code, .notConnectedToInternet)
         XCTAssertTrue(response.error?.isRequestAdaptationError == true)
         XCTAssertEqual(monitor.stops, 1)
@@ -127,7 +127,7 @@ final class OfflineRetrierTests: ServerTestCase {
         let response = await session.request(
             url("/get"), interceptor: Interceptor(adapters: [OfflineAtFirst(failures: 1)], retriers: [retrier])
         ).serializingData().response
-        await fulfillment(of: [monitor.started], timeout: 1)
+        await fulfillment(of: [monitor.started], timeout: 30)
         XCTAssertEqual(response.response?.statusCode, 200, String(describing: response.error))
 
         let made = Recorder<Int>()
@@ -163,7 +163,7 @@ final class OfflineRetrierTests: ServerTestCase {
                 ).serializingData().response
             }
         }
-        await fulfillment(of: [waiting, monitor.started], timeout: 10)
+        await fulfillment(of: [waiting, monitor.started], timeout: 30)
         monitor.drive(.reachable(.ethernetOrWiFi))
         for task in tasks {
             let response = await task.value

@@ -26,7 +26,7 @@ final class HTTPResponseHandlerTests: ServerTestCase {
                 seen.append("complete")
                 done.fulfill()
             }
-        await fulfillment(of: [done], timeout: 10)
+        await fulfillment(of: [done], timeout: 30)
         XCTAssertEqual(seen.values, ["head", "complete"])
         XCTAssertEqual(initial.values.first, final.values.first?.response)
         XCTAssertNotNil(final.values.first?.data)
@@ -55,7 +55,7 @@ final class HTTPResponseHandlerTests: ServerTestCase {
             received.append(response)
             done.fulfill()
         }
-        await fulfillment(of: [done], timeout: 10)
+        await fulfillment(of: [done], timeout: 30)
         XCTAssertEqual(receivedBeforeAnswer.values, [0])
         XCTAssertEqual(received.values.first?.value, SeededBytes.bytes(seed: 4, offset: 0, count: 200_000))
         XCTAssertEqual(answeredAt.values.count, 1)
@@ -74,7 +74,7 @@ final class HTTPResponseHandlerTests: ServerTestCase {
                 final.append(response)
                 done.fulfill()
             }
-        await fulfillment(of: [done], timeout: 10)
+        await fulfillment(of: [done], timeout: 30)
         let response = try XCTUnwrap(final.values.first)
         XCTAssertTrue(request.isCancelled)
         XCTAssertEqual(response.error?.isExplicitlyCancelledError, true)
@@ -100,7 +100,7 @@ final class HTTPResponseHandlerTests: ServerTestCase {
                 XCTAssertEqual(response.response?.statusCode, 200)
                 done.fulfill()
             }
-        await fulfillment(of: [done], timeout: 10)
+        await fulfillment(of: [done], timeout: 30)
         XCTAssertEqual(heads.values, [200, 200])
     }
 
@@ -117,7 +117,7 @@ final class HTTPResponseHandlerTests: ServerTestCase {
                 received.append(response)
                 done.fulfill()
             }
-        await fulfillment(of: [done], timeout: 10)
+        await fulfillment(of: [done], timeout: 30)
         XCTAssertNil(received.values.first?.error)
         XCTAssertEqual(received.values.first?.value?.count, 1000)
     }
@@ -164,7 +164,7 @@ final class HTTPResponseHandlerTests: ServerTestCase {
                     cancelled.append(ended.error?.isExplicitlyCancelledError == true); done.fulfill()
                 }
             }
-        await fulfillment(of: [done], timeout: 10)
+        await fulfillment(of: [done], timeout: 30)
         XCTAssertTrue(request.isCancelled)
         XCTAssertEqual(cancelled.values, [true])
         XCTAssertEqual(chunks.values, [])

@@ -95,7 +95,7 @@ final class SessionOverrideTests: ServerTestCase {
         XCTAssertTrue(stream.isInitialized, "a stream handler did not start it")
         download.resume()
         stream.resume()
-        await fulfillment(of: [downloaded, streamed], timeout: 10)
+        await fulfillment(of: [downloaded, streamed], timeout: 30)
         if let file = download.fileURL { try? FileManager.default.removeItem(at: file) }
     }
 }

@@ -99,7 +99,7 @@ final class ServerSentEventTests: ServerTestCase {
             case .complete: done.fulfill()
             }
         }
-        await fulfillment(of: [done], timeout: 10)
+        await fulfillment(of: [done], timeout: 30)
         XCTAssertEqual(events.values.map(\.lastEventID), ["0", "1"])
     }
 
@@ -197,7 +197,7 @@ final class ServerSentEventTests: ServerTestCase {
         let task = Task {
             for try await _ in source {}
         }
-        await fulfillment(of: [third], timeout: 20)
+        await fulfillment(of: [third], timeout: 60)
         task.cancel()
         _ = try? await task.value
         let times = Array(starts.values.prefix(3))

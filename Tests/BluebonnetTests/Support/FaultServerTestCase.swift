@@ -28,9 +28,9 @@ class FaultServerTestCase: XCTestCase {
     }
 
     /// A barrier instead of a sleep: returns once the server has received `count` requests for `path` (without its
-    /// query), so a test acts while they are on the wire.
+    /// query), so a test acts while they are on the wire. Its 30 s are a hang guard only.
     func arrival(of path: String, count: Int = 1, file: StaticString = #filePath, line: UInt = #line) async {
-        let arrived = await faults.arrivals.wait(forPath: path, count: count)
+        let arrived = await faults.arrivals.wait(forPath: path, count: count, timeout: 30)
         XCTAssertTrue(arrived, "the server never received \(count) request(s) for \(path)", file: file, line: line)
     }
 }

@@ -30,9 +30,9 @@ enum LocalDaemon {
         return pid
     }
 
-    /// Waits (up to 10 s) until `port` accepts connections, or the process exits.
+    /// Waits (up to 30 s, a hang guard) until `port` accepts connections, or the process exits.
     static func waitUntilListening(port: Int, pid: pid_t, name: String) throws {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if accepts(port) { return }
             var status: Int32 = 0

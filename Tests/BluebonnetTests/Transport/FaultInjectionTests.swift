@@ -9,18 +9,15 @@ import FoundationNetworking
 /// Every fault a hostile server can commit, from the raw-socket `FaultServer`: each ends in its exact `AFError`,
 /// within its timeout, with every handler run exactly once, and with memory bounded where the server sends without
 /// end.
+///
+/// What ended a request is told by its error, not by how long it took: the tests of timeouts bound the time from below
+/// (a timer never fires early, however busy the machine) and run on a session of their own whose other timer cannot
+/// end the request first; from above only `outcome(of:)`'s hang guard bounds any of them.
 final class FaultInjectionTests: FaultServerTestCase {
-    /// Idle time allowed between reads in these tests.
+    /// Idle time allowed between reads in the tests of the idle timeout.
     static let idleTimeout: TimeInterval = 1
-    /// The whole request's allowance.
+    /// The whole request's allowance in the tests of the resource deadline.
     static let resourceTimeout: TimeInterval = 3
-
-    override func makeSession() -> Session {
-        let configuration = URLSessionConfiguration.af.default
-        configuration.timeoutIntervalForRequest = Self.idleTimeout
-        configuration.timeoutIntervalForResource = Self.resourceTimeout
-        return Session(configuration: configuration)
-    }
 
     struct Outcome {
         let response: AFDataResponse<Data>
@@ -28,25 +25,33 @@ final class FaultInjectionTests: FaultServerTestCase {
         var error: AFError? { response.error }
     }
 
-    /// Runs `request` with three handlers of different kinds; checks each ran exactly once (also a while later) and
-    /// that the request ended within `limit` seconds.
+    /// Runs `request` with three handlers of different kinds and checks each ran exactly once, also once every queue
+    /// the response passed through has drained; returns how long it took. `hangGuard` bounds only a request that
+    /// never ends: it is cancelled then, so the test fails instead of hanging.
     func outcome(
-        of request: DataRequest, within limit: TimeInterval = resourceTimeout + 1,
-        file: StaticString = #filePath, line: UInt = #line
+        of request: DataRequest, hangGuard: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line
     ) async -> Outcome {
         let start = Date()
         let responseCalls = Recorder<Int>()
         let dataCalls = Recorder<Int>()
         let queue = DispatchQueue(label: "fault.handlers")
+        let ended = expectation(description: "the request ended")
+        ended.assertForOverFulfill = false
         request.response(queue: queue) { _ in responseCalls.append(1) }
-        request.responseData(queue: queue) { _ in dataCalls.append(1) }
-        let response = await request.serializingData().response
+        request.responseData(queue: queue) { _ in
+            dataCalls.append(1)
+            ended.fulfill()
+        }
+        let serialized = request.serializingData()
+        await fulfillment(of: [ended], timeout: hangGuard)
         let elapsed = Date().timeIntervalSince(start)
-        try? await Task.sleep(nanoseconds: 150_000_000)
+        if dataCalls.values.isEmpty { request.cancel() }
+        let response = await serialized.response
+        // A barrier, not a wait: a second call already on its way has run once these have drained.
+        for owner in [session, patientSession, timedSession].compactMap({ $0 }) { owner.drain() }
         queue.sync {}
         XCTAssertEqual(responseCalls.values.count, 1, "response handler calls", file: file, line: line)
         XCTAssertEqual(dataCalls.values.count, 1, "responseData handler calls", file: file, line: line)
-        XCTAssertLessThan(elapsed, limit, "the request ended in time", file: file, line: line)
         XCTAssertTrue(request.isFinished || request.isCancelled, "state \(request.state)", file: file, line: line)
         return Outcome(response: response, elapsed: elapsed)
     }
@@ -64,6 +69,17 @@ final class FaultInjectionTests: FaultServerTestCase {
     func request(_ path: String) -> DataRequest {
         session.request(faults.url(path))
     }
+
+    /// A request on a session of its own with these timeouts, for the tests of one of them.
+    func request(_ path: String, idle: TimeInterval, resource: TimeInterval) -> DataRequest {
+        let configuration = URLSessionConfiguration.af.default
+        configuration.timeoutIntervalForRequest = idle
+        configuration.timeoutIntervalForResource = resource
+        timedSession = Session(configuration: configuration)
+        return timedSession!.request(faults.url(path))
+    }
+
+    var timedSession: Session?
 
     /// A request on a session that waits long enough for the server to make a compression bomb the first time.
     func patientRequest(_ path: String) -> DataRequest {
@@ -105,34 +121,39 @@ final class FaultInjectionTests: FaultServerTestCase {
     // MARK: - Time
 
     func testAServerThatNeverAnswersTimesOutAtTheIdleTimeout() async {
-        let outcome = await outcome(of: request("/silent"), within: Self.idleTimeout + 1.5)
+        // The resource deadline is an hour away: only the idle timeout can end it.
+        let outcome = await outcome(of: request("/silent", idle: Self.idleTimeout, resource: 3600))
         assertTransportError(outcome, .timedOut)
         XCTAssertGreaterThanOrEqual(outcome.elapsed, Self.idleTimeout * 0.9)
     }
 
     func testAStallMidBodyTimesOutAtTheIdleTimeout() async {
-        let outcome = await outcome(of: request("/stall-mid-body"), within: Self.idleTimeout + 1.5)
+        let outcome = await outcome(of: request("/stall-mid-body", idle: Self.idleTimeout, resource: 3600))
         assertTransportError(outcome, .timedOut)
         XCTAssertGreaterThanOrEqual(outcome.elapsed, Self.idleTimeout * 0.9)
     }
 
     func testEveryReadRestartsTheIdleTimeout() async {
-        // Eight bytes 200 ms apart take 1.6 s, longer than the idle timeout, and arrive whole.
-        let outcome = await outcome(of: request("/drip?bytes=8&interval_ms=200"), within: Self.resourceTimeout)
+        // Thirty bytes 100 ms apart take 2.9 s, longer than the 2 s idle timeout, and arrive whole. Each gap is a
+        // twentieth of the timeout, so a busy machine that stretches the gaps does not reach it.
+        let outcome = await outcome(of: request("/drip?bytes=30&interval_ms=100", idle: 2, resource: 3600))
         XCTAssertNil(outcome.error)
-        XCTAssertEqual(outcome.response.data?.count, 8)
-        XCTAssertGreaterThan(outcome.elapsed, Self.idleTimeout)
+        XCTAssertEqual(outcome.response.data?.count, 30)
+        XCTAssertGreaterThan(outcome.elapsed, 2)
     }
 
     func testADripUnderTheIdleTimeoutEndsAtTheResourceDeadline() async {
-        // One byte every 200 ms keeps the connection busy; only the deadline on the whole request stops it.
-        let outcome = await outcome(of: request("/drip?bytes=100&interval_ms=200"), within: Self.resourceTimeout + 1.5)
+        // One byte every 200 ms for 20 s, against an idle timeout fifty times the gap: only the deadline on the whole
+        // request can end it before the body does.
+        let outcome = await outcome(
+            of: request("/drip?bytes=100&interval_ms=200", idle: 10, resource: Self.resourceTimeout))
         assertTransportError(outcome, .timedOut)
         XCTAssertGreaterThanOrEqual(outcome.elapsed, Self.resourceTimeout * 0.9)
     }
 
     func testAnEndlessRunOfInterimResponsesTimesOut() async {
-        let outcome = await outcome(of: request("/informational?count=200000"), within: Self.resourceTimeout + 1.5)
+        let outcome = await outcome(
+            of: request("/informational?count=200000", idle: Self.idleTimeout, resource: Self.resourceTimeout))
         assertTransportError(outcome, .timedOut)
     }
 
@@ -191,7 +212,7 @@ final class FaultInjectionTests: FaultServerTestCase {
 
     func testAnEndlessBodyStopsAtTheSessionsDefaultLimitWithBoundedMemory() async {
         let sampler = ResidentMemorySampler()
-        let outcome = await outcome(of: request("/endless"), within: 30)
+        let outcome = await outcome(of: request("/endless"))
         let grown = sampler.stop()
         assertBodyTooLarge(outcome, limit: Session.defaultMaximumResponseSize)
         // The body grows in one buffer up to the limit; twice the limit allows for its last reallocation.
@@ -217,7 +238,7 @@ final class FaultInjectionTests: FaultServerTestCase {
 
     func testAGzipBombFailsOnTheRatioLimitAndSaysSo() async {
         let sampler = ResidentMemorySampler()
-        let outcome = await outcome(of: patientRequest("/gzip?kind=zeros&mib=256"), within: 30)
+        let outcome = await outcome(of: patientRequest("/gzip?kind=zeros&mib=256"))
         let grown = sampler.stop()
         guard case let .responseLimitExceeded(.decompressionRatioExceeded(ratio, underlying))? = outcome.error else {
             return XCTFail("\(String(describing: outcome.error))")
@@ -235,7 +256,7 @@ final class FaultInjectionTests: FaultServerTestCase {
         let limit: Int64 = 8 << 20
         let sampler = ResidentMemorySampler()
         let outcome = await outcome(
-            of: patientRequest("/gzip?kind=sparse&mib=64").maximumResponseSize(limit), within: 30)
+            of: patientRequest("/gzip?kind=sparse&mib=64").maximumResponseSize(limit))
         let grown = sampler.stop()
         assertBodyTooLarge(outcome, limit: limit)
         XCTAssertLessThan(faults.bytesSent, limit, "the compressed body was smaller than the limit")

@@ -42,7 +42,7 @@ final class WebSocketInteropTests: WebSocketTestCase {
                 break
             }
         }
-        await fulfillment(of: [pong], timeout: 10)
+        await fulfillment(of: [pong], timeout: 30)
 
         XCTAssertEqual(messages(events).first?.text, "héllo, wörld")
         XCTAssertEqual(messages(events).last?.bytes, big)

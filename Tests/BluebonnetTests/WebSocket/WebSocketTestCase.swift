@@ -81,9 +81,10 @@ class WebSocketTestCase: XCTestCase {
         return error
     }
 
-    /// Waits, without a fixed sleep, until `condition` holds (checked every 10 ms, for at most `timeout` seconds).
+    /// Waits, without a fixed sleep, until `condition` holds (checked every 10 ms, for at most `timeout` seconds: a
+    /// hang guard, not a bound on how long it takes).
     func eventually(
-        _ description: String, timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line,
+        _ description: String, timeout: TimeInterval = 30, file: StaticString = #filePath, line: UInt = #line,
         _ condition: () -> Bool
     ) async {
         let deadline = Date().addingTimeInterval(timeout)

@@ -41,11 +41,21 @@ final class WebSocketTests: WebSocketTestCase {
     func testSentMessagesAreEchoedAndTheClientsCloseIsAnswered() async throws {
         let request = session.webSocketRequest(to: server.url("/echo"))
         let sent = Recorder<Bool>()
+        // A send's completion runs on the queue it names, here a concurrent one: ordered with nothing the socket does
+        // after the write (the echo, the close, the completion), so it is waited for, not assumed to have run.
+        let bothAnswered = expectation(description: "both sends answered")
+        bothAnswered.expectedFulfillmentCount = 2
         let events = await events(of: request) { [unowned request] event in
             switch event.kind {
             case .connected:
-                request.send(.string("hello"), queue: .global()) { sent.append((try? $0.get()) != nil) }
-                request.send(.data(Data([0, 1, 2, 255])), queue: .global()) { sent.append((try? $0.get()) != nil) }
+                request.send(.string("hello"), queue: .global()) {
+                    sent.append((try? $0.get()) != nil)
+                    bothAnswered.fulfill()
+                }
+                request.send(.data(Data([0, 1, 2, 255])), queue: .global()) {
+                    sent.append((try? $0.get()) != nil)
+                    bothAnswered.fulfill()
+                }
             case .receivedMessage:
                 if case .data = event.message { event.close(sending: .normalClosure) }
             default:
@@ -59,6 +69,7 @@ final class WebSocketTests: WebSocketTestCase {
         guard case let .disconnected(code, _) = events.at(3) else { return XCTFail("\(events)") }
         XCTAssertEqual(code, .normalClosure)
         XCTAssertNil(completion(events)?.error)
+        await fulfillment(of: [bothAnswered], timeout: 60)
         XCTAssertEqual(sent.values, [true, true])
         XCTAssertEqual(server.closeCodesReceived, [1000])
     }
@@ -167,7 +178,7 @@ final class WebSocketTests: WebSocketTestCase {
                 }
             }
         }
-        await fulfillment(of: [allAnswered], timeout: 10)
+        await fulfillment(of: [allAnswered], timeout: 30)
 
         XCTAssertEqual(pongs.values, [true, true, true])
         XCTAssertEqual(server.pingsReceived, 3)
@@ -181,7 +192,7 @@ final class WebSocketTests: WebSocketTestCase {
         request.sendPing(respondingOn: .global()) { response in
             if case .unsent = response { answered.fulfill() }
         }
-        await fulfillment(of: [answered], timeout: 10)
+        await fulfillment(of: [answered], timeout: 30)
         request.cancel()
     }
 
@@ -194,7 +205,7 @@ final class WebSocketTests: WebSocketTestCase {
         request.streamMessageEvents(on: .global()) { event in
             if case .completed = event.kind { done.fulfill() }
         }
-        await fulfillment(of: [done], timeout: 10)
+        await fulfillment(of: [done], timeout: 30)
     }
 
     func testAServerThatLeavesAPingUnansweredFailsTheSocketAtThePingTimeout() async throws {
@@ -249,9 +260,9 @@ final class WebSocketTests: WebSocketTestCase {
             }
             if case .completed = event.kind { completed.fulfill() }
         }
-        await fulfillment(of: [finished], timeout: 10)
+        await fulfillment(of: [finished], timeout: 30)
         serialization.resume()
-        await fulfillment(of: [completed], timeout: 10)
+        await fulfillment(of: [completed], timeout: 30)
         XCTAssertEqual(kinds.values.sorted(), ["completed", "connected", "disconnected", "message", "message"])
     }
 
@@ -288,7 +299,7 @@ final class WebSocketTests: WebSocketTestCase {
                 break
             }
         }
-        await fulfillment(of: [done], timeout: 10)
+        await fulfillment(of: [done], timeout: 30)
         XCTAssertEqual(kinds.values, ["value world", "failed"])
     }
 
@@ -429,7 +440,7 @@ final class WebSocketTests: WebSocketTestCase {
             if case .failure = result { sent.fulfill() }
         }
         _ = await events(of: request)
-        await fulfillment(of: [sent], timeout: 10)
+        await fulfillment(of: [sent], timeout: 30)
     }
 
     func testARefusedUpgradeWithoutARetrierFails() async throws {
@@ -467,9 +478,9 @@ final class WebSocketTests: WebSocketTestCase {
             if case .connected = event.kind { connected.fulfill() }
             if case .completed = event.kind { completed.fulfill() }
         }
-        await fulfillment(of: [connected], timeout: 10)
+        await fulfillment(of: [connected], timeout: 30)
         session = nil
-        await fulfillment(of: [completed], timeout: 10)
+        await fulfillment(of: [completed], timeout: 30)
         XCTAssertNotNil(request.error)
     }
 }
