@@ -90,6 +90,28 @@ public final class TestServer: Sendable {
         try await app.runService()
     }
 
+    /// What a failure to start listening means, in a person's words (the port taken, not allowed, an address that is
+    /// not this machine's); `nil` for any other error. Hummingbird's and NIO's servers fail alike.
+    ///
+    /// - Parameters:
+    ///   - error: What starting the server threw.
+    ///   - host:  The address it was to listen on.
+    ///   - port:  The port it was to listen on.
+    /// - Returns: The sentence, or `nil`.
+    public static func listeningFailure(_ error: any Error, host: String, port: Int) -> String? {
+        guard let failure = error as? IOError else { return nil }
+        switch failure.errnoCode {
+        case EADDRINUSE:
+            return "port \(port) is already in use (another server listens there; --port 0 picks a free one)"
+        case EACCES:
+            return "not allowed to listen on port \(port) (ports below 1024 need root)"
+        case EADDRNOTAVAIL:
+            return "\(host) is not an address of this machine"
+        default:
+            return nil
+        }
+    }
+
     /// The absolute URL of `path` (which may hold a query) on this server.
     ///
     /// - Parameter path: A path such as `/get?a=1`.

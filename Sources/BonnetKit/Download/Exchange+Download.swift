@@ -86,6 +86,15 @@ extension Exchange {
             }
         }
         bar?.finish()
+        if let sent = request.request {
+            // `-v`: the request as sent, on standard error with the head, as the body has the file.
+            let errors = Console(
+                output: console.errors, errors: console.errors, input: console.input,
+                outputIsTerminal: console.errorsIsTerminal, errorsIsTerminal: console.errorsIsTerminal,
+                environment: console.environment, directory: console.directory)
+            try? ExchangePrinter(plan: plan, console: errors).printSentRequest(
+                sent, parts: plan.parts, protocolName: nil, exact: false)
+        }
         if quiet == 0, let http = response {
             try? console.errors.write(
                 line: printer.statusLine(
@@ -104,7 +113,7 @@ extension Exchange {
             }
         case let .refuse(status)?:
             throw CommandExit(
-                status: Int32(status / 100),
+                status: CommandExit.statusClass(status) ?? 1,
                 message: "\(status) \(HTTPURLResponse.localizedString(forStatusCode: status)); nothing saved")
         case let .mismatch(contentRange)?:
             throw CommandExit(

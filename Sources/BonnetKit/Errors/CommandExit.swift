@@ -28,9 +28,15 @@ public struct CommandExit: Error, Sendable, Equatable {
         CommandExit(status: status(for: error), message: ErrorMessage.describe(error))
     }
 
-    /// A response with an error status under `--check-status`: 3, 4 or 5.
-    static func status(of response: HTTPURLResponse) -> CommandExit {
-        CommandExit(status: Int32(response.statusCode / 100))
+    /// A response with an error status under `--check-status`: 3, 4 or 5; `nil` for any status outside 300–599
+    /// (a `600` is not an error to httpie, nor "too many redirects").
+    static func status(of response: HTTPURLResponse) -> CommandExit? {
+        statusClass(response.statusCode).map { CommandExit(status: $0) }
+    }
+
+    /// 3, 4 or 5 for a status from 300 to 599, `nil` for any other.
+    static func statusClass(_ code: Int) -> Int32? {
+        (300..<600).contains(code) ? Int32(code / 100) : nil
     }
 
     /// httpie's exit statuses for `error`: 2 for a timeout, 6 for too many redirects, 1 for any other.

@@ -41,13 +41,13 @@ struct ExchangePrinter {
             {
                 shown.setValue(String(upload.uploadProgress.totalUnitCount), forHTTPHeaderField: "Content-Length")
             }
+            if plan.sendsMultipart, parts.contains("B"), shown.httpBody == nil {
+                // The form as it was sent: encoded again with the boundary its Content-Type names, the same bytes.
+                shown.httpBody = multipartBody(of: shown)
+            }
             try printSentRequest(
                 shown, parts: parts, protocolName: protocolName,
                 exact: plan.showsExactBytes)
-            if plan.sendsMultipart, parts.contains("B") {
-                let summary = "[multipart form: \(plan.items.fields.count) field(s), \(plan.items.files.count) file(s)]"
-                try output.write(line: printer.paint(summary, "2") + "\n")
-            }
         }
         guard let http = response.response else {
             if options.exchange.offline, (response.error?.underlyingError as? URLError)?.code == .resourceUnavailable {
@@ -84,11 +84,11 @@ struct ExchangePrinter {
     /// `--check-status`: ends with 3, 4 or 5 for a 3xx, 4xx or 5xx, warning on standard error when the output is not
     /// a terminal (where the status line is not seen), as httpie does.
     func checkStatus(of response: HTTPURLResponse) throws {
-        guard plan.options.exchange.checkStatus, response.statusCode >= 300 else { return }
+        guard plan.options.exchange.checkStatus, let exit = CommandExit.status(of: response) else { return }
         if !console.outputIsTerminal, plan.options.printing.quiet < 2 {
             console.warn("warning: HTTP \(response.statusCode) \(Output.statusPhrase(response.statusCode))")
         }
-        throw CommandExit.status(of: response)
+        throw exit
     }
 
     /// `H` and `B`: the request as it goes on the wire: the request line, `Host`, every header (the session's
@@ -113,17 +113,22 @@ struct ExchangePrinter {
             head += lineEnd
             var headers = plan.sessionHeaders
             for header in sent.headers { headers.update(header) }
+            // A `Host` given as an item is the one sent, in place of the URL's.
+            let port = url.port.map { ":\($0)" } ?? ""
+            let host = headers.value(for: "Host") ?? "\(url.host ?? "")\(port)"
+            headers.remove(name: "Host")
+            let chunked = plan.options.body.chunked && sent.httpBody?.isEmpty == false
             // AsyncHTTPClient asks for gzip and deflate itself when the request names no encoding.
             if headers.value(for: "Accept-Encoding") == nil {
                 headers.add(name: "Accept-Encoding", value: "deflate, gzip")
             }
-            if let body = sent.httpBody, !body.isEmpty, headers.value(for: "Content-Length") == nil {
+            if chunked {
+                headers.remove(name: "Content-Length")
+                headers.update(name: "Transfer-Encoding", value: "chunked")
+            } else if let body = sent.httpBody, !body.isEmpty, headers.value(for: "Content-Length") == nil {
                 headers.add(name: "Content-Length", value: String(body.count))
             }
-            let port = url.port.map { ":\($0)" } ?? ""
-            head +=
-                printer.paint("Host", printer.style.headerName) + ": " + printer.sanitized("\(url.host ?? "")\(port)")
-                + lineEnd
+            head += printer.paint("Host", printer.style.headerName) + ": " + printer.sanitized(host) + lineEnd
             for header in headers.sorted() {
                 head +=
                     printer.paint(header.name, printer.style.headerName) + ": " + printer.sanitized(header.value)
@@ -133,7 +138,13 @@ struct ExchangePrinter {
         }
         if exact {
             var bytes = Data(head.utf8)
-            if parts.contains("B"), let body = sent.httpBody { bytes.append(body) }
+            if parts.contains("B"), let body = sent.httpBody {
+                // `--chunked` goes as one chunk and the last, empty one: replayed, the same request.
+                let chunked = plan.options.body.chunked && !body.isEmpty
+                if chunked { bytes.append(Data((String(body.count, radix: 16) + "\r\n").utf8)) }
+                bytes.append(body)
+                if chunked { bytes.append(Data("\r\n0\r\n\r\n".utf8)) }
+            }
             try output.write(bytes)
             if parts.contains("B"), sent.httpBody?.isEmpty == false, !plan.options.exchange.offline {
                 try output.write(line: "")
@@ -145,6 +156,17 @@ struct ExchangePrinter {
             try output.write(line: printer.sanitized(String(decoding: body, as: UTF8.self)))
         }
         try output.write(line: "")
+    }
+
+    /// The multipart body `sent` carried: the form's items encoded with the boundary of its `Content-Type`.
+    func multipartBody(of sent: URLRequest) -> Data? {
+        guard let type = sent.value(forHTTPHeaderField: "Content-Type"),
+            let range = type.range(of: "boundary=")
+        else { return nil }
+        let boundary = type[range.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        let form = MultipartFormData(boundary: boundary)
+        plan.appendParts(to: form, in: console)
+        return try? form.encode()
     }
 
     /// `url` with its password, if any, shown as `***`.

@@ -18,6 +18,9 @@ extension Exchange {
         func printHead() throws {
             guard !printedHead, let http = request.response else { return }
             printedHead = true
+            // `-v`: the request as sent, before its response.
+            try ExchangePrinter(plan: plan, console: console).printSentRequest(
+                request.request ?? plan.urlRequest, parts: parts, protocolName: nil, exact: plan.showsExactBytes)
             if maxHeaders > 0, http.headers.count > maxHeaders {
                 throw CommandExit(
                     status: 1,

@@ -264,10 +264,52 @@ struct RequestPlan {
 
     /// httpie's shorthands: `:8080/get` is `http://localhost:8080/get`, a bare host gets `http://`.
     static func expandURL(_ word: String) -> String {
-        if word.hasPrefix(":") { return "http://localhost" + word }
-        if word.contains("://") { return word }
-        return "http://" + word
+        let url: String
+        if word.hasPrefix(":") {
+            url = "http://localhost" + word
+        } else if word.range(of: "^[A-Za-z][A-Za-z0-9+.-]*://", options: .regularExpression) != nil {
+            url = word
+        } else {
+            // `localhost:8095/redirect-to?url=http://x/` has a `://` too, but not as its scheme.
+            url = "http://" + word
+        }
+        return escapingWhatNeedsEscaping(url)
     }
+
+    /// `url` with what may not stand in a URL's path, query or fragment percent-encoded (spaces, non-ASCII as UTF-8,
+    /// a `%` that begins no escape), and every escape already there kept as typed: `/a%20b/ü` is `/a%20b/%C3%BC`, not
+    /// `/a%2520b/...` as Foundation makes it once anything needs escaping. The scheme and authority are left alone.
+    static func escapingWhatNeedsEscaping(_ url: String) -> String {
+        let bytes = Array(url.utf8)
+        let authorityStart =
+            url.range(of: "://").map { url.utf8.distance(from: url.startIndex, to: $0.upperBound) } ?? 0
+        let restStart =
+            bytes[authorityStart...].firstIndex {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            }
+            ?? bytes.count
+        var escaped = Array(bytes[..<restStart])
+        var index = restStart
+        func isHex(_ byte: UInt8) -> Bool {
+            (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                let isEscape = index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2])
+                escaped += isEscape ? [byte] : Array("%25".utf8)
+            } else if byte < 0x80, byte > 0x20, byte != 0x7F, !Self.escapedASCII.contains(byte) {
+                escaped.append(byte)
+            } else {
+                escaped += Array(String(format: "%%%02X", byte).utf8)
+            }
+            index += 1
+        }
+        return String(decoding: escaped, as: UTF8.self)
+    }
+
+    /// ASCII characters a URL never holds as they are (RFC 3986 allows none of them), beside controls and space.
+    private static let escapedASCII: Set<UInt8> = Set("\"<>\\^`{|}".utf8)
 
     /// `url` with the `.` and `..` segments of its path resolved (RFC 3986, 5.2.4), as httpie sends it unless
     /// `--path-as-is`; the query and fragment are left alone.

@@ -1,3 +1,4 @@
+import Bluebonnet
 import BluebonnetTestServer
 import Foundation
 import XCTest
@@ -79,5 +80,79 @@ extension BonnetProcessTests {
         XCTAssertTrue(said.contains("--continue"), said)
         XCTAssertEqual(FileManager.default.contents(atPath: file.path), Data(repeating: UInt8(ascii: "x"), count: 400))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.url.path), ["d.bin"])
+    }
+}
+
+/// `bonnet serve` in a person's terms (issue 43, item 13).
+extension BonnetProcessTests {
+    /// Before: `--port 99999` silently listened elsewhere, and a busy port printed NIO's raw text.
+    func testServeRefusesAPortOutOfRangeAndSaysWhyABusyPortFails() throws {
+        let range = try bonnet(["serve", "--port", "99999"])
+        XCTAssertEqual(range.status, 1, range.errors)
+        XCTAssertTrue(range.errors.contains("1 to 65535"), range.errors)
+        let busy = try bonnet(["serve", "--port", String(server.port)])
+        XCTAssertEqual(busy.status, 1, busy.errors)
+        XCTAssertTrue(busy.errors.contains("already in use"), busy.errors)
+        XCTAssertFalse(busy.errors.contains("IOError"), busy.errors)
+    }
+
+    /// Before: `bonnet serve --port 0 | true` trapped (exit 132) writing its banner to the closed pipe.
+    func testServeKeepsServingWhenItsOutputsReaderIsGone() async throws {
+        let port = try Self.freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("bonnet")
+        process.arguments = ["serve", "--port", String(port)]
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try output.fileHandleForReading.close()
+        try process.run()
+        // A barrier on the server itself: it answers once it listens, which is after its banner was written.
+        var answered: Int?
+        let client = Session()
+        for _ in 0..<600 where answered == nil && process.isRunning {
+            let response = await client.request("http://127.0.0.1:\(port)/get").serializingData().response
+            answered = response.response?.statusCode
+            if answered == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        XCTAssertEqual(answered, 200)
+        XCTAssertTrue(process.isRunning, "it still serves")
+        process.terminate()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertFalse(said.contains("Fatal error"), said)
+    }
+
+    /// A port nothing listens on now.
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// `--check-status` in httpie's terms (issue 43, item 13).
+extension BonnetCommandTests {
+    /// Before: a `600` exited 6, the status of too many redirects.
+    func testCheckStatusOnAStatusOutsideThreeToFiveHundredIsNoError() async throws {
+        let faults = try await FaultServer.start()
+        let line = "HTTP/1.1 600 Beyond".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let run = try await bonnet(["--check-status", faults.url("/status-line?line=\(line)").absoluteString])
+        await faults.stop()
+        XCTAssertEqual(run.status, 0, run.errors)
+        let notFound = try await bonnet(["--check-status", url("/status/404")])
+        XCTAssertEqual(notFound.status, 4, notFound.errors)
     }
 }

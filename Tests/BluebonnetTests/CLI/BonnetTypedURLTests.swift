@@ -1,0 +1,78 @@
+import Foundation
+import XCTest
+
+/// The URL sent is the URL typed (issue 43, item 8): escapes kept, only what needs escaping escaped, and a `://`
+/// later in a scheme-less URL is not its scheme.
+extension BonnetCommandTests {
+    /// The request line `--offline` shows for `arguments`.
+    private func requestLine(_ arguments: [String]) async throws -> String {
+        let run = try await bonnet(["--offline"] + arguments)
+        XCTAssertEqual(run.status, 0, run.errors)
+        return run.output.components(separatedBy: "\r\n").first ?? run.output
+    }
+
+    /// Before: `%20` beside `ü` was sent as `%2520`, and `%26` in a query as `%2526`.
+    func testEscapesAreKeptAndOnlyWhatNeedsEscapingIsEscaped() async throws {
+        for (typed, line) in [
+            (":8097/a%20b/ü", "GET /a%20b/%C3%BC HTTP/1.1"), (":8097/?q=a%26b&u=ü", "GET /?q=a%26b&u=%C3%BC HTTP/1.1"),
+            (":8097/100%/a b", "GET /100%25/a%20b HTTP/1.1"),
+            ("http://127.0.0.1:8097/plain?x=1", "GET /plain?x=1 HTTP/1.1"),
+        ] {
+            let shown = try await requestLine([typed])
+            XCTAssertEqual(shown, line, typed)
+        }
+    }
+
+    /// Before: `localhost:8095/redirect-to?url=http://x/` failed with "URLError -1002".
+    func testASchemelessURLWithASchemeInItsQueryIsHTTP() async throws {
+        let run = try await bonnet(["--offline", "127.0.0.1:8097/redirect-to?url=http://x/"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.output.hasPrefix("GET /redirect-to?url=http://x/ HTTP/1.1"), run.output)
+        XCTAssertTrue(run.output.contains("Host: 127.0.0.1:8097"), run.output)
+    }
+}
+
+/// What is shown is what is sent (issue 43, item 10).
+extension BonnetCommandTests {
+    /// Before: `Host:example.org` was shown twice (and a replay sent it twice).
+    func testAGivenHostIsShownOnceAsTheOneSent() async throws {
+        let run = try await bonnet(["--offline", "127.0.0.1:8097/get", "Host:example.org"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let hosts = run.output.components(separatedBy: "\r\n").filter { $0.lowercased().hasPrefix("host:") }
+        XCTAssertEqual(hosts, ["Host: example.org"])
+    }
+
+    /// Before: `--offline --chunked` showed a `Content-Length`, and the body unframed.
+    func testOfflineChunkedShowsTheChunkedFraming() async throws {
+        let run = try await bonnet(["--offline", "--chunked", "127.0.0.1:8097/post", "a=1"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.output.contains("Transfer-Encoding: chunked\r\n"), run.output)
+        XCTAssertFalse(run.output.contains("Content-Length"), run.output)
+        XCTAssertTrue(run.output.hasSuffix("\r\n\r\n9\r\n{\"a\":\"1\"}\r\n0\r\n\r\n"), run.output)
+    }
+
+    /// Before: `-v --multipart` printed a summary, not the body sent.
+    func testVerboseMultipartShowsTheFormAsSent() async throws {
+        let run = try await bonnet(["-v", "--multipart", url("/post"), "name=bonnet"])
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertFalse(run.output.contains("[multipart form"), run.output)
+        XCTAssertTrue(
+            run.output.contains("Content-Disposition: form-data; name=\"name\"\r\n\r\nbonnet\r\n"), run.output)
+        let boundary = try XCTUnwrap(
+            run.output.range(of: "boundary=").map { run.output[$0.upperBound...].prefix { !$0.isNewline } })
+        XCTAssertTrue(run.output.contains("--\(boundary)--"), "the boundary sent closes the body shown")
+    }
+
+    /// Before: `-v` was ignored with `--stream` and `--download`.
+    func testVerboseShowsTheRequestWhenStreamingAndDownloading() async throws {
+        let stream = try await bonnet(["-v", "-S", url("/bytes/10?seed=3"), "X-Shown:yes"])
+        XCTAssertEqual(stream.status, 0, stream.errors)
+        XCTAssertTrue(stream.output.hasPrefix("GET /bytes/10?seed=3 HTTP/1.1"), stream.output)
+        XCTAssertTrue(stream.output.contains("X-Shown: yes"), stream.output)
+        let directory = try TemporaryDirectory()
+        let download = try await bonnet(["-v", "-d", url("/bytes/10?seed=3"), "X-Shown:yes"], in: directory.url)
+        XCTAssertEqual(download.status, 0, download.errors)
+        XCTAssertTrue(download.errors.contains("GET /bytes/10?seed=3 HTTP/1.1"), download.errors)
+        XCTAssertTrue(download.errors.contains("X-Shown: yes"), download.errors)
+    }
+}
