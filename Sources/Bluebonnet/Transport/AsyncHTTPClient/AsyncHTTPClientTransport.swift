@@ -83,9 +83,11 @@ final class AsyncHTTPClientTransport: HTTPTransport {
             configurationError = .serverTrustEvaluationFailed(reason: .trustEvaluationFailed(error: error))
         }
         // The handshake checks host names; a certificate without subjectAltNames is refused rather than matched by
-        // its common name. A client whose connections an evaluator judges replaces this with the evaluator.
+        // its common name. A client whose connections an evaluator judges replaces this with the evaluator. An HTTP/2
+        // connection gets a guard that closes it on a connection error (`HTTP2ConnectionGuard`).
         config.http1_1ConnectionDebugInitializer = { SubjectAlternativeNameRequirement.verify($0) }
-        config.http2ConnectionDebugInitializer = { SubjectAlternativeNameRequirement.verify($0) }
+        config.http2ConnectionDebugInitializer = HTTP2ConnectionGuard.initializer(
+            then: { SubjectAlternativeNameRequirement.verify($0) })
         baseConfiguration = config
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
         idleWatch = IdleWatch(eventLoop: client.eventLoopGroup.next())
@@ -159,7 +161,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         config.tlsConfiguration = tlsConfiguration
         if let enforcer {
             config.http1_1ConnectionDebugInitializer = { enforcer.verify($0) }
-            config.http2ConnectionDebugInitializer = { enforcer.verify($0) }
+            config.http2ConnectionDebugInitializer = HTTP2ConnectionGuard.initializer(then: { enforcer.verify($0) })
         }
         return try otherClients.write { clients in
             if let raced = clients[key] { return (raced.client, raced.enforcer) }
