@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -46,6 +47,10 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     /// Whether the response can carry a body: not for `HEAD`, whose `Content-Length` describes a body never sent.
     private let expectsBody: Bool
     private let state = Protected(State())
+    /// How far the request got on the wire, or that the engine's timer ended the attempt (`Stage`); it only moves
+    /// forward. Read by the callbacks that take no lock: an `Atomic` costs them a load where `state` would cost every
+    /// request a lock in each.
+    private let stage = Atomic<UInt8>(Stage.waiting)
     /// The host's trust evaluation, when a `ServerTrustManager` has one for it: a handshake that refused the chain is
     /// then a trust failure, not a connection failure.
     private let trust: ServerTrustEnforcer?
@@ -73,6 +78,16 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         self.idleWatch = idleTimeout == nil && resourceDeadline == nil ? nil : idleWatch
     }
 
+    /// The values of `stage`.
+    private enum Stage {
+        /// The request waits for a connection: AsyncHTTPClient has not written its head.
+        static let waiting: UInt8 = 0
+        /// The head was written: the request is on a connection.
+        static let sent: UInt8 = 1
+        /// The engine's timer ended the attempt (`endTimedOut()`); AsyncHTTPClient may not know yet.
+        static let ended: UInt8 = 2
+    }
+
     /// The error that ends a response whose body outgrows `limit`.
     private static func bodyTooLarge(limit: Int64) -> AFError {
         .responseLimitExceeded(reason: .maximumResponseSizeExceeded(limit: limit))
@@ -98,23 +113,46 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         task.futureResult.whenFailure { [self] error in fail(with: error) }
     }
 
-    /// Asked by the engine's timer: cancels the attempt when nothing was sent or received for its idle timeout, or
-    /// when the request's resource deadline passed, else says when either could next be; `nil` once the attempt ended
-    /// (or was just cancelled) and needs no more watching. Neither a suspended request nor one whose consumer holds a
-    /// chunk is idle: their wait is not the server's (the resource deadline still holds).
-    func idleDeadline(now: NIODeadline) -> NIODeadline? {
-        let (deadline, expiredTask) = state.write { state -> (NIODeadline?, HTTPClient.Task<Void>?) in
-            guard !state.completed else { return (nil, nil) }
+    /// What the engine's timer makes of an attempt when it fires.
+    enum IdleVerdict {
+        /// Still running; it could next time out at this moment.
+        case watching(until: NIODeadline)
+        /// It ended; it needs no more watching.
+        case ended
+        /// It timed out: the timer ends it on the task's event loop (`endTimedOut()`), then cancels the task.
+        case expired(HTTPClient.Task<Void>)
+    }
+
+    /// Asked by the engine's timer: whether nothing was sent or received for the idle timeout, or the request's
+    /// resource deadline passed (the attempt is then marked timed out), else when either could next be. Neither a
+    /// suspended request nor one whose consumer holds a chunk is idle: their wait is not the server's (the resource
+    /// deadline still holds).
+    func idleVerdict(now: NIODeadline) -> IdleVerdict {
+        state.write { state -> IdleVerdict in
+            guard !state.completed else { return .ended }
             let idle: NIODeadline? = idleTimeout.map { timeout in
                 state.suspended || state.awaitingConsumer ? now + timeout : state.lastActivity + timeout
             }
-            guard let deadline = Self.earliest(idle, resourceDeadline) else { return (nil, nil) }
-            guard deadline <= now else { return (deadline, nil) }
+            guard let deadline = Self.earliest(idle, resourceDeadline) else { return .ended }
+            // A watched attempt always has its task (`attach(_:)` records it before joining).
+            guard deadline <= now, let task = state.task else { return .watching(until: deadline) }
             state.timedOut = true
-            return (nil, state.task)
+            return .expired(task)
         }
-        expiredTask?.cancel()
-        return deadline
+    }
+
+    /// Ends the attempt as timed out at once, without waiting for AsyncHTTPClient, which may take long to let go of a
+    /// request still waiting for a connection (its pool finds each one it cancels by a linear search of its waiting
+    /// list); the timer cancels the task afterwards. Runs on the task's event loop, where every callback of the
+    /// attempt runs, so the sink hears nothing of the attempt after its end: a callback that comes before the task is
+    /// cancelled is dropped, and one that can refuse (a head, a body part) stops the request there.
+    ///
+    /// - Returns: Whether the request's head had been written, so the task holds a connection rather than a place in
+    ///   the pool's waiting list.
+    func endTimedOut() -> Bool {
+        let before = stage.exchange(Stage.ended, ordering: .relaxed)
+        fail(with: HTTPClientError.readTimeout)
+        return before == Stage.sent
     }
 
     private static func earliest(_ first: NIODeadline?, _ second: NIODeadline?) -> NIODeadline? {
@@ -153,20 +191,34 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     }
 
     func didSendRequestHead(task: HTTPClient.Task<Void>, _ head: HTTPRequestHead) {
+        // Not when the timer ended the attempt while it waited for a connection and the pool gave it one since.
+        guard
+            stage.compareExchange(expected: Stage.waiting, desired: Stage.sent, ordering: .relaxed).exchanged
+        else { return }
         sink.transportDidSendRequestHead()
     }
 
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
         // An upload in progress is activity: the idle timer watches the connection, not only the response.
-        state.write { $0.lastActivity = .now() }
+        let live = state.write { state -> Bool in
+            guard !state.completed else { return false }
+            state.lastActivity = .now()
+            return true
+        }
+        guard live else { return }
         sink.transportDidSendBodyBytes(part.readableBytes)
     }
 
     func didSendRequest(task: HTTPClient.Task<Void>) {
+        guard stage.load(ordering: .relaxed) != Stage.ended else { return }
         sink.transportDidSendRequest(hadBody: hasUploadBody)
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        // An attempt the timer ended hears no response: failing here stops the request and frees its connection.
+        guard stage.load(ordering: .relaxed) != Stage.ended else {
+            return task.eventLoop.makeFailedFuture(HTTPClientError.readTimeout)
+        }
         let declared = head.headers.first(name: "content-length").flatMap(Int64.init)
         // A decoded body is longer than the `Content-Length` the server announced, so its length is unknown.
         let expected = head.headers.contains(name: "content-encoding") ? -1 : Int64(declared ?? -1)
@@ -220,8 +272,10 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        enum Next { case `continue`, wait(EventLoopPromise<Void>), tooLarge(limit: Int64), stream }
+        enum Next { case `continue`, wait(EventLoopPromise<Void>), tooLarge(limit: Int64), stream, ended }
         let next = state.write { state -> Next in
+            // The attempt was ended by the timer before AsyncHTTPClient cancelled the task.
+            if state.completed { return .ended }
             if state.streams {
                 state.lastActivity = .now()
                 state.awaitingConsumer = true
@@ -248,6 +302,8 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             return promise.futureResult
         case let .tooLarge(limit):
             return task.eventLoop.makeFailedFuture(Self.bodyTooLarge(limit: limit))
+        case .ended:
+            return task.eventLoop.makeFailedFuture(HTTPClientError.readTimeout)
         case .stream:
             let eventLoop = task.eventLoop
             let accepted = eventLoop.makePromise(of: Void.self)

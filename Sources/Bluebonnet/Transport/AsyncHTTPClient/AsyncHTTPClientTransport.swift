@@ -15,6 +15,10 @@ import FoundationNetworking
 final class AsyncHTTPClientTransport: HTTPTransport {
     /// Decompressed bytes allowed per compressed byte, so a tiny gzip bomb cannot fill memory.
     static let decompressionRatioLimit = 200
+    /// How much later than the engine's own idle timeout AsyncHTTPClient's connect timeout comes, in seconds: long
+    /// enough that the engine has cancelled every request it timed out in the pool's queue before AsyncHTTPClient's
+    /// own timer for it fires (measured: with 1 s, 10,000 queued requests still met AsyncHTTPClient's timers).
+    static let connectTimeoutMargin: TimeInterval = 30
 
     let client: HTTPClient
     /// Set before the client is shut down, so a request that raced the shutdown knows to watch its task.
@@ -57,11 +61,16 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         proxies = configuration.proxies
         requestTimeout = configuration.requestTimeout
         // No read timeout of AsyncHTTPClient's, which re-arms a timer on every read: one timer watches every request
-        // of the engine for `timeoutIntervalForRequest` (`IdleWatch`).
+        // of the engine for `timeoutIntervalForRequest` (`IdleWatch`). That timer also ends a request still waiting
+        // for a connection, so AsyncHTTPClient's connect timeout, which is also how long its pool lets a request wait
+        // for a connection, comes `connectTimeoutMargin` later: AsyncHTTPClient fails each request it times out in
+        // its queue with a search of the whole queue (it removes the request twice, the second time finding nothing),
+        // so 2,000 requests queued behind a slow host cost 2,000 × 2,000 steps, and ended up to 10 s after their
+        // timeout instead of at it. The engine's cancels find theirs at the queue's head.
         var config = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: HTTPClient.Configuration.Timeout(
-                connect: Self.timeAmount(min(configuration.requestTimeout, 60)), read: nil),
+                connect: Self.timeAmount(min(configuration.requestTimeout, 60) + Self.connectTimeoutMargin), read: nil),
             decompression: .enabled(limit: .ratio(Self.decompressionRatioLimit))
         )
         // Bluebonnet traces each request and hop itself (`Observability/`): AsyncHTTPClient's own span per underlying
@@ -255,4 +264,8 @@ struct AHCTransportTask: TransportTask {
     func cancel() { task.cancel() }
     func suspend() { delegate.suspend() }
     func resume() { delegate.resume() }
+
+    /// AsyncHTTPClient's own result for the task, settled once it has let go of the request (which may be after the
+    /// attempt ended: `IdleWatch`), for tests.
+    var engineResult: EventLoopFuture<Void> { task.futureResult }
 }
