@@ -23,6 +23,8 @@ import NIOPosix
 /// | `/content-length?value=V[&value=W]` | `Content-Length: V` (twice when two values) and 5 bytes of body |
 /// | `/redirect?location=L&status=S` | status `S` (302) with the raw `Location: L` |
 /// | `/informational?count=N&final=1` | N `100 Continue` heads, then a final 200 when `final=1` |
+/// | `/interim?count=N&interval_ms=M` | a `102 Processing` head every M ms, N times, then a final 200 |
+/// | `/partial-status-line` | `HTTP/1.1 200` without its line end, then nothing |
 /// | `/flaky?key=K&failures=N&fail=close\|reset\|S&retry_after=V` | the first N requests with key K fail (closed or reset mid-body, or status S with `Retry-After: V` when given), later ones get 200 `{"attempt":n}` |
 struct FaultScript {
     let path: String
@@ -55,6 +57,12 @@ struct FaultScript {
             reset(phase: query["phase"]?.first ?? "before-head", writer: writer)
         case "/silent":
             break
+        case "/interim":
+            let count = int("count", default: 20, in: 0...10_000)
+            let interval = TimeAmount.milliseconds(Int64(int("interval_ms", default: 100, in: 1...10_000)))
+            interim(remaining: count, interval: interval, writer: writer)
+        case "/partial-status-line":
+            writer.write("HTTP/1.1 200")
         case "/stall-mid-body":
             // 400 of 1,000 bytes, then nothing, with the connection left open.
             writer.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 400))
@@ -161,6 +169,19 @@ struct FaultScript {
                 "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "x", count: 300), then: .reset)
         default:
             writer.reset()
+        }
+    }
+
+    /// A `102 Processing` head every `interval`, then the final response.
+    private func interim(remaining: Int, interval: TimeAmount, writer: FaultWriter) {
+        guard remaining > 0 else {
+            writer.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", then: .close)
+            return
+        }
+        writer.after(interval) {
+            writer.write("HTTP/1.1 102 Processing\r\n\r\n").whenSuccess {
+                interim(remaining: remaining - 1, interval: interval, writer: writer)
+            }
         }
     }
 

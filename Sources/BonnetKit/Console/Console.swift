@@ -164,8 +164,9 @@ public final class ConsoleInput: Sendable {
     }
 
     private let source: Source
-    /// For lines: what was read past the last line handed out, and whether the input ended.
-    private let pending = Mutex((buffer: Data(), offset: 0, ended: false))
+    /// For lines: what was read past the last line handed out, how much of it is known to hold no line end, and
+    /// whether the input ended.
+    private let pending = Mutex((buffer: Data(), offset: 0, searched: 0, ended: false))
 
     private init(_ source: Source) {
         self.source = source
@@ -204,22 +205,35 @@ public final class ConsoleInput: Sendable {
     /// The next line without its line end, or `nil` at the end of the input (at once from a terminal where nothing
     /// is typed). One reader at a time: it waits for the input while holding the state.
     public func readLine() -> String? {
+        readLineBytes().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The next line's bytes as they came, without its line end (`\n` or `\r\n`), or `nil` at the end of the
+    /// input: `bonnet ws --binary` sends them untouched. A long line costs time linear in its length: each piece read
+    /// is searched for the line end once.
+    public func readLineBytes() -> Data? {
         pending.withLock { state in
             while true {
-                let unread = state.buffer[(state.buffer.startIndex + state.offset)...]
-                if let newline = unread.firstIndex(of: 0x0A) {
+                let start = state.buffer.startIndex + state.offset
+                let unread = state.buffer[start...]
+                if let newline = unread[(start + state.searched)...].firstIndex(of: 0x0A) {
                     state.offset = newline + 1 - state.buffer.startIndex
+                    state.searched = 0
                     var line = unread[..<newline]
                     if line.last == 0x0D { line = line.dropLast() }
-                    return String(decoding: line, as: UTF8.self)
+                    return Data(line)
                 }
+                state.searched = unread.count
                 if state.ended {
                     state.buffer = Data()
                     state.offset = 0
-                    return unread.isEmpty ? nil : String(decoding: unread, as: UTF8.self)
+                    state.searched = 0
+                    return unread.isEmpty ? nil : Data(unread)
                 }
-                state.buffer = Data(unread)
-                state.offset = 0
+                if state.offset > 0 {
+                    state.buffer = Data(unread)
+                    state.offset = 0
+                }
                 switch source {
                 case .terminal:
                     state.ended = true

@@ -97,8 +97,7 @@ enum NestedJSON {
         }
     }
 
-    /// The body's bytes: compact JSON, members in order; values parsed from `:=` items as `JSONSerialization` writes
-    /// them.
+    /// The body's bytes: compact JSON, members in order; the values of `:=` items as typed.
     static func data(_ value: Any) throws -> Data {
         var output = Data()
         try write(value, into: &output)
@@ -118,6 +117,8 @@ enum NestedJSON {
                 try write(member.value, into: &output)
             }
             output.append(UInt8(ascii: "}"))
+        case let raw as RawJSON:
+            output.append(raw.text)
         case let array as [Any]:
             output.append(UInt8(ascii: "["))
             for (index, item) in array.enumerated() {
@@ -137,6 +138,8 @@ enum NestedJSON {
     {
         guard let step = steps.first else { return value }
         let rest = steps.dropFirst()
+        // A path into a `:=` value goes into the value parsed (its text can no longer be sent as typed).
+        let container = (container as? RawJSON).map { $0.parsed } ?? container
         switch step {
         case let .key(key):
             let existing: OrderedObject? =

@@ -18,6 +18,7 @@ struct RequestItems {
         case unrecognized(String)
         case invalidJSON(String)
         case unreadableFile(item: String, path: String)
+        case notText(item: String, path: String)
 
         var description: String {
             switch self {
@@ -27,6 +28,8 @@ struct RequestItems {
                 return "'\(item)': the value after := is not JSON"
             case let .unreadableFile(item, path):
                 return "'\(item)': cannot read \(path)"
+            case let .notText(item, path):
+                return "'\(item)': \(path) is not UTF-8 text; send a file as a part with name@file"
             }
         }
     }
@@ -48,13 +51,17 @@ struct RequestItems {
                 let text =
                     value.hasPrefix("@")
                     ? try Self.contents(of: console.file(String(value.dropFirst())), item: item) : Data(value.utf8)
-                guard let json = try? JSONSerialization.jsonObject(with: text, options: [.fragmentsAllowed]) else {
-                    throw ParseError.invalidJSON(item)
-                }
-                fields.append((name, SendableJSON(json)))
+                // Sent as typed: its members' order, repeated keys and numbers' spelling (`1.0`, `-0.0`, `1e400`) are
+                // the user's, which parsing and writing again would change.
+                guard JSONValidator.isValid(text) else { throw ParseError.invalidJSON(item) }
+                fields.append((name, RawJSON(text)))
             case "=" where value.hasPrefix("@"):
-                let text = try Self.contents(of: console.file(String(value.dropFirst())), item: item)
-                fields.append((name, String(decoding: text, as: UTF8.self)))
+                let path = String(value.dropFirst())
+                let bytes = try Self.contents(of: console.file(path), item: item)
+                guard let text = String(data: bytes, encoding: .utf8) else {
+                    throw ParseError.notText(item: item, path: path)
+                }
+                fields.append((name, text))
             case "=":
                 fields.append((name, value))
             case "@":
@@ -86,9 +93,11 @@ struct RequestItems {
         return data
     }
 
-    /// A field's value as text: a string as it is, a JSON value (`name:=json`) as Foundation prints it.
+    /// A field's value as text (a form field's): a string as it is, a JSON value (`name:=json`) as its JSON text, a
+    /// JSON string without its quotes.
     static func text(of value: any Sendable) -> String {
-        (value as? SendableJSON).map { "\($0.value)" } ?? "\(value)"
+        guard let json = value as? RawJSON else { return "\(value)" }
+        return json.parsed as? String ?? String(decoding: json.text, as: UTF8.self)
     }
 
     static func split(_ item: String) -> (String, String, String)? {
@@ -135,9 +144,19 @@ struct RequestItems {
     }
 }
 
-/// A parsed JSON value handed to `JSONSerialization` again; it is never mutated.
-struct SendableJSON: @unchecked Sendable {
-    // @unchecked: a JSON value made of Foundation's immutable containers, built once and only read.
-    let value: Any
-    init(_ value: Any) { self.value = value }
+/// A `name:=json` value: its text as typed (white space around it trimmed), sent as it is, and the value parsed,
+/// for an item whose path goes into it (`a:={"b":1} a[c]=2`) and for a form field's text; `nil` when Foundation
+/// cannot hold it (`1e400`).
+struct RawJSON: @unchecked Sendable {
+    // @unchecked: the parsed value is made of Foundation's immutable containers, built once and only read.
+    let text: Data
+    let parsed: Any?
+
+    init(_ text: Data) {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        let start = text.firstIndex { !isSpace($0) } ?? text.endIndex
+        let end = text.lastIndex { !isSpace($0) }.map { $0 + 1 } ?? start
+        self.text = Data(text[start..<max(start, end)])
+        parsed = try? JSONSerialization.jsonObject(with: self.text, options: [.fragmentsAllowed])
+    }
 }

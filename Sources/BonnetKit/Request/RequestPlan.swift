@@ -226,7 +226,7 @@ struct RequestPlan {
             }
             return request
         }
-        let body = try NestedJSON.build(fields.map { name, value in (name, (value as? SendableJSON)?.value ?? value) })
+        let body = try NestedJSON.build(fields.map { name, value in (name, value) })
         request.httpBody = try NestedJSON.data(body)
         if request.value(forHTTPHeaderField: "Content-Type") == nil {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

@@ -164,9 +164,11 @@ public struct WebSocketCommand: ConsoleCommand {
         _ input: ConsoleInput, on socket: WebSocketRequest, binary: Bool, closing: ClosingState
     ) {
         let written = DispatchSemaphore(value: 0)
-        while let line = input.readLine() {
+        // A line of `--binary` goes as its bytes, never decoded (a byte that is not UTF-8 stays itself).
+        while let line = input.readLineBytes() {
             guard !socket.isFinished, !socket.isCancelled else { return }
-            let message: URLSessionWebSocketTask.Message = binary ? .data(Data(line.utf8)) : .string(line)
+            let message: URLSessionWebSocketTask.Message =
+                binary ? .data(line) : .string(String(decoding: line, as: UTF8.self))
             socket.send(message, queue: .global()) { _ in written.signal() }
             written.wait()
         }

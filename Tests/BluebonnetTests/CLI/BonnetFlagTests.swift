@@ -368,14 +368,15 @@ extension BonnetCommandTests {
         let array = try await bonnet([url("/post"), "[]:=1", "[]=two"])
         XCTAssertEqual(try json(Data(array.output.utf8))["data"] as? String, #"[1,"two"]"#)
         // Members in the order the items name them, a repeated name keeping its place with the last value, slashes
-        // as typed: what httpie sends.
+        // and a `:=` value as typed: what httpie sends. (A path into a `:=` object goes into it parsed, its members
+        // sorted: `d`.)
         let ordered = try await bonnet([
             url("/post"), "b=1", "a:=2", "c[z]=1", #"c[y]:=[1,{"q":1,"p":2}]"#, #"d:={"y":1,"x":2}"#, "d[w]=3",
             "b=again", "s=a/b",
         ])
         XCTAssertEqual(
             try json(Data(ordered.output.utf8))["data"] as? String,
-            #"{"b":"again","a":2,"c":{"z":"1","y":[1,{"p":2,"q":1}]},"d":{"x":2,"y":1,"w":"3"},"s":"a/b"}"#)
+            #"{"b":"again","a":2,"c":{"z":"1","y":[1,{"q":1,"p":2}]},"d":{"x":2,"y":1,"w":"3"},"s":"a/b"}"#)
         let conflict = try await bonnet([url("/post"), "a=1", "a[b]=2"])
         XCTAssertEqual(conflict.status, 1)
         XCTAssertTrue(conflict.errors.contains("'a[b]': the path runs into a value of another kind"), conflict.errors)

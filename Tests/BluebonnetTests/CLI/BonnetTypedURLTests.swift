@@ -76,3 +76,43 @@ extension BonnetCommandTests {
         XCTAssertTrue(download.errors.contains("X-Shown: yes"), download.errors)
     }
 }
+
+/// Items are sent as typed, never silently rewritten (issue 43, item 9).
+extension BonnetCommandTests {
+    /// The body `--offline` shows for `arguments`.
+    private func offlineBody(_ arguments: [String]) async throws -> (status: Int32, body: String, errors: String) {
+        let run = try await bonnet(["--offline"] + arguments)
+        let body = run.output.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+        return (run.status, body, run.errors)
+    }
+
+    /// Before: `:=` objects were written again (keys sorted, a repeated key dropped, `1.0` as `1`, `-0.0` as `-0`),
+    /// and `1e400` was refused.
+    func testRawJSONValuesAreSentAsTyped() async throws {
+        let sent = try await offlineBody([
+            "127.0.0.1:8097/post", #"o:={"z": 1.0, "a": -0.0, "z": 2}"#, "e:=1e400", "t:=true",
+        ])
+        XCTAssertEqual(sent.status, 0, sent.errors)
+        XCTAssertEqual(sent.body, #"{"o":{"z": 1.0, "a": -0.0, "z": 2},"e":1e400,"t":true}"#)
+        let invalid = try await bonnet(["--offline", "127.0.0.1:8097/post", "x:={nope"])
+        XCTAssertEqual(invalid.status, 1, invalid.errors)
+        XCTAssertTrue(invalid.errors.contains("not JSON"), invalid.errors)
+    }
+
+    /// Before: a form sent `:=` values as Swift printed them (`o=["a": 1]`, `t=1`).
+    func testRawJSONValuesInAFormAreTheirJSONText() async throws {
+        let sent = try await offlineBody(["--form", "127.0.0.1:8097/post", #"o:={"a":1}"#, "t:=true", #"s:="x""#])
+        XCTAssertEqual(sent.status, 0, sent.errors)
+        XCTAssertEqual(sent.body, "o=%7B%22a%22%3A1%7D&t=true&s=x")
+    }
+
+    /// Before: `x=@binary` sent U+FFFD for every byte that was not UTF-8; httpie refuses it.
+    func testAFileThatIsNotTextIsRefusedAsAFieldValue() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.file("blob.bin", contents: Data([0x61, 0xFF, 0xFE]))
+        let run = try await bonnet(["--offline", "127.0.0.1:8097/post", "x=@\(file.path)"])
+        XCTAssertEqual(run.status, 1, run.errors)
+        XCTAssertTrue(run.errors.contains("not UTF-8 text"), run.errors)
+        XCTAssertFalse(run.output.contains("\u{FFFD}"), run.output)
+    }
+}

@@ -30,6 +30,27 @@ extension BonnetCommandTests {
         await server.stop()
     }
 
+    /// Issue 43, item 11: `--binary` decoded each line as UTF-8, so `ff` went out as `ef bf bd`.
+    func testWebSocketBinaryLinesGoOutAsTheirBytes() async throws {
+        let server = try await webSocketServer()
+        let bytes = Data([0x61, 0xFF, 0x00, 0xC3, 0x0A, 0x80, 0xFE, 0x0A])
+        let run = try await bonnet(["ws", "--binary", server.url("/echo").absoluteString], stdin: bytes)
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertEqual(run.data, Data([0x61, 0xFF, 0x00, 0xC3, 0x80, 0xFE]))
+        await server.stop()
+    }
+
+    /// Issue 43, item 11: closing at the end of the input lost the last echo a quarter of the time.
+    func testEveryEchoArrivesBeforeTheSocketCloses() async throws {
+        let server = try await webSocketServer()
+        for round in 0..<20 {
+            let run = try await bonnet(["ws", server.url("/echo").absoluteString], stdin: Data("a\nb\nlast\n".utf8))
+            XCTAssertEqual(run.status, 0, run.errors)
+            XCTAssertEqual(run.output, "a\nb\nlast\n", "round \(round)")
+        }
+        await server.stop()
+    }
+
     func testWebSocketServersCloseCodeIsSaid() async throws {
         let server = try await webSocketServer()
         let run = try await bonnet(["ws", server.url("/close?code=4001&reason=bye").absoluteString])

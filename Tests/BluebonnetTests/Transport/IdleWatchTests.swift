@@ -182,3 +182,20 @@ final class IdleWatchTests: FaultServerTestCase {
         XCTAssertEqual(sink.body.count, 6)
     }
 }
+
+/// What counts as progress for the idle timeout (issue 44, item 7): bytes of the final response, once its head is
+/// whole. Interim `1xx` heads do not count (a server could otherwise hold a request open forever with
+/// `102 Processing`), nor does a status line that stops half-way.
+extension IdleWatchTests {
+    func testInterimResponsesAreNoProgress() async {
+        // A `102` every 200 ms for 10 s, then the final response; the attempt's idle timeout is 1 s.
+        let (sink, _) = start("/interim?count=50&interval_ms=200", idleTimeout: 1)
+        assertTimedOut(await end(of: sink))
+        XCTAssertTrue(sink.body.isEmpty)
+    }
+
+    func testAStatusLineThatStopsHalfWayIsNoProgress() async {
+        let (sink, _) = start("/partial-status-line", idleTimeout: 1)
+        assertTimedOut(await end(of: sink))
+    }
+}
