@@ -98,7 +98,7 @@ extension BonnetProcessTests {
 
     /// Before: `bonnet serve --port 0 | true` trapped (exit 132) writing its banner to the closed pipe.
     func testServeKeepsServingWhenItsOutputsReaderIsGone() async throws {
-        let port = try Self.freePort()
+        let port = try LocalDaemon.freePort()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("bonnet")
@@ -123,23 +123,6 @@ extension BonnetProcessTests {
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         XCTAssertFalse(said.contains("Fatal error"), said)
-    }
-
-    /// A port nothing listens on now.
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
