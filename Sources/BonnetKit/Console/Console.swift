@@ -192,6 +192,40 @@ public final class ConsoleInput: Sendable {
         }
     }
 
+    /// Up to `limit` bytes of the input, and whether it ended within them; `nil` from a terminal.
+    func readPrefix(upTo limit: Int) -> (Data, ended: Bool)? {
+        switch source {
+        case .terminal, .descriptor(_, isTerminal: true):
+            return nil
+        case let .bytes(data):
+            return (Data(data.prefix(limit)), ended: data.count <= limit)
+        case let .descriptor(descriptor, _):
+            var prefix = Data()
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while prefix.count < limit {
+                let count = buffer.withUnsafeMutableBytes {
+                    read(descriptor, $0.baseAddress, min($0.count, limit - prefix.count))
+                }
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { return (prefix, ended: true) }
+                prefix.append(contentsOf: buffer[..<count])
+            }
+            return (prefix, ended: false)
+        }
+    }
+
+    /// The whole input as a stream, of which `prefix` was read already (`readPrefix(upTo:)`).
+    func remainder(after prefix: Data) -> InputStream {
+        switch source {
+        case let .descriptor(descriptor, _):
+            return DescriptorInputStream(prefix: prefix, descriptor: descriptor)
+        case let .bytes(data):
+            return InputStream(data: data)
+        case .terminal:
+            return InputStream(data: prefix)
+        }
+    }
+
     /// All of the input, read to its end; `nil` from a terminal.
     public func readAll() -> Data? {
         switch source {

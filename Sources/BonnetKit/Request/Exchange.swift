@@ -100,7 +100,10 @@ struct Exchange {
         let urlRequest = plan.urlRequest
         let options = plan.options
         let request: DataRequest
-        if plan.sendsMultipart, options.body.chunked {
+        if let streamed = plan.streamedBody {
+            // A large piped body, sent as it is read (chunked): never whole in memory.
+            request = session.upload(streamed.stream, with: urlRequest)
+        } else if plan.sendsMultipart, options.body.chunked {
             // The form encoded, then sent as a stream of unknown length: chunked.
             var formRequest = urlRequest
             let form = multipartForm()

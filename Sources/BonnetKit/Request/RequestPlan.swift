@@ -27,6 +27,8 @@ struct RequestPlan {
     let items: RequestItems
     /// Whether the body is a multipart form (`--multipart`, or `name@file` items).
     let sendsMultipart: Bool
+    /// A body piped in that is larger than is held in memory: sent as it is read (chunked), with the exchange.
+    let streamedBody: StreamedBody?
     /// What is printed of the final exchange (`HBhbm`), and of each one followed before it (`--all`).
     let parts: Set<Character>
     let historyParts: Set<Character>
@@ -57,8 +59,15 @@ struct RequestPlan {
         }
         // httpie's rule: a body piped in is the request body, unless --ignore-stdin; with data items too, it is an
         // error, never silently dropped. `--raw` is the body as given, as a piped one would be.
-        let piped = body.ignoreStdin || body.raw != nil ? nil : console.input.readAll()
-        let givenBody = body.raw.map { Data($0.utf8) } ?? (piped?.isEmpty == false ? piped : nil)
+        // A large piped body is not held whole: its first MiB is read (to tell it is there), the rest streamed.
+        var piped: Data?
+        var streamed: StreamedBody?
+        switch body.ignoreStdin || body.raw != nil ? nil : console.input.readBody() {
+        case let .whole(data)?: piped = data
+        case let .streamed(prefix, stream)?: (piped, streamed) = (prefix, StreamedBody(prefix: prefix, stream: stream))
+        case nil: break
+        }
+        var givenBody = body.raw.map { Data($0.utf8) } ?? (piped?.isEmpty == false ? piped : nil)
         if givenBody != nil, hasItemBody {
             throw CommandExit.usage(
                 "Request body (from stdin) and request data (key=value) cannot be mixed. "
@@ -80,7 +89,7 @@ struct RequestPlan {
         let prettiness = printing.pretty ?? (console.outputIsTerminal ? .all : PrettyStyle.none)
         // Only the response's head and raw body are printed (`bonnet URL > file`, `-h`): they stream, in bounded
         // memory and whatever the body's size, rather than wait for the whole exchange.
-        if mode == .exchange, !sendsMultipart, !exchange.offline, !options.body.chunked, !printing.all,
+        if mode == .exchange, streamed == nil, !sendsMultipart, !exchange.offline, !options.body.chunked, !printing.all,
             !printing.timeline,
             !printing.curl, parts.isSubset(of: ["h", "b"]),
             !parts.contains("b") || (!console.outputIsTerminal && prettiness == .none)
@@ -88,6 +97,12 @@ struct RequestPlan {
             mode = .stream
         }
         self.mode = mode
+        // Only the exchange sends a stream; a download, `--stream` and `--offline` take the body whole, as before.
+        if let body = streamed, mode != .exchange {
+            givenBody = body.readWhole()
+            streamed = nil
+        }
+        streamedBody = streamed
         var printer = Output(
             colored: !printing.noColor && (prettiness == .all || prettiness == .colors),
             formats: prettiness == .all || prettiness == .format, toTerminal: console.outputIsTerminal,
@@ -103,8 +118,17 @@ struct RequestPlan {
         var request: URLRequest
         do {
             request = try Self.request(
-                url: url, method: method, items: items, body: givenBody, options: options,
+                url: url, method: method, items: items, body: streamed == nil ? givenBody : nil, options: options,
                 multipart: sendsMultipart)
+            if let streamed, request.value(forHTTPHeaderField: "Content-Type") == nil {
+                // Typed as a body held whole is, from what its first MiB shows: a form, or JSON when it opens like it.
+                if options.body.form {
+                    request.setValue(
+                        "application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
+                } else if streamed.opensLikeJSON {
+                    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                }
+            }
         } catch {
             throw CommandExit.failure(error)
         }
@@ -334,5 +358,36 @@ struct RequestPlan {
         }
         components.percentEncodedPath = (absolute ? "/" : "") + output.joined(separator: "/")
         return components.string ?? url
+    }
+}
+
+/// A piped body sent as it is read: `@unchecked Sendable` because its stream is handed to the one upload that reads
+/// it, from one thread at a time, and nothing else touches it.
+final class StreamedBody: @unchecked Sendable {
+    let prefix: Data
+    let stream: InputStream
+
+    init(prefix: Data, stream: InputStream) {
+        self.prefix = prefix
+        self.stream = stream
+    }
+
+    /// Whether the body opens as a JSON object or array does.
+    var opensLikeJSON: Bool {
+        let first = prefix.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+    }
+
+    /// All of the body, read to its end.
+    func readWhole() -> Data {
+        var whole = Data()
+        stream.open()
+        defer { stream.close() }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = stream.read(&buffer, maxLength: buffer.count)
+            if count <= 0 { return whole }
+            whole.append(contentsOf: buffer[..<count])
+        }
     }
 }

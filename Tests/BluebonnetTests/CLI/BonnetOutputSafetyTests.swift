@@ -51,6 +51,39 @@ extension BonnetProcessTests {
         XCTAssertLessThan(peakKiB, 80 * 1024, "peak resident memory in KiB")
     }
 
+    /// 5: a body piped in was read whole before it was sent (`PUT < 1 GiB`: 1.1 GB resident); now it streams.
+    func testABodyPipedInIsSentAsItIsReadInBoundedMemory() throws {
+        let directory = try TemporaryDirectory()
+        let count = 160 << 20
+        let source = directory.url.appendingPathComponent("big.bin")
+        let body = SeededBytes.bytes(seed: 71, offset: 0, count: count)
+        try body.write(to: source)
+        let out = directory.url.appendingPathComponent("answer.json")
+        // Python's `resource` reports the child's peak resident memory; the file is bonnet's standard input.
+        let script = """
+            import resource, subprocess, sys
+            with open(sys.argv[1], "rb") as source, open(sys.argv[2], "wb") as out:
+                status = subprocess.run(sys.argv[3:], stdin=source, stdout=out).returncode
+            print(status, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, source.path, out.path, binary.path, "PUT", url("/drain")]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let report = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let fields = report.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        XCTAssertEqual(fields.first, 0, "bonnet's exit status: \(report)")
+        let answer = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: out)) as? [String: Any], "the server's answer")
+        XCTAssertEqual(answer["bytes"] as? Int, count)
+        XCTAssertEqual(answer["crc32"] as? Int, DrainRoute.checksum(body))
+        XCTAssertEqual(answer["method"] as? String, "PUT")
+        XCTAssertLessThan(fields.last ?? .max, 80 * 1024, "peak resident memory in KiB")
+    }
+
     /// 2: `SIGTERM` during `bonnet -o d.bin URL` left no `d.bin`, only a hidden part file; now `d.bin` holds what
     /// arrived, nothing else is left, and the status is a `SIGTERM`'s (143).
     func testATerminatedDownloadKeepsWhatArrivedAndLeavesNothingHidden() async throws {
