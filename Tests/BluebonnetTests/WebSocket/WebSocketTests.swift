@@ -250,7 +250,10 @@ final class WebSocketTests: WebSocketTestCase {
         serialization.suspend()
         let kinds = Recorder<String>()
         let completed = expectation(description: "completed")
-        session.webSocketRequest(to: server.url("/messages?count=2")).streamMessageEvents(on: .global()) { event in
+        // A serial queue: on `.global()` the handler of the completion could run before a message's handler had
+        // recorded it (seen once in CI on a busy machine), an ordering no queue of that kind promises.
+        let events = DispatchQueue(label: "events")
+        session.webSocketRequest(to: server.url("/messages?count=2")).streamMessageEvents(on: events) { event in
             switch event.kind {
             case .connected: kinds.append("connected")
             case .receivedMessage: kinds.append("message")
