@@ -15,22 +15,21 @@ extension BonnetProcessTests {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bonnet")
     }
 
-    /// 3: `bonnet URL > out.bin` for more than 100 MiB exited 1 ("Raise it with Session(maximumResponseSize:)…"), and
-    /// smaller output was held whole in memory (a 90 MB body: 141 MB resident). Python's `resource` reports the
-    /// child's peak resident memory.
-    func testOutputLargerThanTheInMemoryLimitStreamsToAFileInBoundedMemory() throws {
-        let directory = try TemporaryDirectory()
-        let out = directory.url.appendingPathComponent("out.bin")
-        let count = 160 << 20
+    /// Runs bonnet with `arguments`, standard input from `input` (else nothing) and standard output to `output`, and
+    /// returns its exit status and peak resident memory in KiB, as Python's `resource` reports a child's.
+    private func runMeasuringPeakMemory(
+        _ arguments: [String], input: URL?, output: URL
+    ) throws -> (status: Int?, peakKiB: Int) {
         let script = """
             import resource, subprocess, sys
-            with open(sys.argv[1], "wb") as out:
-                status = subprocess.run(sys.argv[2:], stdout=out, stdin=subprocess.DEVNULL).returncode
+            source = open(sys.argv[1], "rb") if sys.argv[1] else subprocess.DEVNULL
+            with open(sys.argv[2], "wb") as out:
+                status = subprocess.run(sys.argv[3:], stdin=source, stdout=out).returncode
             print(status, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, out.path, binary.path, url("/bytes/\(count)?seed=70")]
+        process.arguments = ["python3", "-c", script, input?.path ?? "", output.path, binary.path] + arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
@@ -38,7 +37,18 @@ extension BonnetProcessTests {
         process.waitUntilExit()
         let fields = report.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
         XCTAssertEqual(fields.count, 2, report)
-        XCTAssertEqual(fields.first, 0, "bonnet's exit status")
+        return (fields.first, fields.count == 2 ? fields[1] : .max)
+    }
+
+    /// 3: `bonnet URL > out.bin` for more than 100 MiB exited 1 ("Raise it with Session(maximumResponseSize:)…"), and
+    /// smaller output was held whole in memory (a 90 MB body: 141 MB resident). Python's `resource` reports the
+    /// child's peak resident memory.
+    func testOutputLargerThanTheInMemoryLimitStreamsToAFileInBoundedMemory() throws {
+        let directory = try TemporaryDirectory()
+        let out = directory.url.appendingPathComponent("out.bin")
+        let count = 160 << 20
+        let run = try runMeasuringPeakMemory([url("/bytes/\(count)?seed=70")], input: nil, output: out)
+        XCTAssertEqual(run.status, 0, "bonnet's exit status")
         let size = (try FileManager.default.attributesOfItem(atPath: out.path)[.size] as? NSNumber)?.intValue
         XCTAssertEqual(size, count)
         let handle = try FileHandle(forReadingFrom: out)
@@ -47,8 +57,7 @@ extension BonnetProcessTests {
             try handle.read(upToCount: 1000), SeededBytes.bytes(seed: 70, offset: count - 1000, count: 1000))
         try handle.close()
         // Held whole, 160 MiB would need at least that much; streamed, the program's own size and a few buffers.
-        let peakKiB = fields.last ?? .max
-        XCTAssertLessThan(peakKiB, 80 * 1024, "peak resident memory in KiB")
+        XCTAssertLessThan(run.peakKiB, 80 * 1024, "peak resident memory in KiB")
     }
 
     /// 5: a body piped in was read whole before it was sent (`PUT < 1 GiB`: 1.1 GB resident); now it streams.
@@ -59,29 +68,15 @@ extension BonnetProcessTests {
         let body = SeededBytes.bytes(seed: 71, offset: 0, count: count)
         try body.write(to: source)
         let out = directory.url.appendingPathComponent("answer.json")
-        // Python's `resource` reports the child's peak resident memory; the file is bonnet's standard input.
-        let script = """
-            import resource, subprocess, sys
-            with open(sys.argv[1], "rb") as source, open(sys.argv[2], "wb") as out:
-                status = subprocess.run(sys.argv[3:], stdin=source, stdout=out).returncode
-            print(status, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-            """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, source.path, out.path, binary.path, "PUT", url("/drain")]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let report = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let fields = report.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
-        XCTAssertEqual(fields.first, 0, "bonnet's exit status: \(report)")
+        // The file is bonnet's standard input.
+        let run = try runMeasuringPeakMemory(["PUT", url("/drain")], input: source, output: out)
+        XCTAssertEqual(run.status, 0, "bonnet's exit status")
         let answer = try XCTUnwrap(
             try JSONSerialization.jsonObject(with: Data(contentsOf: out)) as? [String: Any], "the server's answer")
         XCTAssertEqual(answer["bytes"] as? Int, count)
         XCTAssertEqual(answer["crc32"] as? Int, DrainRoute.checksum(body))
         XCTAssertEqual(answer["method"] as? String, "PUT")
-        XCTAssertLessThan(fields.last ?? .max, 80 * 1024, "peak resident memory in KiB")
+        XCTAssertLessThan(run.peakKiB, 80 * 1024, "peak resident memory in KiB")
     }
 
     /// 2: `SIGTERM` during `bonnet -o d.bin URL` left no `d.bin`, only a hidden part file; now `d.bin` holds what
