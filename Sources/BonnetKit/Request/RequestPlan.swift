@@ -99,7 +99,10 @@ struct RequestPlan {
         self.mode = mode
         // Only the exchange sends a stream; a download, `--stream` and `--offline` take the body whole, as before.
         if let body = streamed, mode != .exchange {
-            givenBody = body.readWhole()
+            guard let whole = body.readWhole() else {
+                throw CommandExit(status: 1, message: "cannot read the body from standard input")
+            }
+            givenBody = whole
             streamed = nil
         }
         streamedBody = streamed
@@ -378,15 +381,16 @@ final class StreamedBody: @unchecked Sendable {
         return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 
-    /// All of the body, read to its end.
-    func readWhole() -> Data {
+    /// All of the body, read to its end; `nil` when reading failed (never a body cut short).
+    func readWhole() -> Data? {
         var whole = Data()
         stream.open()
         defer { stream.close() }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = stream.read(&buffer, maxLength: buffer.count)
-            if count <= 0 { return whole }
+            if count < 0 { return nil }
+            if count == 0 { return whole }
             whole.append(contentsOf: buffer[..<count])
         }
     }
