@@ -16,13 +16,20 @@ public final class TestServer: Sendable {
     public let port: Int
     /// Every request the server received, with a barrier to wait for one.
     public let arrivals: RequestArrivals
+    /// The connections that asked for `/peer` and have since closed, each recorded as the path `/<client port>`, with
+    /// a barrier to wait for one (`closedConnections.wait(forPath: "/\(port)")`).
+    public let closedConnections: RequestArrivals
     private let task: Task<Void, any Error>
     private let group: ServiceGroup
 
-    private init(baseURL: URL, port: Int, arrivals: RequestArrivals, task: Task<Void, any Error>, group: ServiceGroup) {
+    private init(
+        baseURL: URL, port: Int, arrivals: RequestArrivals, closedConnections: RequestArrivals,
+        task: Task<Void, any Error>, group: ServiceGroup
+    ) {
         self.baseURL = baseURL
         self.port = port
         self.arrivals = arrivals
+        self.closedConnections = closedConnections
         self.task = task
         self.group = group
     }
@@ -44,10 +51,12 @@ public final class TestServer: Sendable {
     ///   - tls:   A TLS configuration to serve HTTPS with (`TestCertificates.serverConfiguration(...)`); plain HTTP by
     ///            default.
     ///   - http2: With `tls`, whether HTTP/2 is offered through ALPN as well as HTTP/1.1. `false` by default.
+    ///   - unixSocketPath: A Unix-domain socket to listen on instead of `host` and `port`; `baseURL` is then
+    ///            `http+unix://` with the path percent-encoded as its host. `nil` by default.
     /// - Returns: The running server.
     public static func start(
         host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration? = nil,
-        http2: Bool = false
+        http2: Bool = false, unixSocketPath: String? = nil
     ) async throws -> TestServer {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let server: HTTPServerBuilder =
@@ -55,7 +64,11 @@ public final class TestServer: Sendable {
                 http2 ? try .http2Upgrade(tlsConfiguration: tls) : try .tls(.http1(), tlsConfiguration: tls)
             } ?? .http1()
         let arrivals = RequestArrivals()
-        let app = makeApplication(host: host, port: port, server: server, arrivals: arrivals) { continuation.yield($0) }
+        let closedConnections = RequestArrivals()
+        let address: BindAddress = unixSocketPath.map { .unixDomainSocket(path: $0) } ?? .hostname(host, port: port)
+        let app = makeApplication(
+            address: address, server: server, arrivals: arrivals, closedConnections: closedConnections
+        ) { continuation.yield($0) }
         var configuration = ServiceGroupConfiguration(
             services: [app], logger: Logger(label: "BluebonnetTestServer.group"))
         configuration.maximumGracefulShutdownDuration = gracePeriod
@@ -71,9 +84,12 @@ public final class TestServer: Sendable {
             throw StartError.didNotStart(failure)
         }
         let scheme = tls == nil ? "http" : "https"
+        let authority =
+            unixSocketPath.map { $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0 }
+            ?? "\(host):\(bound)"
         return TestServer(
-            baseURL: URL(string: "\(scheme)://\(host):\(bound)")!, port: bound, arrivals: arrivals, task: task,
-            group: group)
+            baseURL: URL(string: "\(scheme)\(unixSocketPath == nil ? "" : "+unix")://\(authority)")!, port: bound,
+            arrivals: arrivals, closedConnections: closedConnections, task: task, group: group)
     }
 
     /// Runs the server in the foreground until SIGINT or SIGTERM.
@@ -86,7 +102,8 @@ public final class TestServer: Sendable {
         async throws
     {
         let app = makeApplication(
-            host: host, port: port, server: .http1(), arrivals: nil, onStart: onStart)
+            address: .hostname(host, port: port), server: .http1(), arrivals: nil, closedConnections: nil,
+            onStart: onStart)
         try await app.runService()
     }
 
@@ -131,10 +148,10 @@ public final class TestServer: Sendable {
     }
 
     private static func makeApplication(
-        host: String,
-        port: Int,
+        address: BindAddress,
         server: HTTPServerBuilder,
         arrivals: RequestArrivals?,
+        closedConnections: RequestArrivals?,
         onStart: @escaping @Sendable (Int) -> Void
     ) -> some ApplicationProtocol {
         var logger = Logger(label: "BluebonnetTestServer")
@@ -144,25 +161,30 @@ public final class TestServer: Sendable {
             responder: CallbackResponder<TestServerContext> { request, context in
                 // A server in the foreground (`bonnet serve`) keeps no record: it may run for days.
                 arrivals?.record(target: request.uri.description)
+                if request.uri.path == "/peer" { return peer(context, closedConnections: closedConnections) }
                 return try await router.respond(to: request, context: context)
             },
             server: server,
             configuration: ApplicationConfiguration(
-                address: .hostname(host, port: port), serverName: "BluebonnetTestServer"),
+                address: address, serverName: "BluebonnetTestServer"),
             onServerRunning: { channel in
-                onStart(channel.localAddress?.port ?? port)
+                onStart(channel.localAddress?.port ?? 0)
             },
             logger: logger
         )
     }
 }
 
-/// The per-request context: the core storage plus the peer's address for `/ip` and `origin`.
+/// The per-request context: the core storage plus the peer's address for `/ip`, `origin` and `/peer`.
 public struct TestServerContext: RequestContext {
     /// Hummingbird's core context.
     public var coreContext: CoreRequestContextStorage
     /// The peer's IP address.
     public let remoteAddress: String?
+    /// The peer's port.
+    public let remotePort: Int?
+    /// Completes when the connection closes.
+    let closeFuture: EventLoopFuture<Void>
 
     /// Creates the context from the channel that received the request.
     ///
@@ -170,5 +192,20 @@ public struct TestServerContext: RequestContext {
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress?.ipAddress
+        remotePort = source.channel.remoteAddress?.port
+        closeFuture = source.channel.closeFuture
+    }
+}
+
+extension TestServer {
+    /// `/peer`: the client's address and port, so a test can tell which connection carried a request; the connection's
+    /// close is recorded in `closedConnections` once it happens.
+    fileprivate static func peer(_ context: TestServerContext, closedConnections: RequestArrivals?) -> Response {
+        let port = context.remotePort ?? 0
+        if let closedConnections {
+            context.closeFuture.whenComplete { _ in closedConnections.record(target: "/\(port)") }
+        }
+        let object: [String: Any] = ["address": context.remoteAddress ?? "", "port": port]
+        return HTTPBinResponses.json(object)
     }
 }

@@ -12,6 +12,8 @@ public struct StreamOf<Element>: AsyncSequence, @unchecked Sendable {
     private let bufferingPolicy: BufferingPolicy
     private let onTermination: @Sendable () -> Void
     private let builder: @Sendable (StreamChannel<Element>) -> Void
+    /// The channel of a stream started when it was made, until its iterator takes it.
+    private let started: StartedChannel<Element>?
 
     init(
         bufferingPolicy: BufferingPolicy, onTermination: @escaping @Sendable () -> Void,
@@ -20,10 +22,35 @@ public struct StreamOf<Element>: AsyncSequence, @unchecked Sendable {
         self.bufferingPolicy = bufferingPolicy
         self.onTermination = onTermination
         self.builder = builder
+        started = nil
+    }
+
+    /// A stream whose source starts now, not at the first iteration: its elements wait in the stream, each counting
+    /// as handled only once the loop takes it, as an `AsyncStream` buffers from its making. A stream dropped without
+    /// being iterated ends as a loop left early does.
+    init(
+        startingNow bufferingPolicy: BufferingPolicy, onTermination: @escaping @Sendable () -> Void,
+        builder: @escaping @Sendable (StreamChannel<Element>) -> Void
+    ) {
+        self.bufferingPolicy = bufferingPolicy
+        self.onTermination = onTermination
+        self.builder = builder
+        let channel = StreamChannel<Element>(policy: bufferingPolicy, onTermination: onTermination)
+        started = StartedChannel(channel)
+        builder(channel)
     }
 
     /// Starts the stream: the request's handler is registered now, which resumes a request that starts immediately.
+    /// A stream started when it was made hands its iterator what it holds; a second iterator gets nothing.
     public func makeAsyncIterator() -> Iterator {
+        if let started {
+            guard let channel = started.take() else {
+                let empty = StreamChannel<Element>(policy: bufferingPolicy, onTermination: {})
+                empty.finish()
+                return Iterator(handle: IteratorHandle(channel: empty))
+            }
+            return Iterator(handle: IteratorHandle(channel: channel))
+        }
         let channel = StreamChannel<Element>(policy: bufferingPolicy, onTermination: onTermination)
         builder(channel)
         return Iterator(handle: IteratorHandle(channel: channel))
@@ -37,6 +64,28 @@ public struct StreamOf<Element>: AsyncSequence, @unchecked Sendable {
         public mutating func next() async -> Element? {
             await handle.channel.next()
         }
+    }
+}
+
+/// The channel of a stream started when it was made: the first iterator takes it; if none does, it is ended when the
+/// stream goes away.
+final class StartedChannel<Element>: @unchecked Sendable {
+    // @unchecked: the channel is thread-safe, and handed over once through the lock.
+    private let channel: Protected<StreamChannel<Element>?>
+
+    init(_ channel: StreamChannel<Element>) {
+        self.channel = Protected(channel)
+    }
+
+    func take() -> StreamChannel<Element>? {
+        channel.write { channel in
+            defer { channel = nil }
+            return channel
+        }
+    }
+
+    deinit {
+        take()?.terminate()
     }
 }
 

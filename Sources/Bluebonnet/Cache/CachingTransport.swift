@@ -67,6 +67,10 @@ struct CachingTransport: HTTPTransport {
         base.shutdown()
     }
 
+    func shutdownGracefully() async {
+        await base.shutdownGracefully()
+    }
+
     /// Answers from the stored variant, revalidates it, or goes to the network.
     private func decide(
         _ request: TransportRequest, sink: any TransportSink, context: CacheSink.Context,

@@ -111,6 +111,13 @@ extension AFError {
         return false
     }
 
+    /// Returns whether the instance is `.sessionShutDown`: the request was refused, or cancelled, because its
+    /// `Session` was shutting down.
+    public var isSessionShutDownError: Bool {
+        if case .sessionShutDown = self { return true }
+        return false
+    }
+
     /// Returns whether the instance is `.responseLimitExceeded`.
     public var isResponseLimitError: Bool {
         if case .responseLimitExceeded = self { return true }
@@ -158,7 +165,7 @@ extension AFError {
         case let .sessionTaskFailed(error): return error
         case let .responseLimitExceeded(.decompressionRatioExceeded(_, error)): return error
         case .explicitlyCancelled, .responseLimitExceeded, .invalidURL, .redirectFailed, .sessionDeinitialized,
-            .urlRequestValidationFailed:
+            .urlRequestValidationFailed, .sessionShutDown:
             return nil
         }
     }

@@ -50,6 +50,8 @@ extension AFError: LocalizedError {
             return "URLSessionTask failed with error: \(Self.transportDescription(error))"
         case let .responseLimitExceeded(reason):
             return reason.localizedDescription
+        case let .sessionShutDown(reason):
+            return reason.localizedDescription
         }
     }
 }
@@ -265,6 +267,22 @@ extension AFError.RedirectFailureReason {
                 "Redirect failed: the Location's port \(url.port.map(String.init) ?? "(none)") is outside 0...65535: \(url)"
         case let .invalidHost(url):
             return "Redirect failed: the Location names no valid host: \(url)"
+        }
+    }
+}
+
+extension AFError.SessionShutdownReason {
+    var localizedDescription: String {
+        switch self {
+        case .refusedAfterShutdownBegan:
+            return "The request was not sent: its Session had begun shutting down and accepts no new requests."
+        case let .cancelledAfterGracePeriod(gracePeriod) where gracePeriod <= 0:
+            return "The request was cancelled: its Session was shut down at once, with no grace period."
+        case let .cancelledAfterGracePeriod(gracePeriod):
+            return """
+                The request was cancelled: it was still running when its Session's shutdown grace period of \
+                \(gracePeriod) seconds ended. Raise it with Session(shutdownGracePeriod:).
+                """
         }
     }
 }

@@ -208,6 +208,16 @@ public enum AFError: Error, Sendable {
         case webSocketMessageTooLarge(limit: Int)
     }
 
+    /// Why a request ended because its `Session` was shutting down (`Session.shutdown(gracePeriod:)`, the end of
+    /// `Session.withSession`, or a `ServiceGroup` stopping the session).
+    public enum SessionShutdownReason: Sendable {
+        /// The request was made or resumed after the session had begun shutting down: it was never sent.
+        case refusedAfterShutdownBegan
+        /// The request was still in flight when the shutdown's grace period of `gracePeriod` seconds ended (`0` when
+        /// the session was shut down without one, because the task running it was cancelled): it was cancelled.
+        case cancelledAfterGracePeriod(gracePeriod: TimeInterval)
+    }
+
     /// `UploadableConvertible` threw an error in `createUploadable()`.
     case createUploadableFailed(error: any Error)
     /// `URLRequestConvertible` threw an error in `asURLRequest()`.
@@ -246,6 +256,8 @@ public enum AFError: Error, Sendable {
     case urlRequestValidationFailed(reason: URLRequestValidationFailureReason)
     /// The response went past a limit set to protect memory (its size, or its compression ratio).
     case responseLimitExceeded(reason: ResponseLimitFailureReason)
+    /// The request's `Session` was shutting down: the request was refused, or cancelled when the grace period ended.
+    case sessionShutDown(reason: SessionShutdownReason)
 }
 
 extension Error {

@@ -22,9 +22,10 @@ enum Origin {
         url.port ?? (isSecure(url.scheme) ? 443 : 80)
     }
 
-    /// Whether `scheme` is carried over TLS: `https`, or a WebSocket's `wss`.
+    /// Whether `scheme` is carried over TLS: `https`, a WebSocket's `wss`, or `https+unix` (TLS over a Unix-domain
+    /// socket).
     static func isSecure(_ scheme: String?) -> Bool {
         guard let scheme = scheme?.lowercased() else { return false }
-        return scheme == "https" || scheme == "wss"
+        return scheme == "https" || scheme == "wss" || scheme == "https+unix"
     }
 }

@@ -22,12 +22,24 @@ enum RequestTarget {
     ///   - webSocket: Whether the target is a WebSocket's, which may also be `ws:` or `wss:`.
     static func problem(with url: URL, webSocket: Bool = false) -> Problem? {
         let scheme = url.scheme?.lowercased()
-        guard scheme == "http" || scheme == "https" || (webSocket && (scheme == "ws" || scheme == "wss")) else {
+        guard
+            scheme == "http" || scheme == "https" || (webSocket && (scheme == "ws" || scheme == "wss"))
+                || (!webSocket && (scheme == "http+unix" || scheme == "https+unix"))
+        else {
             return .unsupportedScheme
         }
         guard let host = url.host, isValidHost(host) else { return .invalidHost }
         if let port = url.port, !validPorts.contains(port) { return .invalidPort }
         return nil
+    }
+
+    /// Whether `url` names a Unix-domain socket (`http+unix:`, `https+unix:`), whose host is the socket's path,
+    /// percent-encoded.
+    static func isUnixSocket(_ url: URL) -> Bool {
+        switch url.scheme?.lowercased() {
+        case "http+unix", "https+unix": true
+        default: false
+        }
     }
 
     /// A host holds no control character, space or NUL, in whatever form Foundation hands it over.

@@ -97,7 +97,7 @@ extension Request {
             return action
         }
         guard let action else { return }
-        if case .retry = action { lifecycleDelegate?.requestDidStart(self) }
+        if case .retry = action { lifecycleDelegate?.requestDidRestart(self) }
         perform(action)
     }
 }

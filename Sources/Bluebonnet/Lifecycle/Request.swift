@@ -266,7 +266,7 @@ public class Request: @unchecked Sendable {
         let (action, monitored, announced) = mutableState.write {
             state -> (RequestStateMachine.Action?, RequestTask?, RequestTask?) in
             guard let action = state.machine.cancel() else { return (nil, nil, nil) }
-            state.error = .explicitlyCancelled
+            state.error = state.machine.cancellationError
             return (action, state.task, state.attemptAnnounced ? state.task : nil)
         }
         guard let action else { return self }
@@ -279,12 +279,24 @@ public class Request: @unchecked Sendable {
 
     /// Ends a request that waited to start when its session went away, with `AFError.sessionDeinitialized`.
     func abandonForSessionDeinit() {
+        abandon(with: .sessionDeinitialized)
+    }
+
+    /// Ends a request that has not begun its first attempt with `error`: its session went away, or is shutting down.
+    func abandon(with error: AFError) {
         let action = mutableState.write { state -> RequestStateMachine.Action? in
-            guard let action = state.machine.abandon(with: .sessionDeinitialized) else { return nil }
-            state.error = .sessionDeinitialized
+            guard let action = state.machine.abandon(with: error) else { return nil }
+            state.error = error
             return action
         }
         if let action { perform(action) }
+    }
+
+    /// Cancels the request as `cancel()` does (a subclass's own cancelling included), but it ends with `error`: its
+    /// session shut down.
+    func cancel(dueTo error: AFError) {
+        mutableState.write { $0.machine.setCancellationError(error) }
+        cancel()
     }
 
     /// Suspends the request: no more of the response body is read, and no more of an upload's body is sent, until
@@ -308,12 +320,23 @@ public class Request: @unchecked Sendable {
     /// - Returns: The instance.
     @discardableResult
     public func resume() -> Self {
-        let (action, first, monitored) = mutableState.write { state in
-            let first = state.machine.control == .initialized
-            return (state.machine.resume(), first, state.task)
+        let delegate = lifecycleDelegate
+        let (action, refused, monitored) = mutableState.write {
+            state -> (RequestStateMachine.Action?, Bool, RequestTask?) in
+            // The session counts the request, or refuses it (it is shutting down), with the transition: a shutdown
+            // beginning now either waits for it or it is never sent.
+            if state.machine.startsOnResume, let refusal = delegate?.requestDidStart(self) {
+                let action = state.machine.abandon(with: refusal)
+                if action != nil { state.error = refusal }
+                return (action, true, nil)
+            }
+            return (state.machine.resume(), false, state.task)
         }
         guard let action else { return self }
-        if first { lifecycleDelegate?.requestDidStart(self) }
+        if refused {
+            perform(action)
+            return self
+        }
         eventMonitor?.requestDidResume(self)
         perform(action, monitoredTask: monitored)
         return self

@@ -144,6 +144,8 @@ struct RequestStateMachine {
 
     private(set) var phase: Phase = .initialized
     private(set) var control: Control = .initialized
+    /// What a cancelled request ends with: `explicitlyCancelled`, or the reason its session cancelled it.
+    private(set) var cancellationError: AFError = .explicitlyCancelled
     private(set) var policy: Policy
     private(set) var handlers = HandlerQueue()
     /// How many retries have begun.
@@ -313,6 +315,9 @@ struct RequestStateMachine {
         }
     }
 
+    /// Whether `resume()` would start the request for the first time.
+    var startsOnResume: Bool { control == .initialized && !isFinished }
+
     private var isFinished: Bool {
         if case .finished = phase { return true }
         return false
@@ -395,14 +400,22 @@ struct RequestStateMachine {
 
     /// `cancel()`: allowed until the outcome is settled. With a task running, it is stopped and its completion ends
     /// the request; while the engine is being handed the hop, the task is stopped when it arrives; with nothing on
-    /// the wire, the request completes now with `explicitlyCancelled`.
+    /// the wire, the request completes now with `cancellationError` (`explicitlyCancelled` unless its session
+    /// cancelled it).
     mutating func cancel() -> Action? {
         guard control != .cancelled, !isComplete else { return nil }
         control = .cancelled
         if case let .executing(hop) = phase {
             return hop.task.map { .cancelTask($0) } ?? Action.none
         }
-        return complete(error: .explicitlyCancelled, body: nil)
+        return complete(error: cancellationError, body: nil)
+    }
+
+    /// What the next `cancel()` ends the request with, instead of `explicitlyCancelled`: its session cancelled it.
+    /// Ignored once the request is cancelled.
+    mutating func setCancellationError(_ error: AFError) {
+        guard control != .cancelled else { return }
+        cancellationError = error
     }
 
     /// The session went away while the request waited to start (made, perhaps adapted, never resumed): it completes
@@ -519,7 +532,7 @@ struct RequestStateMachine {
     /// The hop ended with `body` (`nil` when it streamed to the consumer).
     mutating func hopDidComplete(_ outcome: HopOutcome, body: Data?) -> Action {
         _ = takes(.hopCompleted)
-        if control == .cancelled { return complete(error: .explicitlyCancelled, body: nil) }
+        if control == .cancelled { return complete(error: cancellationError, body: nil) }
         switch outcome {
         case let .mayFollow(decide):
             phase = .awaitingHopDecision(body: body)

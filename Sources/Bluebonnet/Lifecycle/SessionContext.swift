@@ -171,8 +171,11 @@ public protocol RequestDelegate: AnyObject, Sendable {
 
 /// What a `Request` tells the `Session` that made it while the session lives.
 protocol RequestLifecycleDelegate: RequestDelegate {
-    /// The request was resumed for the first time: it is active until it ends.
-    func requestDidStart(_ request: Request)
+    /// The request was resumed for the first time: it is active until it ends. Returns why it may not start (its
+    /// session is shutting down), or `nil`.
+    func requestDidStart(_ request: Request) -> AFError?
+    /// A request that ended is sent again (a serializer's retry): it is active again, whatever the session's state.
+    func requestDidRestart(_ request: Request)
     /// The request completed.
     func requestDidEnd(_ request: Request)
 }

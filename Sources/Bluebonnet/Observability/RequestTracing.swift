@@ -69,6 +69,10 @@ final class RequestTrace: RequestObserving {
     func hopDidReceive(_ response: ResponseHead) {
         guard let span = state.read({ $0.hop }) else { return }
         span.attributes["http.response.status_code"] = response.statusCode
+        // `HTTP/1.1` → `1.1`, `HTTP/2` → `2`, as OpenTelemetry's `network.protocol.version` spells it.
+        if response.httpVersion.hasPrefix("HTTP/") {
+            span.attributes["network.protocol.version"] = String(response.httpVersion.dropFirst(5))
+        }
         if response.statusCode >= 400 {
             span.attributes["error.type"] = String(response.statusCode)
             span.setStatus(SpanStatus(code: .error))

@@ -24,6 +24,11 @@ enum RedirectRules {
         case .invalidHost: return .failure(.redirectFailed(reason: .invalidHost(url: target)))
         case .invalidPort: return .failure(.redirectFailed(reason: .invalidPort(url: target)))
         }
+        // A Unix-domain socket is this machine's (a container engine's API, say): only a response that came from the
+        // same socket may send a request on to it.
+        if RequestTarget.isUnixSocket(target), !Origin.same(base, target) {
+            return .failure(.redirectFailed(reason: .unsupportedScheme(url: target)))
+        }
         var next = request
         next.url = target
         let method = request.httpMethod?.uppercased() ?? "GET"

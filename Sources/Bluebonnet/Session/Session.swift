@@ -22,7 +22,12 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
     public typealias RequestModifier = Bluebonnet.RequestModifier
 
     /// The shared `Session`, used by `AF`; it lives for the whole process. It posts Alamofire's notifications.
-    public static let `default` = Session(eventMonitors: [AlamofireNotifications()])
+    /// It is not ended by a `ServiceGroup` it runs in (see `run()`).
+    public static let `default`: Session = {
+        let session = Session(eventMonitors: [AlamofireNotifications()])
+        session.activity.write { $0.isProcessLived = true }
+        return session
+    }()
 
     /// When a request makes its `URLRequest` and starts its lifecycle.
     public enum RequestSetup: Sendable {
@@ -76,8 +81,16 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
     /// AsyncHTTPClient too, for its own lines. Discards everything by default.
     public let logger: Logger
 
-    /// Requests resumed and not yet finished, for `withAllRequests(perform:)` and `cancelAllRequests`.
-    private let activeRequests = Protected<Set<Request>>([])
+    /// Requests resumed and not yet finished, for `withAllRequests(perform:)`, `cancelAllRequests` and shutting down,
+    /// with the session's lifetime: one lock, so a shutdown never misses a request that started as it began.
+    let activity = Protected(SessionActivity())
+    /// How long `shutdown()` lets requests in flight finish before cancelling them, in seconds.
+    public let shutdownGracePeriod: TimeInterval
+    /// How the engine makes and keeps connections.
+    public let connections: ConnectionSettings
+
+    /// The default `shutdownGracePeriod`: 30 seconds.
+    public static let defaultShutdownGracePeriod: TimeInterval = 30
 
     /// The default `maximumResponseSize`: 100 MiB.
     public static let defaultMaximumResponseSize: Int64 = 100 * 1024 * 1024
@@ -87,7 +100,7 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
     /// What the WebSocket engine is made with: the HTTP engine's trust, TLS, proxies and timeout.
     private let webSocketConfiguration: TransportConfiguration
     /// The WebSocket engine, made by the first WebSocket request.
-    private let webSockets = Protected<NIOWebSocketTransport?>(nil)
+    let webSockets = Protected<NIOWebSocketTransport?>(nil)
 
     /// The engine that carries this session's WebSockets.
     var webSocketTransport: any WebSocketTransport {
@@ -132,6 +145,10 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
     ///                               tracer bootstrapped in `InstrumentationSystem`, if any) by default.
     ///   - metrics:                  What is measured with swift-metrics. `.default` (OpenTelemetry's HTTP client
     ///                               metrics, when a `MetricsSystem` factory is bootstrapped) by default.
+    ///   - connections:              How the engine makes and keeps connections: DNS overrides, a local address, uses
+    ///                               per connection, the pool's idle timeout, a connect timeout. `.default` by default.
+    ///   - shutdownGracePeriod:      How long `shutdown()` (and a `ServiceGroup`'s graceful shutdown) lets requests in
+    ///                               flight finish before cancelling them, in seconds. 30 by default.
     public init(
         configuration: URLSessionConfiguration = URLSessionConfiguration.af.default,
         rootQueue: DispatchQueue = DispatchQueue(label: "org.bluebonnet.session.rootQueue"),
@@ -148,9 +165,13 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
         maximumResponseSize: Int64? = Session.defaultMaximumResponseSize,
         logger: Logger = Session.disabledLogger,
         tracer: (any Tracer)? = nil,
-        metrics: MetricsOptions = .default
+        metrics: MetricsOptions = .default,
+        connections: ConnectionSettings = .default,
+        shutdownGracePeriod: TimeInterval = Session.defaultShutdownGracePeriod
     ) {
         self.requestSetup = requestSetup
+        self.connections = connections
+        self.shutdownGracePeriod = shutdownGracePeriod.isFinite ? max(0, shutdownGracePeriod) : 0
         // A copy, as URLSession keeps: later changes to the caller's configuration change nothing here.
         configurationCopy = configuration.copy() as? URLSessionConfiguration ?? configuration
         self.logger = logger
@@ -176,7 +197,9 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
             maximumConnectionsPerHost: maximumConnections,
             serverTrustManager: serverTrustManager,
             tls: tls,
-            proxies: ProxyConfiguration(dictionary: configuration.connectionProxyDictionary)
+            proxies: ProxyConfiguration(dictionary: configuration.connectionProxyDictionary),
+            connections: connections,
+            connectionMetering: Self.connectionMetering(metrics: metrics, logger: logger)
         )
         webSocketConfiguration = transportConfiguration
         let network =
@@ -262,15 +285,29 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
         }
     }
 
+    /// What watches the engine's connections: the session's metrics factory and its logger at `.debug`; `nil`, which
+    /// costs nothing, when neither is on.
+    private static func connectionMetering(metrics: MetricsOptions, logger: Logger) -> ConnectionMetering? {
+        let metering = metrics.metering
+        let debugLogger = logger.logLevel <= .debug ? logger : nil
+        guard metering != nil || debugLogger != nil else { return nil }
+        return ConnectionMetering(
+            factory: metering?.factory, dimensions: metering?.dimensions ?? [], logger: debugLogger)
+    }
+
     /// The default `logger`: discards everything.
     public static let disabledLogger = Logger(
         label: "org.bluebonnet.session", factory: { _ in SwiftLogNoOpLogHandler() })
 
     deinit {
-        // Requests set up and waiting to start finish now, as in Alamofire; those on the wire end with the engine.
-        for request in activeRequests.read() { request.abandonForSessionDeinit() }
-        context.transport.shutdown()
-        webSockets.read()?.shutdown()
+        // Requests set up and waiting to start finish now, as in Alamofire; those on the wire end with the engine,
+        // which is told to shut down without waiting (unless `shutdown()` already released it).
+        let (requests, shutDown) = activity.read { ($0.requests, $0.phase == .shutDown) }
+        for request in requests { request.abandonForSessionDeinit() }
+        if !shutDown {
+            context.transport.shutdown()
+            webSockets.read()?.shutdown()
+        }
         let made = urlSession.read()
         // Made at init whenever a monitor listens for these events.
         if let eventMonitor, let made, eventMonitor.handledEvents.contains(.other) {
@@ -314,7 +351,7 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
     ///
     /// - Parameter action: The closure. Keep it short: it runs on `rootQueue`.
     public func withAllRequests(perform action: @escaping @Sendable (Set<Request>) -> Void) {
-        rootQueue.async { [activeRequests] in action(activeRequests.read()) }
+        rootQueue.async { [activity] in action(activity.read { $0.requests }) }
     }
 
     /// Cancels every active request, then calls `completion`.
@@ -331,12 +368,16 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
         }
     }
 
-    func requestDidStart(_ request: Request) {
-        activeRequests.write { _ = $0.insert(request) }
+    func requestDidStart(_ request: Request) -> AFError? {
+        activity.write { $0.start(request) }
+    }
+
+    func requestDidRestart(_ request: Request) {
+        activity.write { _ = $0.requests.insert(request) }
     }
 
     func requestDidEnd(_ request: Request) {
-        activeRequests.write { _ = $0.remove(request) }
+        activity.write { $0.end(request) }?.resume()
     }
 
     // MARK: - DataRequest
@@ -1005,7 +1046,7 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
     /// its first `resume()`.
     func perform(_ request: Request) {
         guard requestSetup == .eager else { return }
-        requestDidStart(request)
+        if let refusal = requestDidStart(request) { return request.abandon(with: refusal) }
         request.createURLRequestOnRequestQueue()
     }
 }

@@ -109,6 +109,16 @@ struct CompletedTransportTask: TransportTask {
 @_spi(Transport) public protocol HTTPTransport: Sendable {
     /// Starts one attempt.
     func execute(_ request: TransportRequest, sink: any TransportSink) -> any TransportTask
-    /// Releases connections and threads; in-flight attempts fail.
+    /// Releases connections and threads; in-flight attempts fail. It returns at once, without waiting for them.
     func shutdown()
+    /// Releases connections and threads as `shutdown()` does, and returns once they are released. It suspends; it
+    /// never blocks a thread.
+    func shutdownGracefully() async
+}
+
+extension HTTPTransport {
+    /// An engine with nothing to wait for: `shutdown()`.
+    public func shutdownGracefully() async {
+        shutdown()
+    }
 }

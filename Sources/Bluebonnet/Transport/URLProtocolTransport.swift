@@ -68,6 +68,10 @@ struct URLProtocolTransport: HTTPTransport {
         base.shutdown()
     }
 
+    func shutdownGracefully() async {
+        await base.shutdownGracefully()
+    }
+
     /// `request` as the engine would send it: its wire headers, and its body in `httpBody` or `httpBodyStream`. A
     /// coded (compressed) body is read whole into `httpBody` when `codingBody`, else left out.
     static func requestAsSent(_ request: TransportRequest, codingBody: Bool) throws -> URLRequest {

@@ -95,8 +95,10 @@ public struct WebSocketTask: Sendable {
         transform: @escaping @Sendable (WebSocketRequest.IncomingEvent, WebSocketRequest) -> Value?
     ) -> StreamOf<Value> {
         let request = self.request
+        // Started now, as Alamofire's streams are: the socket opens and its events wait in the stream, so a `send`
+        // before the loop begins completes once the socket is open.
         return StreamOf(
-            bufferingPolicy: bufferingPolicy,
+            startingNow: bufferingPolicy,
             onTermination: {
                 guard shouldAutomaticallyCancel, request.isInitialized || request.isResumed || request.isSuspended
                 else { return }

@@ -67,6 +67,7 @@ final class TracingTests: ServerTestCase {
         XCTAssertEqual(request.attributes.get("http.request.method")?.toSpanAttribute(), "GET")
         XCTAssertEqual(request.attributes.get("http.response.status_code")?.toSpanAttribute(), 200)
         XCTAssertEqual(hop.attributes.get("http.response.status_code")?.toSpanAttribute(), 200)
+        XCTAssertEqual(hop.attributes.get("network.protocol.version")?.toSpanAttribute(), "1.1")
         XCTAssertEqual(request.attributes.get("server.address")?.toSpanAttribute(), "127.0.0.1")
         let port = try XCTUnwrap(URL(string: url("/"))?.port)
         XCTAssertEqual(request.attributes.get("server.port")?.toSpanAttribute(), .int64(Int64(port)))

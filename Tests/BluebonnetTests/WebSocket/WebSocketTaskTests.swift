@@ -15,6 +15,35 @@ final class WebSocketTaskTests: WebSocketTestCase {
         XCTAssertEqual(texts, ["message 0", "message 1", "message 2"])
     }
 
+    /// Issue 45 (7): a message sent with the async API before the loop over the events begins. The stream started on
+    /// the first iteration, so nothing opened the socket and the `send` never returned.
+    func testASendBeforeTheEventsAreReadCompletesOnceTheSocketOpens() async throws {
+        let task = session.webSocketRequest(to: server.url("/echo")).webSocketTask()
+        let events = task.streamingMessageEvents()
+        // The expectation's 30 s are a hang guard only: before the fix the send never returned.
+        let sent = expectation(description: "the send returned")
+        Task {
+            try await task.send(.string("early"))
+            sent.fulfill()
+        }
+        await fulfillment(of: [sent], timeout: 30)
+        var connected = false
+        var received: [String] = []
+        for await event in events {
+            switch event.kind {
+            case .connected:
+                connected = true
+            case let .receivedMessage(message):
+                received.append(message.text ?? "")
+                task.close(sending: .normalClosure)
+            default:
+                break
+            }
+        }
+        XCTAssertTrue(connected, "the connection event waited for the loop")
+        XCTAssertEqual(received, ["early"])
+    }
+
     func testDecodableValues() async throws {
         struct Greeting: Decodable, Sendable { let hello: String }
         let request = session.webSocketRequest(to: server.url("/echo"))

@@ -50,6 +50,8 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         let enforcer: ServerTrustEnforcer?
     }
 
+    /// Records every connection's life, when the session's metrics or debug logging are on.
+    private let connectionMetering: ConnectionMetering?
     /// Set when the session's trust roots could not be turned into the TLS layer's: every request then fails with
     /// it rather than trusting less or more than asked.
     private let configurationError: AFError?
@@ -67,10 +69,13 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         // its queue with a search of the whole queue (it removes the request twice, the second time finding nothing),
         // so 2,000 requests queued behind a slow host cost 2,000 × 2,000 steps, and ended up to 10 s after their
         // timeout instead of at it. The engine's cancels find theirs at the queue's head.
+        // A connect timeout the session sets is AsyncHTTPClient's own, as the user chose it.
+        let connections = configuration.connections
+        let connectTimeout =
+            connections.connectTimeout ?? (min(configuration.requestTimeout, 60) + Self.connectTimeoutMargin)
         var config = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            timeout: HTTPClient.Configuration.Timeout(
-                connect: Self.timeAmount(min(configuration.requestTimeout, 60) + Self.connectTimeoutMargin), read: nil),
+            timeout: HTTPClient.Configuration.Timeout(connect: Self.timeAmount(connectTimeout), read: nil),
             decompression: .enabled(limit: .ratio(Self.decompressionRatioLimit))
         )
         // Bluebonnet traces each request and hop itself (`Observability/`): AsyncHTTPClient's own span per underlying
@@ -82,21 +87,31 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         // until the timeout.
         config.connectionPool.retryConnectionEstablishment = false
         config.httpVersion = configuration.tls.allowsHTTP2 ? .automatic : .http1Only
+        // The session's connection settings, checked first: AsyncHTTPClient traps on a use count below 1.
+        let settingsProblem = connections.problem
+        if settingsProblem == nil {
+            config.dnsOverride = connections.dnsOverrides
+            config.localAddress = connections.localAddress
+            config.maximumUsesPerConnection = connections.maximumUsesPerConnection
+            config.connectionPool.idleTimeout = Self.timeAmount(connections.idleConnectionTimeout)
+        }
         do {
             config.tlsConfiguration = try Self.tlsConfiguration(
                 roots: configuration.tls.trustRoots,
                 identity: configuration.tls.clientCertificate,
                 verification: .fullVerification)
-            configurationError = nil
+            configurationError = settingsProblem.map { .sessionInvalidated(error: $0) }
         } catch {
             configurationError = .serverTrustEvaluationFailed(reason: .trustEvaluationFailed(error: error))
         }
         // The handshake checks host names; a certificate without subjectAltNames is refused rather than matched by
         // its common name. A client whose connections an evaluator judges replaces this with the evaluator. An HTTP/2
         // connection gets a guard that closes it on a connection error (`HTTP2ConnectionGuard`).
-        config.http1_1ConnectionDebugInitializer = { SubjectAlternativeNameRequirement.verify($0) }
+        connectionMetering = configuration.connectionMetering
+        config.http1_1ConnectionDebugInitializer = Self.observed(
+            connectionMetering, .http1, then: { SubjectAlternativeNameRequirement.verify($0) })
         config.http2ConnectionDebugInitializer = HTTP2ConnectionGuard.initializer(
-            then: { SubjectAlternativeNameRequirement.verify($0) })
+            then: Self.observed(connectionMetering, .http2, then: { SubjectAlternativeNameRequirement.verify($0) }))
         baseConfiguration = config
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
         idleWatch = IdleWatch(eventLoop: client.eventLoopGroup.next())
@@ -153,7 +168,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     /// has its own identity.
     private func client(for url: URL) throws -> (HTTPClient, ServerTrustEnforcer?) {
         if let configurationError { throw configurationError }
-        let proxy = proxies?.proxy(for: url)
+        let proxy = proxy(for: url)
         let ownsHost =
             (serverTrustManager != nil || !tls.clientCertificatesByHost.isEmpty) && url.scheme?.lowercased() == "https"
         guard proxy != nil || ownsHost else { return (client, nil) }
@@ -169,8 +184,10 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         config.proxy = proxy
         config.tlsConfiguration = tlsConfiguration
         if let enforcer {
-            config.http1_1ConnectionDebugInitializer = { enforcer.verify($0) }
-            config.http2ConnectionDebugInitializer = HTTP2ConnectionGuard.initializer(then: { enforcer.verify($0) })
+            config.http1_1ConnectionDebugInitializer = Self.observed(
+                connectionMetering, .http1, then: { enforcer.verify($0) })
+            config.http2ConnectionDebugInitializer = HTTP2ConnectionGuard.initializer(
+                then: Self.observed(connectionMetering, .http2, then: { enforcer.verify($0) }))
         }
         return try otherClients.write { clients in
             if let raced = clients[key] { return (raced.client, raced.enforcer) }
@@ -180,6 +197,21 @@ final class AsyncHTTPClientTransport: HTTPTransport {
             clients[key] = made
             return (made.client, made.enforcer)
         }
+    }
+
+    /// The proxy that carries `url`, if the session has proxies; a Unix-domain socket is reached directly, whatever
+    /// the proxy settings say.
+    private func proxy(for url: URL) -> HTTPClient.Configuration.Proxy? {
+        guard let proxies, !RequestTarget.isUnixSocket(url) else { return nil }
+        return proxies.proxy(for: url)
+    }
+
+    /// `check`, after `metering` recorded the connection, when the session watches connections.
+    private static func observed(
+        _ metering: ConnectionMetering?, _ version: ConnectionMetering.HTTPVersion,
+        then check: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
+    ) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
+        metering.map { $0.initializer(version, then: check) } ?? check
     }
 
     static func timeAmount(_ interval: TimeInterval) -> TimeAmount {
@@ -210,7 +242,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
                 resourceDeadline: resourceDeadline, idleWatch: idleWatch,
                 hasUploadBody: request.body != nil,
                 maximumBodySize: request.maximumBodySize, method: methodName, trust: enforcer,
-                proxy: proxies?.proxy(for: url), affinity: affinity)
+                proxy: proxy(for: url), affinity: affinity)
             let body =
                 request.body.map {
                     AHCBodyStreamer.body(for: $0, eventLoopGroup: client.eventLoopGroup, gate: delegate)
@@ -236,14 +268,23 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     func shutdown() {
-        isShuttingDown.store(true, ordering: .sequentiallyConsistent)
-        client.shutdown { _ in }
+        for client in beginShutdown() { client.shutdown { _ in } }
+    }
+
+    func shutdownGracefully() async {
+        // Each client's shutdown completes once its connections closed; it never blocks a thread.
+        for client in beginShutdown() { try? await client.shutdown() }
+    }
+
+    /// Refuses new clients and stops the timer; returns every client to shut down, once.
+    private func beginShutdown() -> [HTTPClient] {
+        guard !isShuttingDown.exchange(true, ordering: .sequentiallyConsistent) else { return [] }
         idleWatch.stop()
-        for hostClient in otherClients.write({ clients in
-            defer { clients = [:] }; return Array(clients.values)
-        }) {
-            hostClient.client.shutdown { _ in }
-        }
+        return [client]
+            + otherClients.write { clients in
+                defer { clients = [:] }
+                return clients.values.map(\.client)
+            }
     }
 }
 
@@ -254,6 +295,8 @@ struct TransportConfiguration: Sendable {
     var serverTrustManager: ServerTrustManager? = nil
     var tls = TLSSettings.default
     var proxies: ProxyConfiguration? = nil
+    var connections = ConnectionSettings.default
+    var connectionMetering: ConnectionMetering? = nil
 }
 
 /// A running AsyncHTTPClient request.
