@@ -11,6 +11,7 @@
 # Usage: Benchmarks/instructions.sh            (W1: 300 and 600 requests; W2: 1,000 and 2,000, 64 in flight)
 #        CLIENTS="bluebonnet ahc" WORKLOADS="w1" Benchmarks/instructions.sh
 #        CHECK=1 Benchmarks/instructions.sh    (fails on a regression past Thresholds/per-request.json)
+#        BENCH=/tmp/bench-before BONNET=.build/debug/bonnet Benchmarks/instructions.sh   (a kept build, no build step)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 clients=(${CLIENTS:-bluebonnet bluebonnet-notifications ahc})
@@ -24,13 +25,16 @@ cleanup() {
 trap cleanup EXIT
 
 command -v valgrind >/dev/null 2>&1 || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq valgrind >/dev/null; }
-echo "== building (release)" >&2
-swift build -c release --package-path "$here" --product BluebonnetBench 2>&1 | grep -E "error|Build" | tail -1 >&2
+# BENCH names a built benchmark to measure instead (a copy kept from before a change, for a before/after pair).
+if [ -z "${BENCH:-}" ]; then
+  echo "== building (release)" >&2
+  swift build -c release --package-path "$here" --product BluebonnetBench 2>&1 | grep -E "error|Build" | tail -1 >&2
+fi
 # The server (`bonnet serve`) runs in a process of its own; BONNET names a built one to reuse.
 if [ -z "${BONNET:-}" ]; then
   swift build -c release --package-path "$here/.." --product bonnet 2>&1 | grep -E "error|Build" | tail -1 >&2
 fi
-bench="$(swift build -c release --package-path "$here" --show-bin-path)/BluebonnetBench"
+bench="${BENCH:-$(swift build -c release --package-path "$here" --show-bin-path)/BluebonnetBench}"
 bonnet="${BONNET:-$(swift build -c release --package-path "$here/.." --show-bin-path)/bonnet}"
 # valgrind 3.19 cannot read Swift's DWARF 5: measure a copy without debug information.
 cp "$bench" "$work/bench"

@@ -26,7 +26,7 @@ extension Session {
     ///   - interceptor:   An interceptor to run before the one `retry.limit` configures, if any. `nil` by default.
     ///   - eventMonitors: Monitors told of every request's events. None by default.
     ///   - logger:        Where request lifecycle lines go. Discards everything by default.
-    /// - Throws: `AFError.sessionInvalidated(error:)` carrying a `SessionConfigurationError` that names the key.
+    /// - Throws: `AFError.sessionInvalidated(error:)` carrying a `Session.ConfigurationError` that names the key.
     public convenience init(
         configReader: ConfigReader,
         interceptor: (any RequestInterceptor)? = nil,
@@ -47,7 +47,7 @@ extension Session {
                 connections: settings.connections,
                 shutdownGracePeriod: settings.shutdownGracePeriod
             )
-        } catch let error as SessionConfigurationError {
+        } catch let error as Session.ConfigurationError {
             throw AFError.sessionInvalidated(error: error)
         }
     }
@@ -63,11 +63,11 @@ struct SettingsReader {
 
     func int(_ key: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let value = reader.int(forKey: ConfigKey(key)) else {
-            if let text = string(key) { throw SessionConfigurationError(setting: key, "is \"\(text)\", not a number") }
+            if let text = string(key) { throw Session.ConfigurationError(setting: key, "is \"\(text)\", not a number") }
             return nil
         }
         guard range.contains(value) else {
-            throw SessionConfigurationError(
+            throw Session.ConfigurationError(
                 setting: key, "is \(value), outside \(range.lowerBound)...\(range.upperBound)")
         }
         return value
@@ -81,7 +81,7 @@ struct SettingsReader {
     func bool(_ key: String) throws -> Bool? {
         guard let value = reader.bool(forKey: ConfigKey(key)) else {
             if let text = string(key) {
-                throw SessionConfigurationError(setting: key, "is \"\(text)\", not true or false")
+                throw Session.ConfigurationError(setting: key, "is \"\(text)\", not true or false")
             }
             return nil
         }
@@ -95,7 +95,7 @@ struct SettingsReader {
     func choice(_ key: String, of choices: [String]) throws -> String? {
         guard let value = string(key) else { return nil }
         guard choices.contains(value) else {
-            throw SessionConfigurationError(
+            throw Session.ConfigurationError(
                 setting: key, "is \"\(value)\", not one of \(choices.map { "\"\($0)\"" }.joined(separator: ", "))")
         }
         return value
@@ -105,7 +105,7 @@ struct SettingsReader {
 /// Everything `Session(configReader:)` reads, checked.
 struct ConfiguredSettings {
     var configuration = URLSessionConfiguration.af.default
-    var connections = ConnectionSettings()
+    var connections = Session.ConnectionSettings()
     var tls = TLSSettings.default
     var redirectHandler: (any RedirectHandler)?
     var retryPolicy: RetryPolicy?
@@ -130,12 +130,12 @@ struct ConfiguredSettings {
     private mutating func readEngine(_ reader: SettingsReader) throws {
         for entry in reader.stringArray("dnsOverrides") ?? [] {
             guard let colon = entry.firstIndex(of: ":") else {
-                throw SessionConfigurationError(setting: "dnsOverrides", "holds \"\(entry)\", not host:address")
+                throw Session.ConfigurationError(setting: "dnsOverrides", "holds \"\(entry)\", not host:address")
             }
             let host = entry[..<colon].trimmingCharacters(in: .whitespaces)
             let address = entry[entry.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            guard !host.isEmpty, ConnectionSettings.isIPAddress(address) || !address.isEmpty else {
-                throw SessionConfigurationError(setting: "dnsOverrides", "holds \"\(entry)\", not host:address")
+            guard !host.isEmpty, Session.ConnectionSettings.isIPAddress(address) || !address.isEmpty else {
+                throw Session.ConfigurationError(setting: "dnsOverrides", "holds \"\(entry)\", not host:address")
             }
             connections.dnsOverrides[host] = address
         }
@@ -170,7 +170,8 @@ struct ConfiguredSettings {
             statusCodes = try Set(
                 codes.map { text in
                     guard let code = Int(text.trimmingCharacters(in: .whitespaces)), (100...599).contains(code) else {
-                        throw SessionConfigurationError(setting: "retry.statusCodes", "holds \"\(text)\", not a status")
+                        throw Session.ConfigurationError(
+                            setting: "retry.statusCodes", "holds \"\(text)\", not a status")
                     }
                     return code
                 })
@@ -188,7 +189,7 @@ struct ConfiguredSettings {
         let disk = try reader.int("cache.diskCapacityBytes", in: 0...Int.max) ?? 0
         let directory = reader.string("cache.directory").map { URL(fileURLWithPath: $0, isDirectory: true) }
         if disk > 0, directory == nil {
-            throw SessionConfigurationError(setting: "cache.diskCapacityBytes", "needs cache.directory")
+            throw Session.ConfigurationError(setting: "cache.diskCapacityBytes", "needs cache.directory")
         }
         configuration.urlCache = Session.HTTPCache(memoryCapacity: memory, diskCapacity: disk, directory: directory)
     }
@@ -203,7 +204,7 @@ struct ConfiguredSettings {
         let adding = reader.string("trust.additionalRootsFile")
         let replacing = reader.string("trust.rootsFile")
         if adding != nil, replacing != nil {
-            throw SessionConfigurationError(
+            throw Session.ConfigurationError(
                 setting: "trust.rootsFile", "and trust.additionalRootsFile exclude each other")
         }
         if let path = adding {
@@ -216,7 +217,7 @@ struct ConfiguredSettings {
     /// The PEM certificates of the file at `path`: at least one, or a configuration error.
     private static func certificates(at path: String, key: String) throws -> [Certificate] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw SessionConfigurationError(setting: key, "names \(path), which cannot be read")
+            throw Session.ConfigurationError(setting: key, "names \(path), which cannot be read")
         }
         let blocks = text.components(separatedBy: "-----END CERTIFICATE-----").compactMap { block -> String? in
             guard let start = block.range(of: "-----BEGIN CERTIFICATE-----") else { return nil }
@@ -225,13 +226,13 @@ struct ConfiguredSettings {
         do {
             let certificates = try blocks.map { try Certificate(pemEncoded: $0) }
             guard !certificates.isEmpty else {
-                throw SessionConfigurationError(setting: key, "names \(path), which holds no PEM certificate")
+                throw Session.ConfigurationError(setting: key, "names \(path), which holds no PEM certificate")
             }
             return certificates
-        } catch let error as SessionConfigurationError {
+        } catch let error as Session.ConfigurationError {
             throw error
         } catch {
-            throw SessionConfigurationError(setting: key, "names \(path), whose certificate cannot be read: \(error)")
+            throw Session.ConfigurationError(setting: key, "names \(path), whose certificate cannot be read: \(error)")
         }
     }
 
@@ -241,12 +242,12 @@ struct ConfiguredSettings {
             do {
                 configuration.connectionProxyDictionary = try URLSessionConfiguration.af.proxyDictionary()
             } catch {
-                throw SessionConfigurationError(setting: "proxy.fromEnvironment", "found \(error)")
+                throw Session.ConfigurationError(setting: "proxy.fromEnvironment", "found \(error)")
             }
         }
         guard try reader.bool("proxy.enabled") == true else { return }
         guard let host = reader.string("proxy.host"), !host.isEmpty else {
-            throw SessionConfigurationError(setting: "proxy.host", "is required when proxy.enabled is true")
+            throw Session.ConfigurationError(setting: "proxy.host", "is required when proxy.enabled is true")
         }
         let type = try reader.choice("proxy.type", of: ["http", "socks"]) ?? "http"
         let port = try reader.int("proxy.port", in: 1...65535)
@@ -257,7 +258,7 @@ struct ConfiguredSettings {
             return
         }
         guard let port else {
-            throw SessionConfigurationError(setting: "proxy.port", "is required for an http proxy")
+            throw Session.ConfigurationError(setting: "proxy.port", "is required for an http proxy")
         }
         configuration.connectionProxyDictionary = [
             "HTTPEnable": 1, "HTTPProxy": host, "HTTPPort": port,

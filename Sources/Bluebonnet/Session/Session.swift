@@ -198,7 +198,12 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
             serverTrustManager: serverTrustManager,
             tls: tls,
             proxies: ProxyConfiguration(dictionary: configuration.connectionProxyDictionary),
-            connections: connections,
+            dnsOverrides: connections.dnsOverrides,
+            localAddress: connections.localAddress,
+            maximumUsesPerConnection: connections.maximumUsesPerConnection,
+            idleConnectionTimeout: connections.idleConnectionTimeout,
+            connectTimeout: connections.connectTimeout,
+            invalidSettings: connections.problem.map { .sessionInvalidated(error: $0) },
             connectionMetering: Self.connectionMetering(metrics: metrics, logger: logger)
         )
         webSocketConfiguration = transportConfiguration

@@ -18,7 +18,8 @@ final class ConnectionSettingsTests: ServerTestCase {
     }
 
     func testADNSOverrideConnectsToTheGivenAddressAndKeepsTheHostName() async throws {
-        let session = Session(connections: ConnectionSettings(dnsOverrides: ["bluebonnet.invalid": "127.0.0.1"]))
+        let session = Session(
+            connections: Session.ConnectionSettings(dnsOverrides: ["bluebonnet.invalid": "127.0.0.1"]))
         let response = await session.request("http://bluebonnet.invalid:\(server.port)/get").serializingData().response
         XCTAssertNil(response.error)
         let echo = try json(response.data)
@@ -29,7 +30,7 @@ final class ConnectionSettingsTests: ServerTestCase {
     }
 
     func testConnectionsComeFromTheLocalAddress() async throws {
-        let session = Session(connections: ConnectionSettings(localAddress: "127.0.0.2"))
+        let session = Session(connections: Session.ConnectionSettings(localAddress: "127.0.0.2"))
         let bound = try await peer(session).address
         let unbound = try await peer(Session()).address
         XCTAssertEqual(bound, "127.0.0.2")
@@ -37,7 +38,7 @@ final class ConnectionSettingsTests: ServerTestCase {
     }
 
     func testAConnectionCarriesAtMostMaximumUsesRequests() async throws {
-        let limited = Session(connections: ConnectionSettings(maximumUsesPerConnection: 2))
+        let limited = Session(connections: Session.ConnectionSettings(maximumUsesPerConnection: 2))
         var ports: [Int] = []
         for _ in 0..<3 { ports.append(try await peer(limited).port) }
         XCTAssertEqual(ports[0], ports[1], "the first two requests share a connection")
@@ -49,7 +50,7 @@ final class ConnectionSettingsTests: ServerTestCase {
     }
 
     func testAnIdleConnectionIsClosedAfterTheIdleConnectionTimeout() async throws {
-        let session = Session(connections: ConnectionSettings(idleConnectionTimeout: 0.2))
+        let session = Session(connections: Session.ConnectionSettings(idleConnectionTimeout: 0.2))
         let first = try await peer(session).port
         // The server sees the client close the idle connection (a barrier; 30 s is a hang guard, and with the default
         // 60 s idle timeout it would expire first).
@@ -64,7 +65,8 @@ final class ConnectionSettingsTests: ServerTestCase {
         defer { listener.close() }
         let configuration = URLSessionConfiguration.af.default
         configuration.timeoutIntervalForRequest = 120
-        let session = Session(configuration: configuration, connections: ConnectionSettings(connectTimeout: 0.3))
+        let session = Session(
+            configuration: configuration, connections: Session.ConnectionSettings(connectTimeout: 0.3))
         let response = await session.request("http://127.0.0.1:\(listener.port)/get").serializingData().response
         guard case let .sessionTaskFailed(error)? = response.error else {
             return XCTFail("\(String(describing: response.error))")
@@ -74,15 +76,15 @@ final class ConnectionSettingsTests: ServerTestCase {
 
     func testInvalidSettingsFailEveryRequestWithTheReason() async throws {
         for settings in [
-            ConnectionSettings(maximumUsesPerConnection: 0),
-            ConnectionSettings(idleConnectionTimeout: -1),
-            ConnectionSettings(localAddress: "not-an-address"),
-            ConnectionSettings(connectTimeout: 0),
+            Session.ConnectionSettings(maximumUsesPerConnection: 0),
+            Session.ConnectionSettings(idleConnectionTimeout: -1),
+            Session.ConnectionSettings(localAddress: "not-an-address"),
+            Session.ConnectionSettings(connectTimeout: 0),
         ] {
             let session = Session(connections: settings)
             let response = await session.request(url("/get")).serializingData().response
             guard case let .sessionInvalidated(error)? = response.error,
-                let problem = error as? SessionConfigurationError
+                let problem = error as? Session.ConfigurationError
             else { return XCTFail("\(String(describing: response.error))") }
             XCTAssertFalse(problem.problem.isEmpty)
             XCTAssertEqual(server.arrivals.targets.filter { $0 == "/get" }.count, 0, "nothing was sent")

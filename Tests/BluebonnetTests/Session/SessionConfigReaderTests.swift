@@ -14,12 +14,12 @@ final class SessionConfigReaderTests: ServerTestCase {
         ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: environment)).scoped(to: "upstream")
     }
 
-    private func refusal(_ environment: [String: String]) -> SessionConfigurationError? {
+    private func refusal(_ environment: [String: String]) -> Session.ConfigurationError? {
         do {
             _ = try Session(configReader: reader(environment))
             return nil
         } catch let AFError.sessionInvalidated(error?) {
-            return error as? SessionConfigurationError
+            return error as? Session.ConfigurationError
         } catch {
             XCTFail("\(error)")
             return nil
@@ -70,7 +70,7 @@ final class SessionConfigReaderTests: ServerTestCase {
 
     func testNoKeysGiveTheDefaults() throws {
         let session = try Session(configReader: reader([:]))
-        XCTAssertEqual(session.connections, .default)
+        XCTAssertEqual(session.connections, Session.ConnectionSettings.default)
         XCTAssertEqual(session.shutdownGracePeriod, Session.defaultShutdownGracePeriod)
         XCTAssertEqual(session.maximumResponseSize, Session.defaultMaximumResponseSize)
         XCTAssertNil(session.interceptor)

@@ -70,9 +70,8 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         // so 2,000 requests queued behind a slow host cost 2,000 × 2,000 steps, and ended up to 10 s after their
         // timeout instead of at it. The engine's cancels find theirs at the queue's head.
         // A connect timeout the session sets is AsyncHTTPClient's own, as the user chose it.
-        let connections = configuration.connections
         let connectTimeout =
-            connections.connectTimeout ?? (min(configuration.requestTimeout, 60) + Self.connectTimeoutMargin)
+            configuration.connectTimeout ?? (min(configuration.requestTimeout, 60) + Self.connectTimeoutMargin)
         var config = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: HTTPClient.Configuration.Timeout(connect: Self.timeAmount(connectTimeout), read: nil),
@@ -87,20 +86,19 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         // until the timeout.
         config.connectionPool.retryConnectionEstablishment = false
         config.httpVersion = configuration.tls.allowsHTTP2 ? .automatic : .http1Only
-        // The session's connection settings, checked first: AsyncHTTPClient traps on a use count below 1.
-        let settingsProblem = connections.problem
-        if settingsProblem == nil {
-            config.dnsOverride = connections.dnsOverrides
-            config.localAddress = connections.localAddress
-            config.maximumUsesPerConnection = connections.maximumUsesPerConnection
-            config.connectionPool.idleTimeout = Self.timeAmount(connections.idleConnectionTimeout)
+        // The session's connection settings, checked by the session: AsyncHTTPClient traps on a use count below 1.
+        if configuration.invalidSettings == nil {
+            config.dnsOverride = configuration.dnsOverrides
+            config.localAddress = configuration.localAddress
+            config.maximumUsesPerConnection = configuration.maximumUsesPerConnection
+            config.connectionPool.idleTimeout = Self.timeAmount(configuration.idleConnectionTimeout)
         }
         do {
             config.tlsConfiguration = try Self.tlsConfiguration(
                 roots: configuration.tls.trustRoots,
                 identity: configuration.tls.clientCertificate,
                 verification: .fullVerification)
-            configurationError = settingsProblem.map { .sessionInvalidated(error: $0) }
+            configurationError = configuration.invalidSettings
         } catch {
             configurationError = .serverTrustEvaluationFailed(reason: .trustEvaluationFailed(error: error))
         }
@@ -295,7 +293,18 @@ struct TransportConfiguration: Sendable {
     var serverTrustManager: ServerTrustManager? = nil
     var tls = TLSSettings.default
     var proxies: ProxyConfiguration? = nil
-    var connections = ConnectionSettings.default
+    /// Host names connected to at another address.
+    var dnsOverrides: [String: String] = [:]
+    /// The local address connections are made from.
+    var localAddress: String? = nil
+    /// Requests a connection carries before it is replaced.
+    var maximumUsesPerConnection: Int? = nil
+    /// How long an idle connection is kept, in seconds.
+    var idleConnectionTimeout: TimeInterval = 60
+    /// How long making a connection may take, in seconds; `nil` for the idle timeout (at most 60 s) plus the margin.
+    var connectTimeout: TimeInterval? = nil
+    /// Why the session's connection settings cannot be used: every request fails with it.
+    var invalidSettings: AFError? = nil
     var connectionMetering: ConnectionMetering? = nil
 }
 
