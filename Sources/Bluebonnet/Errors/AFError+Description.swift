@@ -61,6 +61,11 @@ extension AFError {
     /// own error.
     static func transportDescription(_ error: any Error) -> String {
         guard let urlError = error as? URLError else { return error.localizedDescription }
+        // Bluebonnet's own words for what it knows better than the code (the proxy that refused, say) come first.
+        if let own = urlError.userInfo[NSLocalizedDescriptionKey] as? String, !own.isEmpty {
+            guard let underlying = urlError.userInfo[NSUnderlyingErrorKey] else { return own }
+            return "\(own) (\(underlying))"
+        }
         let text: String
         switch urlError.code {
         case .timedOut: text = "The request timed out."

@@ -214,26 +214,16 @@ struct ConfiguredSettings {
         if let allows = try reader.bool("http2.enabled") { tls.allowsHTTP2 = allows }
     }
 
-    /// The PEM certificates of the file at `path`: at least one, or a configuration error.
+    /// The certificates of the file at `path` (PEM, or one DER certificate): at least one, or a configuration error.
     private static func certificates(at path: String, key: String) throws -> [Certificate] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: path) else {
             throw Session.ConfigurationError(setting: key, "names \(path), which cannot be read")
         }
-        let blocks = text.components(separatedBy: "-----END CERTIFICATE-----").compactMap { block -> String? in
-            guard let start = block.range(of: "-----BEGIN CERTIFICATE-----") else { return nil }
-            return String(block[start.lowerBound...]) + "-----END CERTIFICATE-----"
+        let certificates = CertificateFiles.certificates(in: data)
+        guard !certificates.isEmpty else {
+            throw Session.ConfigurationError(setting: key, "names \(path), which holds no certificate")
         }
-        do {
-            let certificates = try blocks.map { try Certificate(pemEncoded: $0) }
-            guard !certificates.isEmpty else {
-                throw Session.ConfigurationError(setting: key, "names \(path), which holds no PEM certificate")
-            }
-            return certificates
-        } catch let error as Session.ConfigurationError {
-            throw error
-        } catch {
-            throw Session.ConfigurationError(setting: key, "names \(path), whose certificate cannot be read: \(error)")
-        }
+        return certificates
     }
 
     /// AsyncHTTPClient's `proxy` keys, and `proxy.fromEnvironment` for the process's `http_proxy` and the like.

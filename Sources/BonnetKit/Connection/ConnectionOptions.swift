@@ -13,8 +13,10 @@ public struct ConnectionOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "A proxy for one scheme, as httpie spells it: http:http://host:port or https:http://user:pass@host:port. "
-                + "Repeat for both schemes; NO_PROXY-style exceptions come from --no-proxy.", valueName: "scheme:url"))
+            "A proxy for one scheme, as httpie spells it: http:http://host:port or https:http://user:pass@host:port, "
+                + "or all:socks5://host:port for a SOCKS5 proxy. Repeat for each scheme; it wins over the http_proxy, "
+                + "https_proxy and all_proxy variables, which are used otherwise. Exceptions come from --no-proxy "
+                + "or no_proxy.", valueName: "scheme:url"))
     var proxy: [String] = []
 
     @Option(
@@ -50,23 +52,51 @@ public struct ConnectionOptions: ParsableArguments {
         }
     }
 
-    /// The `connectionProxyDictionary` --proxy and --no-proxy ask for, read as the environment's variables would be.
-    func proxyDictionary() throws -> [AnyHashable: Any]? {
-        guard !proxy.isEmpty else { return nil }
+    /// The `connectionProxyDictionary` of the environment's proxy variables (`http_proxy`, `https_proxy`,
+    /// `all_proxy`, `no_proxy`, as httpie honours them), with --proxy and --no-proxy in place of the variables they
+    /// name; `nil` when no proxy is set.
+    func proxyDictionary(environment processEnvironment: [String: String]) throws -> [AnyHashable: Any]? {
         var environment: [String: String] = [:]
-        for entry in proxy {
-            guard let colon = entry.firstIndex(of: ":"), ["http", "https"].contains(entry[..<colon].lowercased()) else {
-                throw ValidationError(
-                    "--proxy takes SCHEME:URL with SCHEME http or https, e.g. --proxy=https:http://127.0.0.1:3128")
+        // Only the proxy variables, lowercase: an option replaces a variable whatever its case.
+        for name in ["http_proxy", "https_proxy", "all_proxy", "no_proxy"] {
+            if let value = processEnvironment[name] ?? processEnvironment[name.uppercased()] {
+                environment[name] = value
             }
-            environment["\(entry[..<colon].lowercased())_proxy"] = String(entry[entry.index(after: colon)...])
+        }
+        var given: Set<String> = []
+        for entry in proxy {
+            guard let colon = entry.firstIndex(of: ":"),
+                ["http", "https", "all"].contains(entry[..<colon].lowercased())
+            else {
+                throw ValidationError(
+                    "--proxy takes SCHEME:URL with SCHEME http, https or all, e.g. --proxy=https:http://127.0.0.1:3128")
+            }
+            let scheme = entry[..<colon].lowercased()
+            let target = String(entry[entry.index(after: colon)...])
+            if scheme != "all", target.lowercased().hasPrefix("socks") {
+                throw ValidationError(
+                    "--proxy: a SOCKS proxy carries every scheme here: give it as --proxy=all:\(target)")
+            }
+            environment["\(scheme)_proxy"] = target
+            given.insert(scheme)
+        }
+        // --proxy=all: is for every scheme the options do not name: the variables' own proxies give way to it.
+        if given.contains("all") {
+            for scheme in ["http", "https"] where !given.contains(scheme) { environment["\(scheme)_proxy"] = nil }
         }
         if let noProxy { environment["no_proxy"] = noProxy }
+        let dictionary: [AnyHashable: Any]
         do {
-            return try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: environment)
-        } catch {
-            throw ValidationError("--proxy: \(error)")
+            dictionary = try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: environment)
+        } catch let ProxyEnvironmentError.unsupportedProxy(variable, value) {
+            let source =
+                proxy.isEmpty || processEnvironment[variable] == value
+                    || processEnvironment[variable.uppercased()] == value
+                ? "the \(variable) variable" : "--proxy"
+            throw ValidationError(
+                "\(source) names a proxy bonnet cannot use: \(value) (an http:// proxy, or socks5:// for all schemes)")
         }
+        return dictionary.isEmpty ? nil : dictionary
     }
 
     /// What --verify, --cert, --cert-key and --cert-key-pass ask for, their files relative to `console`'s folder.

@@ -37,7 +37,8 @@ struct Exchange {
         let redirector = Redirector(
             behavior: options.exchange.noFollow ? .doNotFollow : .follow,
             maximumRedirects: options.exchange.maxRedirects ?? 16)
-        configuration.connectionProxyDictionary = try options.connection.proxyDictionary()
+        configuration.connectionProxyDictionary = try options.connection.proxyDictionary(
+            environment: console.environment)
         var (trustManager, tls) = try options.connection.tlsChoices(in: console)
         if options.exchange.http1 { tls.allowsHTTP2 = false }
         session = Session(

@@ -72,7 +72,7 @@ public struct WebSocketCommand: ConsoleCommand {
         for name in items.removedHeaders { defaults.remove(name: name) }
         configuration.headers = defaults
         if let timeout, timeout > 0 { configuration.timeoutIntervalForRequest = timeout }
-        configuration.connectionProxyDictionary = try connection.proxyDictionary()
+        configuration.connectionProxyDictionary = try connection.proxyDictionary(environment: console.environment)
         let (trustManager, tls) = try connection.tlsChoices(in: console)
         let session = Session(configuration: configuration, serverTrustManager: trustManager, tls: tls)
 

@@ -106,4 +106,38 @@ extension BonnetCommandTests {
         XCTAssertNotEqual(malformed.status, 0)
         XCTAssertTrue(malformed.errors.contains("SCHEME:URL"), malformed.errors)
     }
+
+    /// Issue 43 (12): the environment's proxy variables were ignored (httpie honours them), `socks5://` could not be
+    /// given, and a proxy that refused the connection was reported as "could not connect to the server".
+    func testTheEnvironmentsProxiesSOCKSAndARefusedProxyAreHandledAsHTTPieDoes() async throws {
+        let proxy = try Tinyproxy()
+        let fromEnvironment = try await bonnet(
+            ["--no-color", url("/get")], environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
+        XCTAssertEqual(fromEnvironment.status, 0, fromEnvironment.errors)
+        XCTAssertEqual(proxy.tunnels, ["127.0.0.1:\(server.port)"])
+        let exempted = try await bonnet(
+            ["--no-color", url("/get")],
+            environment: ["HTTP_PROXY": "http://127.0.0.1:\(proxy.port)", "NO_PROXY": "127.0.0.1"])
+        XCTAssertEqual(exempted.status, 0, exempted.errors)
+        XCTAssertEqual(proxy.tunnels.count, 1, "no_proxy sends it direct")
+
+        let socks = try Microsocks()
+        let throughSOCKS = try await bonnet(
+            ["--no-color", "--proxy", "all:socks5://127.0.0.1:\(socks.port)", url("/get")],
+            environment: ["http_proxy": "http://127.0.0.1:1"])
+        XCTAssertEqual(throughSOCKS.status, 0, throughSOCKS.errors)
+        XCTAssertEqual(socks.connections, ["127.0.0.1:\(server.port)"])
+        let oneScheme = try await bonnet(["--no-color", "--proxy", "http:socks5://127.0.0.1:1080", url("/get")])
+        XCTAssertNotEqual(oneScheme.status, 0)
+        XCTAssertTrue(oneScheme.errors.contains("--proxy=all:socks5://127.0.0.1:1080"), oneScheme.errors)
+
+        let unused = try LocalDaemon.freePort()
+        let refused = try await bonnet(["--no-color", "--proxy", "http:http://127.0.0.1:\(unused)", url("/get")])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(
+            refused.errors.contains("could not connect to the proxy 127.0.0.1:\(unused)"), refused.errors)
+        let unusable = try await bonnet(["--no-color", url("/get")], environment: ["https_proxy": "https://p:443"])
+        XCTAssertNotEqual(unusable.status, 0)
+        XCTAssertTrue(unusable.errors.contains("the https_proxy variable"), unusable.errors)
+    }
 }

@@ -138,6 +138,35 @@ final class ProxyInteropTests: ServerTestCase {
         let response = await session(proxy: ["SOCKSEnable": 1, "SOCKSProxy": "127.0.0.1", "SOCKSPort": unused])
             .request(url("/get")).serializingData().response
         XCTAssertEqual(response.error?.urlErrorCode, .cannotConnectToHost)
+        // Issue 43 (12): the proxy is named, not "the server".
+        XCTAssertTrue(
+            response.error?.localizedDescription.contains("Could not connect to the proxy 127.0.0.1:\(unused)") == true,
+            "\(String(describing: response.error?.localizedDescription))")
+    }
+
+    /// Issue 43 (12): `all_proxy` was ignored, and a SOCKS5 proxy could not come from the environment at all.
+    func testAllProxyNamesASOCKSProxyOrFillsTheSchemesWithoutOne() async throws {
+        let socks = try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: ["ALL_PROXY": "socks5h://127.0.0.1"]
+        )
+        XCTAssertEqual(ProxyConfiguration(dictionary: socks)?.socks?.port, 1080)
+        let mixed = try XCTUnwrap(
+            ProxyConfiguration(
+                dictionary: try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: [
+                    "https_proxy": "http://secure.local:8443", "all_proxy": "http://every.local:3128",
+                ])))
+        XCTAssertEqual(mixed.https?.host, "secure.local", "a scheme's own variable wins")
+        XCTAssertEqual(mixed.http?.host, "every.local")
+        for refused in ["socks5://user:pw@127.0.0.1:1080", "socks4://127.0.0.1:1080", "https://proxy:443"] {
+            XCTAssertThrowsError(
+                try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: ["all_proxy": refused]))
+        }
+        let proxy = try Microsocks()
+        let dictionary = try URLSessionConfiguration.af.proxyDictionary(fromEnvironment: [
+            "all_proxy": "socks5://127.0.0.1:\(proxy.port)"
+        ])
+        let response = await session(proxy: dictionary).request(url("/get")).serializingData().response
+        XCTAssertNil(response.error)
+        XCTAssertEqual(proxy.connections, ["127.0.0.1:\(server.port)"])
     }
 
     func testAnHTTPProxyIsPreferredOverSOCKSForItsScheme() {

@@ -96,3 +96,24 @@ final class SessionConfigReaderTests: ServerTestCase {
         }
     }
 }
+
+/// `trust.additionalRootsFile` and `httpVersion` over a real TLS server.
+final class SessionConfigReaderTLSTests: TLSServerTestCase {
+    func testARootsFileIsTrustedAndHTTP1OnlyIsKept() async throws {
+        let server = try await tlsServer(http2: true)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("roots-\(UUID().uuidString).pem")
+        try Data(certificates.root.pem.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let environment = [
+            "UPSTREAM_TRUST_ADDITIONAL_ROOTS_FILE": file.path, "UPSTREAM_HTTP_VERSION": "http1Only",
+        ]
+        let reader = ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: environment))
+        let session = try Session(configReader: reader.scoped(to: "upstream"))
+        let response = await session.request(server.url("/get")).serializingData().response
+        XCTAssertNil(response.error)
+        XCTAssertEqual(response.metrics?.transactionMetrics.last?.networkProtocolName, "http/1.1")
+        // Without the file the server's root is unknown.
+        let plain = await Session().request(server.url("/get")).serializingData().response
+        XCTAssertNotNil(plain.error)
+    }
+}

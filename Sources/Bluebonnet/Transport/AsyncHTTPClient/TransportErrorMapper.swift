@@ -23,14 +23,24 @@ enum TransportErrorMapper {
         return .sessionTaskFailed(error: URLError(code(for: error), userInfo: [NSUnderlyingErrorKey: error]))
     }
 
-    /// The error for a proxy that would not open a tunnel to `target`, naming the proxy: AsyncHTTPClient sends every
+    /// The error for a proxy that could not be reached, or would not open a tunnel to `target`, naming the proxy
+    /// (a refused proxy is not "the server"). AsyncHTTPClient sends every
     /// proxied request, plain `http://` included, through a `CONNECT` tunnel, and a proxy that allows `CONNECT` to
     /// some ports only (squid's default is 443) answers with an error status that AsyncHTTPClient does not pass on.
     /// `nil` for any other error.
     static func proxyRefusal(_ error: any Error, proxy: HTTPClient.Configuration.Proxy?, target: URL) -> AFError? {
-        guard let proxy, let clientError = error as? HTTPClientError, clientError == .invalidProxyResponse else {
-            return nil
+        guard let proxy else { return nil }
+        // The engine connects to the proxy, never to the target: a connection that could not be made is the proxy's.
+        if code(for: error) == .cannotConnectToHost, (error as? HTTPClientError) != .invalidProxyResponse {
+            return .sessionTaskFailed(
+                error: URLError(
+                    .cannotConnectToHost,
+                    userInfo: [
+                        NSLocalizedDescriptionKey: "Could not connect to the proxy \(proxy.host):\(proxy.port)",
+                        NSUnderlyingErrorKey: error, NSURLErrorFailingURLErrorKey: target.withoutUserInfo,
+                    ]))
         }
+        guard let clientError = error as? HTTPClientError, clientError == .invalidProxyResponse else { return nil }
         let destination = "\(target.host ?? "?"):\(target.port ?? (target.scheme?.lowercased() == "https" ? 443 : 80))"
         let description =
             "The proxy \(proxy.host):\(proxy.port) refused to open a tunnel (CONNECT) to \(destination): it answered "
