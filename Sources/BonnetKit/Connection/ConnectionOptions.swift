@@ -99,23 +99,34 @@ public struct ConnectionOptions: ParsableArguments {
         return dictionary.isEmpty ? nil : dictionary
     }
 
+    /// The variables that name a CA bundle in place of the system's when --verify does not, in the order httpie's
+    /// requests reads them (`REQUESTS_CA_BUNDLE`, then `CURL_CA_BUNDLE`), then OpenSSL's `SSL_CERT_FILE`.
+    static let caBundleVariables = ["REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE"]
+
     /// What --verify, --cert, --cert-key and --cert-key-pass ask for, their files relative to `console`'s folder.
     func tlsChoices(in console: Console) throws -> (ServerTrustManager?, TLSSettings) {
         func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: console.file(path).path) }
         var tls = TLSSettings()
         var trustManager: ServerTrustManager?
-        switch verify?.lowercased() {
-        case nil, "yes", "true":
-            break
-        case "no", "false":
-            trustManager = TrustingEveryHost()
-        default:
-            let path = verify ?? ""
-            guard let data = contents(path) else {
-                throw ValidationError("--verify: cannot read \(path)")
+        // Without --verify, a CA bundle named by the environment stands in for the system's roots, as for httpie.
+        let fromEnvironment = Self.caBundleVariables.lazy.compactMap { name in
+            console.environment[name].flatMap { $0.isEmpty ? nil : (name, $0) }
+        }.first
+        let bundle: (source: String, path: String)? =
+            switch verify?.lowercased() {
+            case nil: fromEnvironment.map { ("the \($0.0) variable", $0.1) }
+            case "yes", "true", "no", "false": nil
+            default: ("--verify", verify ?? "")
+            }
+        if ["no", "false"].contains(verify?.lowercased()) { trustManager = TrustingEveryHost() }
+        if let bundle {
+            guard let data = contents(bundle.path) else {
+                throw ValidationError("\(bundle.source): cannot read \(bundle.path)")
             }
             let roots = CertificateFiles.certificates(in: data)
-            guard !roots.isEmpty else { throw ValidationError("--verify: no PEM certificate in \(path)") }
+            guard !roots.isEmpty else {
+                throw ValidationError("\(bundle.source): no PEM certificate in \(bundle.path)")
+            }
             tls.trustRoots = .replacing(roots)
         }
         if let cert {
@@ -129,10 +140,26 @@ public struct ConnectionOptions: ParsableArguments {
             do {
                 tls.clientCertificate = try ClientCertificate(
                     pemCertificateChain: chain, privateKey: key, passphrase: certKeyPass)
+            } catch ClientCertificate.LoadingError.invalidPrivateKey where Self.isEncryptedKey(key) {
+                throw ValidationError(
+                    certKeyPass == nil
+                        ? "--cert-key: \(keyPath) is encrypted: give its passphrase with --cert-key-pass"
+                        : "--cert-key-pass does not decrypt \(keyPath)")
+            } catch ClientCertificate.LoadingError.invalidPrivateKey {
+                throw ValidationError("--cert-key: \(keyPath) holds no private key bonnet can read (PEM)")
+            } catch ClientCertificate.LoadingError.invalidCertificateChain {
+                throw ValidationError("--cert: \(cert) holds no PEM certificate")
             } catch {
                 throw ValidationError("--cert: \(error)")
             }
         }
         return (trustManager, tls)
+    }
+
+    /// Whether `key` is a PEM private key protected by a passphrase (PKCS#8 `ENCRYPTED PRIVATE KEY`, or OpenSSL's
+    /// traditional `Proc-Type: 4,ENCRYPTED`).
+    static func isEncryptedKey(_ key: Data) -> Bool {
+        guard let text = String(data: key, encoding: .utf8) else { return false }
+        return text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || text.contains("Proc-Type: 4,ENCRYPTED")
     }
 }

@@ -23,7 +23,10 @@ final class BonnetCommandTests: ServerTestCase {
     ) async throws -> Run {
         let console = Console.captured(
             input: stdin,
-            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            // The machine's own proxy variables stay out: bonnet honours them, and the tests talk to loopback servers.
+            environment: ProcessInfo.processInfo.environment
+                .filter { !["http_proxy", "https_proxy", "all_proxy", "no_proxy"].contains($0.key.lowercased()) }
+                .merging(environment) { $1 }
                 .filter { !unsetting.contains($0.key) },
             directory: directory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
             closeOutputAfter: closeOutputAfter)

@@ -60,6 +60,44 @@ extension BonnetCommandTests {
         await server.stop()
     }
 
+    /// Issue 43 (14): `REQUESTS_CA_BUNDLE` and `SSL_CERT_FILE` were ignored, and an encrypted key without its
+    /// passphrase failed with `invalidPrivateKey(underlying: …)`.
+    func testCABundleVariablesAndAnEncryptedKeyAreHandledAsHTTPieDoes() async throws {
+        let (server, _, directory) = try await tlsServer(requireClientCertificate: true)
+        let url = server.url("/get").absoluteString
+        let root = directory.url.appendingPathComponent("root.pem").path
+        let identity = directory.url.appendingPathComponent("both.pem").path
+        // This machine's own variables (CI images set all three to the system's bundle) stay out.
+        let variables = ["REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE"]
+        for variable in ["REQUESTS_CA_BUNDLE", "SSL_CERT_FILE"] {
+            let run = try await bonnet(
+                ["--no-color", "--cert", identity, url], environment: [variable: root],
+                unsetting: variables.filter { $0 != variable })
+            XCTAssertEqual(run.status, 0, "\(variable): \(run.errors)")
+        }
+        let absent = try await bonnet(
+            ["--no-color", "--cert", identity, url], environment: ["REQUESTS_CA_BUNDLE": "/nonexistent/ca.pem"])
+        XCTAssertNotEqual(absent.status, 0)
+        XCTAssertTrue(absent.errors.contains("the REQUESTS_CA_BUNDLE variable: cannot read"), absent.errors)
+
+        let key = directory.url.appendingPathComponent("client.key").path
+        let encrypted = directory.url.appendingPathComponent("client-encrypted.key").path
+        try TLSSettingsTests.openssl([
+            "pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", key, "-out", encrypted, "-passout", "pass:s3cret",
+        ])
+        let chain = directory.url.appendingPathComponent("client.pem").path
+        let base = ["--no-color", "--verify", root, "--cert", chain, "--cert-key", encrypted]
+        let noPassphrase = try await bonnet(base + [url])
+        XCTAssertNotEqual(noPassphrase.status, 0)
+        XCTAssertTrue(
+            noPassphrase.errors.contains("is encrypted: give its passphrase with --cert-key-pass"), noPassphrase.errors)
+        let wrong = try await bonnet(base + ["--cert-key-pass", "wrong", url])
+        XCTAssertTrue(wrong.errors.contains("--cert-key-pass does not decrypt"), wrong.errors)
+        let right = try await bonnet(base + ["--cert-key-pass", "s3cret", url])
+        XCTAssertEqual(right.status, 0, right.errors)
+        await server.stop()
+    }
+
     func testCertPresentsAClientIdentityFromOneFileOrTwo() async throws {
         let (server, _, directory) = try await tlsServer(requireClientCertificate: true)
         let url = server.url("/get").absoluteString

@@ -158,7 +158,7 @@ final class TLSSettingsTests: TLSServerTestCase {
     }
 
     /// Runs the `openssl` command line tool, which makes the PKCS#12 archive and encrypted key swift-crypto cannot.
-    private static func openssl(_ arguments: [String]) throws {
+    static func openssl(_ arguments: [String]) throws {
         guard
             let path = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first(
                 where: FileManager.default.isExecutableFile(atPath:))
