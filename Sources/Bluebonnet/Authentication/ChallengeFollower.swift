@@ -24,12 +24,17 @@ struct ChallengeFollower: HopFollowing {
     func considers(status: Int) -> Bool { status == 401 }
 
     func mayFollow(_ facts: HopFacts) -> Bool {
-        responder(for: facts).mayAnswer(facts.response, firstURL: facts.credentialOwner)
+        responder(for: facts).mayAnswer(
+            status: facts.head.statusCode, challenge: facts.head.value(for: "WWW-Authenticate"),
+            firstURL: facts.credentialOwner)
     }
 
     func examine(_ facts: HopFacts) -> HopExamination? {
         let responder = responder(for: facts)
-        guard responder.mayAnswer(facts.response, firstURL: facts.credentialOwner) else { return nil }
+        let challenge = facts.head.value(for: "WWW-Authenticate")
+        guard
+            responder.mayAnswer(status: facts.head.statusCode, challenge: challenge, firstURL: facts.credentialOwner)
+        else { return nil }
         let logger = logger
         // Off the event loop: `auth-int` hashes the whole body, and the credential storage takes a lock.
         return .decide { request, completion in
@@ -37,7 +42,7 @@ struct ChallengeFollower: HopFollowing {
             var hop = facts.notes[ChallengeNotes.self] ?? ChallengeResponder.HopState()
             guard
                 let answered = responder.answer(
-                    facts.response, to: facts.hopRequest, firstURL: facts.credentialOwner,
+                    challenge: challenge, to: facts.hopRequest, firstURL: facts.credentialOwner,
                     bodyIsHashable: !request.sendsUploadBody, hop: &hop, logger: logger)
             else {
                 return completion(.deliver)

@@ -30,9 +30,14 @@ struct ChallengeResponder: Sendable {
 
     /// Whether a 401 might be answered at all, cheaply, on the thread that completed the hop.
     func mayAnswer(_ response: HTTPURLResponse, firstURL: URL?) -> Bool {
-        guard response.statusCode == 401, response.value(forHTTPHeaderField: "WWW-Authenticate") != nil else {
-            return false
-        }
+        mayAnswer(
+            status: response.statusCode, challenge: response.value(forHTTPHeaderField: "WWW-Authenticate"),
+            firstURL: firstURL)
+    }
+
+    /// Whether a response of `status` with the `WWW-Authenticate` field `challenge` is one to answer.
+    func mayAnswer(status: Int, challenge: String?, firstURL: URL?) -> Bool {
+        guard status == 401, challenge != nil else { return false }
         return requestCredential != nil || storage != nil || firstURL?.user != nil
     }
 
@@ -49,9 +54,18 @@ struct ChallengeResponder: Sendable {
         _ response: HTTPURLResponse, to request: URLRequest, firstURL: URL?, bodyIsHashable: Bool,
         hop: inout HopState, logger: Logger?
     ) -> URLRequest? {
-        guard let url = request.url, let field = response.value(forHTTPHeaderField: "WWW-Authenticate") else {
-            return nil
-        }
+        answer(
+            challenge: response.value(forHTTPHeaderField: "WWW-Authenticate"), to: request, firstURL: firstURL,
+            bodyIsHashable: bodyIsHashable, hop: &hop, logger: logger)
+    }
+
+    /// The request that answers the `WWW-Authenticate` field `challenge`, or `nil` to deliver the 401; as
+    /// `answer(_:to:firstURL:bodyIsHashable:hop:logger:)`, from the field itself.
+    func answer(
+        challenge field: String?, to request: URLRequest, firstURL: URL?, bodyIsHashable: Bool,
+        hop: inout HopState, logger: Logger?
+    ) -> URLRequest? {
+        guard let url = request.url, let field else { return nil }
         let challenges: [AuthenticationChallenge]
         do {
             challenges = try AuthenticationChallengeParser().parse(field)

@@ -41,13 +41,13 @@ struct CacheInvalidationStep: ResponseHeadStep {
     private static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
 
     func work(for head: ResponseHeadFacts) -> HeadWork? {
-        let response = head.response
-        guard (200..<400).contains(response.statusCode), let request = head.hopRequest, let url = request.url,
+        // The status and fields from the head itself: an `HTTPURLResponse` is made only for a caller who reads one.
+        guard (200..<400).contains(head.head.statusCode), let request = head.hopRequest, let url = request.url,
             !Self.safeMethods.contains((request.httpMethod ?? "GET").uppercased())
         else { return nil }
         var targets = [url]
         for name in ["Location", "Content-Location"] {
-            guard let value = response.value(forHTTPHeaderField: name),
+            guard let value = head.head.value(for: name),
                 let target = URL(string: value, relativeTo: url)?.absoluteURL,
                 Origin.same(url, target)
             else { continue }

@@ -22,9 +22,9 @@ struct CookieStoringStep: ResponseHeadStep {
     let jar: CookieJar
 
     func work(for head: ResponseHeadFacts) -> HeadWork? {
-        guard !head.setCookieFields.isEmpty, jar.storesCookies, let url = head.response.url,
-            head.hopRequest?.httpShouldHandleCookies ?? true
+        guard !head.setCookieFields.isEmpty, jar.storesCookies, head.hopRequest?.httpShouldHandleCookies ?? true
         else { return nil }
+        let url = head.head.url
         let fields = head.setCookieFields
         let mainDocumentURL = head.hopRequest?.mainDocumentURL ?? head.firstURL
         return { [jar] _, done in

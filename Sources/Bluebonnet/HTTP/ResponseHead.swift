@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -42,10 +43,14 @@ import FoundationNetworking
         built = Protected(response)
     }
 
+    /// How many `HTTPURLResponse`s heads have made in this process: the tests' count of what reading a response costs.
+    static let madeResponses = Atomic<Int>(0)
+
     /// The response as Alamofire's API shows it, made on first use.
     var httpResponse: HTTPURLResponse {
         built.write { built in
             if let built { return built }
+            Self.madeResponses.add(1, ordering: .relaxed)
             let response = OrderedHTTPURLResponse(
                 url: url, statusCode: statusCode, httpVersion: httpVersion, orderedFields: fields)
             built = response

@@ -129,7 +129,7 @@ final class RequestMeter: RequestObserving {
                 Recorder(label: "http.client.request.body.size", dimensions: dimensions, factory: metering.factory)
                     .record(transaction.countOfRequestBodyBytesSent)
             }
-            if transaction.response != nil {
+            if transaction.head != nil {
                 Recorder(label: "http.client.response.body.size", dimensions: dimensions, factory: metering.factory)
                     .record(transaction.countOfResponseBodyBytesAfterDecoding)
             }

@@ -22,11 +22,11 @@ struct RedirectFollower: HopFollowing {
     }
 
     func mayFollow(_ facts: HopFacts) -> Bool {
-        RedirectRules.redirectedRequest(from: facts.lastRequest, response: facts.response) != nil
+        RedirectRules.redirectedRequest(from: facts.lastRequest, head: facts.head) != nil
     }
 
     func examine(_ facts: HopFacts) -> HopExamination? {
-        guard let redirected = RedirectRules.redirectedRequest(from: facts.lastRequest, response: facts.response) else {
+        guard let redirected = RedirectRules.redirectedRequest(from: facts.lastRequest, head: facts.head) else {
             return nil
         }
         let handler = facts.features[RedirectHandlerOverride.self] ?? sessionHandler
@@ -36,6 +36,15 @@ struct RedirectFollower: HopFollowing {
         case .success where facts.followedHops >= handler.maximumRedirects:
             return .failure(.redirectFailed(reason: .tooManyRedirects(limit: handler.maximumRedirects)))
         case let .success(next):
+            // Following or refusing as `Redirector` does needs no `HTTPURLResponse`: one is made only for a handler
+            // that reads it.
+            if let redirector = handler as? Redirector {
+                switch redirector.behavior {
+                case .follow: return .decide { _, completion in completion(.newHop(next)) }
+                case .doNotFollow: return .decide { _, completion in completion(.deliver) }
+                case .modify: break
+                }
+            }
             let response = facts.response
             return .decide { request, completion in
                 handler.request(request, willBeRedirectedTo: next, for: response) { decision in

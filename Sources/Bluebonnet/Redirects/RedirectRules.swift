@@ -11,9 +11,24 @@ enum RedirectRules {
 
     /// The next request, `nil` when the response is not a redirect to follow, or the error that forbids it.
     static func redirectedRequest(from request: URLRequest, response: HTTPURLResponse) -> Result<URLRequest, AFError>? {
-        guard redirectStatusCodes.contains(response.statusCode),
-            let location = response.value(forHTTPHeaderField: "Location"), !location.isEmpty,
-            let base = request.url ?? response.url,
+        redirectedRequest(
+            from: request, status: response.statusCode, location: response.value(forHTTPHeaderField: "Location"),
+            responseURL: response.url)
+    }
+
+    /// The next request for the response `head` (its own status and fields: no `HTTPURLResponse` is made).
+    static func redirectedRequest(from request: URLRequest, head: ResponseHead) -> Result<URLRequest, AFError>? {
+        redirectedRequest(
+            from: request, status: head.statusCode, location: head.value(for: "Location"), responseURL: head.url)
+    }
+
+    /// The next request for a response of `status` whose `Location` is `location`.
+    private static func redirectedRequest(
+        from request: URLRequest, status: Int, location: String?, responseURL: URL?
+    ) -> Result<URLRequest, AFError>? {
+        guard redirectStatusCodes.contains(status),
+            let location, !location.isEmpty,
+            let base = request.url ?? responseURL,
             let target = URL(string: location, relativeTo: base)?.absoluteURL
         else { return nil }
         // A WebSocket's upgrade (`ws:`, `wss:`) may be sent on to another socket's URL; nothing else may.
@@ -33,8 +48,7 @@ enum RedirectRules {
         next.url = target
         let method = request.httpMethod?.uppercased() ?? "GET"
         let becomesGET =
-            (response.statusCode == 303 && method != "HEAD")
-            || ((response.statusCode == 301 || response.statusCode == 302) && method == "POST")
+            (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST")
         if becomesGET {
             next.httpMethod = "GET"
             next.httpBody = nil
