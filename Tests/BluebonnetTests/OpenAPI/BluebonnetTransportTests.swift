@@ -66,6 +66,29 @@ final class BluebonnetTransportTests: ServerTestCase {
         XCTAssertGreaterThan(chunks, 1, "the body arrives as it is read, not as one piece")
     }
 
+    /// A body four times the bound, read slowly: the connection waits for the reader, so memory stays bounded.
+    func testALargeBodyReadSlowlyPassesInBoundedMemory() async throws {
+        let count = 128 * 1024 * 1024
+        let sampler = ResidentMemorySampler()
+        let output = try await client().downloadBytes(path: .init(count: count), query: .init(seed: 9))
+        var received = 0
+        var tail = Data()
+        for try await chunk in try output.ok.body.binary {
+            received += chunk.count
+            // The last 4 KiB, in a fresh buffer each time (a `Data` trimmed at the front keeps its storage).
+            tail = Data((tail + Data(chunk)).suffix(4096))
+            // A slow consumer: other work runs between reads.
+            for _ in 0..<10 { await Task.yield() }
+        }
+        let growth = sampler.stop()
+        XCTAssertEqual(received, count)
+        XCTAssertEqual(tail, SeededBytes.bytes(seed: 9, offset: count - 4096, count: 4096))
+        XCTAssertLessThan(
+            growth, 32 * 1024 * 1024 + ResidentMemorySampler.sanitizerAllowance,
+            "resident memory grew \(growth / 1024 / 1024) MiB for a \(count / 1024 / 1024) MiB body")
+        print("BluebonnetTransport: \(count / 1024 / 1024) MiB read slowly, resident growth \(growth / 1024) KiB")
+    }
+
     func testServerSentEventsArriveAsTheyAreDecoded() async throws {
         let output = try await client().streamEvents(query: .init(count: 4))
         let events = try await Array(
