@@ -45,6 +45,27 @@ final class BluebonnetTransportStubTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode(Components.Schemas.Problem.self, from: sent).title, "sent")
     }
 
+    func testAnOperationsOwnInterceptorAppliesToThatOperationOnly() async throws {
+        let stubs = HTTPStubs()
+        defer { stubs.deactivate() }
+        stubs.stub(.get, "https://api.example.test/v1/status/204", .data(Data(), status: 204))
+        stubs.stub(
+            .get, "https://api.example.test/v1/get",
+            .data(Data(#"{"url":"u","args":{}}"#.utf8), headers: ["Content-Type": "application/json"]))
+        let transport = BluebonnetTransport(session: Session(stubs: stubs)) { operationID in
+            guard operationID == "getEcho" else { return nil }
+            return Adapter { request, _, completion in
+                var request = request
+                request.setValue(operationID, forHTTPHeaderField: "X-Operation")
+                completion(.success(request))
+            }
+        }
+        let client = Client(serverURL: serverURL, transport: transport)
+        _ = try await client.getEcho().ok.body.json
+        _ = try await client.getStatus(path: .init(code: 204))
+        XCTAssertEqual(stubs.requests.map { $0.headers.value(for: "X-Operation") }, ["getEcho", nil])
+    }
+
     /// `StubTransport` plays heads and failures event by event (a body handed to `complete(body:)` is not streamed to a
     /// stream request, which every operation is: answer bodies with `HTTPStubs`).
     func testAStubTransportPlaysTheServerEventByEvent() async throws {
