@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Bluebonnet", targets: ["Bluebonnet"]),
         .library(name: "BluebonnetTestServer", targets: ["BluebonnetTestServer"]),
         .library(name: "BluebonnetTesting", targets: ["BluebonnetTesting"]),
+        .library(name: "BluebonnetOpenAPI", targets: ["BluebonnetOpenAPI"]),
         .library(name: "BluebonnetTopLevelNames", targets: ["BluebonnetTopLevelNames"]),
         .library(name: "BonnetKit", targets: ["BonnetKit"]),
         .executable(name: "bonnet", targets: ["bonnet"]),
@@ -34,6 +35,7 @@ let package = Package(
         // Session from a ConfigReader adds no package to the build.
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.0.0", traits: []),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
     ],
     targets: [
         .target(
@@ -89,6 +91,32 @@ let package = Package(
             dependencies: ["Bluebonnet", "BluebonnetTestServer"],
             swiftSettings: noWarnings
         ),
+        // A `ClientTransport` over a `Session` for swift-openapi-generator's clients. `Bluebonnet` itself never
+        // depends on OpenAPIRuntime.
+        .target(
+            name: "BluebonnetOpenAPI",
+            dependencies: [
+                "Bluebonnet",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: noWarnings
+        ),
+        // A client swift-openapi-generator wrote from `openapi.yaml` (the test server's routes), committed; the tests
+        // run it on `BluebonnetTransport`. `scripts/regenerate-openapi.sh` checks it is current.
+        .target(
+            name: "OpenAPIFixtureClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/OpenAPIFixtureClient",
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"],
+            // Generated code, not ours: its `package import`s warn as unused in files that declare little, and the
+            // generator silences that only for compilers from 6.4 on.
+            swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
+        ),
         .target(
             name: "BluebonnetTopLevelNames",
             dependencies: ["Bluebonnet"],
@@ -128,6 +156,8 @@ let package = Package(
                 "BluebonnetTestServer",
                 "BluebonnetTesting",
                 "BluebonnetTopLevelNames",
+                "BluebonnetOpenAPI",
+                "OpenAPIFixtureClient",
                 "BonnetKit",
                 "TopLevelNameFixtures",
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
@@ -140,6 +170,8 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: noWarnings

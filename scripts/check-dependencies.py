@@ -100,6 +100,34 @@ CLI_IMPORTS = {"Bluebonnet", "ArgumentParser", "Foundation", "FoundationNetworki
 IMPORT = re.compile(r"^\s*((?:@[\w()]+\s+)*)import\s+(\w+)", re.M)
 
 
+# Sources/BluebonnetOpenAPI: the OpenAPI transport uses Bluebonnet's public API and the one SPI made for it (a
+# stream request with a streamed body, the operation's context key); Bluebonnet itself never imports OpenAPIRuntime.
+OPENAPI_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "BluebonnetOpenAPI")
+OPENAPI_IMPORTS = {"Bluebonnet", "OpenAPIRuntime", "HTTPTypes", "Tracing", "Foundation", "FoundationNetworking",
+                   "Synchronization"}
+OPENAPI_SPI = "@_spi(OpenAPITransport)"
+
+
+def check_openapi(problems):
+    """BluebonnetOpenAPI's imports, and that the library does not import OpenAPIRuntime."""
+    for directory, _, names in os.walk(OPENAPI_ROOT):
+        for name in sorted(n for n in names if n.endswith(".swift")):
+            path = os.path.join(directory, name)
+            relative = "BluebonnetOpenAPI/" + os.path.relpath(path, OPENAPI_ROOT)
+            for attributes, module in IMPORT.findall(open(path, encoding="utf-8").read()):
+                if module not in OPENAPI_IMPORTS:
+                    problems.append(f"{relative}: imports {module}; BluebonnetOpenAPI imports only "
+                                    f"{', '.join(sorted(OPENAPI_IMPORTS))}")
+                if "@testable" in attributes or ("@_spi" in attributes and attributes.strip() != OPENAPI_SPI):
+                    problems.append(f"{relative}: {attributes.strip()} import {module}; only {OPENAPI_SPI} is allowed")
+    for directory, _, names in os.walk(ROOT):
+        for name in sorted(n for n in names if n.endswith(".swift")):
+            path = os.path.join(directory, name)
+            for _, module in IMPORT.findall(open(path, encoding="utf-8").read()):
+                if module in ("OpenAPIRuntime", "HTTPTypes"):
+                    problems.append(f"{os.path.relpath(path, ROOT)}: Bluebonnet must not import {module}")
+
+
 def read_sources(root, folder):
     """Every Swift file under `root`, stripped, and the folder (as `folder` names it) that declares each type."""
     files = []
@@ -187,6 +215,7 @@ def main():
             elif target not in RULES[source_folder] and (source_folder, name) not in ALLOWED:
                 problems.append(f"{relative}: {source_folder} must not depend on {target} (names {name})")
     check_cli(problems)
+    check_openapi(problems)
     if "--graph" in sys.argv:
         for source_folder in sorted(graph):
             print(source_folder)

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import Tracing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -55,7 +56,10 @@ struct RequestMetering: RequestObserverMaking {
     let dimensions: [(String, String)]
 
     func makeObserver() -> any RequestObserving {
-        RequestMeter(metering: self)
+        // The operation an API client named, from the caller's context as the request is made.
+        let operation = ServiceContext.current?.requestOperation
+        return RequestMeter(
+            metering: self, dimensions: operation.map { dimensions + [("openapi.operation_id", $0)] } ?? dimensions)
     }
 }
 
@@ -71,14 +75,17 @@ final class RequestMeter: RequestObserving {
     }
 
     private let metering: RequestMetering
+    /// The session's dimensions, and the request's operation when it has one.
+    private let extraDimensions: [(String, String)]
     private let state = Protected(State())
 
-    init(metering: RequestMetering) {
+    init(metering: RequestMetering, dimensions: [(String, String)]) {
         self.metering = metering
+        self.extraDimensions = dimensions
     }
 
     func hopWillSend(_ hop: inout TransportRequest) {
-        let dimensions = Self.base(method: hop.urlRequest.httpMethod, url: hop.urlRequest.url) + metering.dimensions
+        let dimensions = Self.base(method: hop.urlRequest.httpMethod, url: hop.urlRequest.url) + extraDimensions
         let first = state.write { state -> Bool in
             guard state.active == nil else { return false }
             state.active = dimensions
@@ -117,7 +124,7 @@ final class RequestMeter: RequestObserving {
             } else if let status, status >= 400 {
                 dimensions.append(("error.type", String(status)))
             }
-            dimensions += metering.dimensions
+            dimensions += extraDimensions
             if let start = transaction.fetchStartDate {
                 let end = transaction.responseEndDate ?? Date()
                 CoreMetrics.Timer(
@@ -137,7 +144,7 @@ final class RequestMeter: RequestObserving {
                 Counter(
                     label: "bluebonnet.client.cache_hits",
                     dimensions: Self.base(url: transaction.request.url)
-                        + metering.dimensions, factory: metering.factory
+                        + extraDimensions, factory: metering.factory
                 ).increment()
             }
         }
@@ -145,7 +152,7 @@ final class RequestMeter: RequestObserving {
             let first = all.first?.request
             Counter(
                 label: "bluebonnet.client.retries",
-                dimensions: Self.base(method: first?.httpMethod, url: first?.url) + metering.dimensions,
+                dimensions: Self.base(method: first?.httpMethod, url: first?.url) + extraDimensions,
                 factory: metering.factory
             ).increment(by: retryCount - recordedRetries)
         }

@@ -112,8 +112,12 @@ final class RequestTrace: RequestObserving {
     }
 
     private func startRequestSpan(method: String, url: URL?) -> any Span {
-        let span = tracer.startSpan(Self.spanName(method: method), context: parent, ofKind: .client)
+        // An operation an API client named (an OpenAPI `operationId`) names the request's span, as swift-openapi's
+        // tracing middleware names its own; its hops keep the method's name.
+        let operation = parent.requestOperation
+        let span = tracer.startSpan(operation ?? Self.spanName(method: method), context: parent, ofKind: .client)
         Self.describe(span, method: method, url: url)
+        if let operation { span.attributes["openapi.operation_id"] = operation }
         let previous = state.write { state -> ServiceContext? in
             state.request = span
             return state.ended

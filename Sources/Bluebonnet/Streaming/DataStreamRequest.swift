@@ -130,9 +130,14 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     private let streamState = Protected(StreamState())
+    /// The body streamed up with the request (`Session.streamRequest(_:uploading:interceptor:)`), if any.
+    private let upload: StreamUpload?
+    /// How many times `upload` was handed to the engine.
+    private let uploadSends = Protected(0)
 
     init(
         convertible: any URLRequestConvertible,
+        upload: StreamUpload? = nil,
         automaticallyCancelOnStreamError: Bool,
         underlyingQueue: DispatchQueue,
         serializationQueue: DispatchQueue,
@@ -143,6 +148,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         delegate: any RequestLifecycleDelegate
     ) {
         self.convertible = convertible
+        self.upload = upload
         self.automaticallyCancelOnStreamError = automaticallyCancelOnStreamError
         super.init(
             underlyingQueue: underlyingQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
@@ -251,6 +257,47 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     override var bodyConsumer: (any ResponseBodyConsumer)? { self }
 
+    /// The body of a final response that was held in memory because it might have been followed (a `401` a
+    /// credential might answer, a redirect the handler declined): validated and handed to the handlers as a streamed
+    /// body is, so they see every response the request delivers. It runs where the follower decided, off the event
+    /// loops, before the request is validated and finished: a failure is the request's error, which the retrier is
+    /// asked about, and the body reaches the handlers' queues ahead of the end.
+    override func didReceiveBody(_ body: Data?) {
+        guard let body, let response, mutableState.read({ $0.error == nil }) else { return }
+        let validators = streamState.write { state -> [Validation] in
+            state.phase = .open
+            return state.validators
+        }
+        if let failure = validate(response, with: validators) {
+            streamState.write { $0.phase = .refused(failure) }
+            recordValidationError(failure)
+            return
+        }
+        if !body.isEmpty { deliver(body, readiness: TransportReadiness(settle: { _ in })) }
+    }
+
+    override var canResendBody: Bool { upload?.isReplayable ?? true }
+
+    override var sendsUploadBody: Bool { upload != nil }
+
+    override func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? {
+        guard let upload else { return nil }
+        if hop > 0 {
+            // As an upload's: a redirect that turned the request into a GET dropped the body.
+            let firstMethod = firstRequest?.httpMethod?.uppercased() ?? "GET"
+            guard urlRequest.httpMethod?.uppercased() ?? "GET" == firstMethod, firstMethod != "GET" else { return nil }
+        }
+        let sends = uploadSends.write { sends -> Int in
+            sends += 1
+            return sends
+        }
+        // A body read once is never sent twice: a redirect or a retry that needs it again fails clearly.
+        guard sends == 1 || upload.isReplayable else {
+            throw AFError.sessionTaskFailed(error: URLError(.requestBodyStreamExhausted))
+        }
+        return UploadBody(source: .stream(upload.makeStream()), length: upload.length)
+    }
+
     private func deliver(_ chunk: Data, readiness: TransportReadiness) {
         let (consumers, blocked) = streamState.write { state -> ([Consumer], Bool) in
             state.outstandingBytes += chunk.count * state.consumers.count
@@ -277,19 +324,23 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         for readiness in released { readiness.ready() }
     }
 
+    /// Runs `validators` on `response` in order, telling the monitor of each: the first failure, or `nil`.
+    private func validate(_ response: HTTPURLResponse, with validators: [Validation]) -> AFError? {
+        Confinement.assertOffEventLoop("A stream request's validator")
+        for validator in validators {
+            let result = validator(lastRequest, response)
+            eventMonitor?.request(self, didValidateRequest: lastRequest, response: response, withResult: result)
+            if case let .failure(error) = result {
+                return error.asAFError(or: .responseValidationFailed(reason: .customValidationFailed(error: error)))
+            }
+        }
+        return nil
+    }
+
     /// Runs the validators on `underlyingQueue`, then lets held chunks through or refuses them.
     private func runStreamValidators(_ validators: [Validation], response: HTTPURLResponse) {
         underlyingQueue.async { [self] in
-            var failure: AFError?
-            for validator in validators {
-                let result = validator(lastRequest, response)
-                eventMonitor?.request(self, didValidateRequest: lastRequest, response: response, withResult: result)
-                if case let .failure(error) = result {
-                    failure = error.asAFError(
-                        or: .responseValidationFailed(reason: .customValidationFailed(error: error)))
-                    break
-                }
-            }
+            let failure = validate(response, with: validators)
             let (held, end) = streamState.write {
                 state -> ([(Data, TransportReadiness)], (AFError?, @Sendable (AFError?) -> Void)?) in
                 guard case let .validating(held, end) = state.phase else { return ([], nil) }
