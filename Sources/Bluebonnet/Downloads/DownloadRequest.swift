@@ -316,7 +316,9 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 }
 
 extension DownloadRequest: ResponseBodyConsumer {
-    func responseBodyWillBegin(_ response: HTTPURLResponse) {
+    func responseBodyWillBegin(_ head: ResponseHead) {
+        // A download keeps the response for its destination and its resume rules, which Alamofire's API hands one.
+        let response = head.httpResponse
         let (offset, stale) = downloadState.write { state -> (Int64?, URL?) in
             state.response = response
             state.fileURL = nil

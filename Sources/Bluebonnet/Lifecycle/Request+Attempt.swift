@@ -507,7 +507,7 @@ extension Request {
             // The request's own step (`onHTTPResponse`) sees final responses only.
             return (streams, head, final ? state.headStep : nil)
         }
-        if streams, let consumer { consumer.responseBodyWillBegin(response.httpResponse) }
+        if streams, let consumer { consumer.responseBodyWillBegin(response) }
         guard let head else { return .proceed(streamingBody: streams) }
         // Each step looks at the head here, on the engine's thread; what must happen before the body is read runs
         // in order off the event loop.

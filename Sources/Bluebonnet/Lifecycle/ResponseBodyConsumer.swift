@@ -6,10 +6,11 @@ import FoundationNetworking
 /// Takes the body of a request's final response as it arrives: a download's file, a stream's handlers. Calls come
 /// from the engine's thread (a NIO event loop): a consumer does bookkeeping there and moves real work elsewhere.
 protocol ResponseBodyConsumer: AnyObject, Sendable {
-    /// The head of a response whose body streams here arrived; its chunks follow.
+    /// The head of a response whose body streams here arrived; its chunks follow. A consumer makes the head's
+    /// `HTTPURLResponse` only when something of its own needs one (a validator, a download's destination).
     ///
-    /// - Parameter response: The head.
-    func responseBodyWillBegin(_ response: HTTPURLResponse)
+    /// - Parameter head: The head.
+    func responseBodyWillBegin(_ head: ResponseHead)
 
     /// A chunk of the body. Tell `readiness` when there is room for more; until then the engine reads nothing.
     ///

@@ -61,12 +61,21 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     public struct Completion {
         /// The last `URLRequest` sent.
         public let request: URLRequest?
-        /// The response, if one arrived.
-        public let response: HTTPURLResponse?
+        /// The response, if one arrived; made from the head the first time something reads it.
+        public var response: HTTPURLResponse? { head?.httpResponse }
         /// What was measured of the last attempt.
         public let metrics: RequestTaskMetrics?
         /// The error that ended the request, if any.
         public let error: AFError?
+        /// The head the response is made from.
+        let head: ResponseHead?
+
+        init(request: URLRequest?, head: ResponseHead?, metrics: RequestTaskMetrics?, error: AFError?) {
+            self.request = request
+            self.head = head
+            self.metrics = metrics
+            self.error = error
+        }
     }
 
     /// Cancels a `DataStreamRequest` from a stream handler, without keeping it alive.
@@ -250,7 +259,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             error = .explicitlyCancelled
         }
         return Completion(
-            request: state.requests.last, response: state.head?.httpResponse, metrics: state.metrics.last, error: error)
+            request: state.requests.last, head: state.head, metrics: state.metrics.last, error: error)
     }
 
     // MARK: - The body
@@ -356,12 +365,12 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 }
 
 extension DataStreamRequest: ResponseBodyConsumer {
-    func responseBodyWillBegin(_ response: HTTPURLResponse) {
+    func responseBodyWillBegin(_ head: ResponseHead) {
         let validators = streamState.write { state -> [Validation] in
             state.phase = state.validators.isEmpty ? .open : .validating(held: [], end: nil)
             return state.validators
         }
-        if !validators.isEmpty { runStreamValidators(validators, response: response) }
+        if !validators.isEmpty { runStreamValidators(validators, response: head.httpResponse) }
     }
 
     func consume(_ chunk: Data, readiness: TransportReadiness) {

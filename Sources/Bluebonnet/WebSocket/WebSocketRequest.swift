@@ -424,7 +424,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
 // MARK: - The upgrade's answer
 
 extension WebSocketRequest: ResponseBodyConsumer {
-    func responseBodyWillBegin(_ response: HTTPURLResponse) {}
+    func responseBodyWillBegin(_ head: ResponseHead) {}
 
     func consume(_ chunk: Data, readiness: TransportReadiness) {
         // A refused upgrade's body: nothing to hand on (the validator fails the request).
