@@ -1,4 +1,4 @@
-import Bluebonnet
+@_spi(OpenAPITransport) @_spi(Transport) import Bluebonnet
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
@@ -25,15 +25,18 @@ struct OperationExchange: Sendable {
         if validatesResponses { request.validate() }
         let prediction = retriesStatuses ? self.prediction : RetryPrediction([])
         // Runs for every response head that would be delivered, after the others; the first that passes is the one.
-        request.validate { [weak request] urlRequest, response in
+        // From the head itself: no `HTTPURLResponse` is made (FoundationNetworking's costs 10–15k instructions a field).
+        request.validate(head: { [weak request] urlRequest, head in
             if !prediction.isEmpty, let request,
-                prediction.willRetry(response, method: urlRequest?.httpMethod, retryCount: request.retryCount)
+                prediction.willRetry(
+                    status: head.statusCode, retryAfter: head.value(for: "Retry-After"), method: urlRequest?.httpMethod,
+                    retryCount: request.retryCount)
             {
-                return .failure(RetryableStatus(statusCode: response.statusCode))
+                return .failure(RetryableStatus(statusCode: head.statusCode))
             }
-            gate.resolve(.head(response))
+            gate.resolve(.head(head))
             return .success(())
-        }
+        })
         // The body's reader is the first handler, which starts the request: no chunk can come before it.
         let reader = ResponseBodyReader(
             request: request,
@@ -52,15 +55,15 @@ struct OperationExchange: Sendable {
             _ = request.cancel()
         }
         switch outcome {
-        case let .head(response):
-            let head = Self.head(of: response)
-            if method == .head || response.statusCode == 204 || response.statusCode == 304 {
+        case let .head(received):
+            let head = Self.head(of: received)
+            if method == .head || received.statusCode == 204 || received.statusCode == 304 {
                 reader.releaseWithoutCancelling()
                 return (head, nil)
             }
             let length: HTTPBody.Length =
-                if response.value(forHTTPHeaderField: "Content-Encoding") == nil,
-                    let declared = response.value(forHTTPHeaderField: "Content-Length").flatMap(Int64.init)
+                if received.value(for: "Content-Encoding") == nil,
+                    let declared = received.value(for: "Content-Length").flatMap(Int64.init)
                 {
                     .known(declared)
                 } else {
@@ -88,6 +91,18 @@ struct OperationExchange: Sendable {
         return error.underlyingError is RetryableStatus
     }
 
+    /// The `HTTPResponse` of the head as received: its status and fields in order; a field name HTTP does not allow is
+    /// left out.
+    static func head(of received: ResponseHead) -> HTTPResponse {
+        var fields = HTTPFields()
+        fields.reserveCapacity(received.fields.count)
+        for field in received.fields {
+            guard let name = HTTPField.Name(field.name) else { continue }
+            fields.append(HTTPField(name: name, value: field.value))
+        }
+        return HTTPResponse(status: .init(code: received.statusCode), headerFields: fields)
+    }
+
     /// The `HTTPResponse` of `response`: its status and fields; a field name HTTP does not allow is left out.
     static func head(of response: HTTPURLResponse) -> HTTPResponse {
         var fields = HTTPFields()
@@ -110,7 +125,7 @@ struct RetryableStatus: Error, CustomStringConvertible {
 /// or by the request's end.
 final class HeadGate: Sendable {
     enum Outcome: Sendable {
-        case head(HTTPURLResponse)
+        case head(ResponseHead)
         case ended(HTTPURLResponse?, AFError?)
     }
 

@@ -35,16 +35,16 @@ struct RetryPrediction: Sendable {
     /// Whether `response`, to a request sent with `method` and retried `retryCount` times, is offered to the
     /// retriers: a `401` with an authentication interceptor, or a status and method a policy retries, within its
     /// limit and with a `Retry-After` (delta-seconds) within its maximum.
-    func willRetry(_ response: HTTPURLResponse, method: String?, retryCount: Int) -> Bool {
-        if authenticates, response.statusCode == 401 { return true }
+    func willRetry(status statusCode: Int, retryAfter: String?, method: String?, retryCount: Int) -> Bool {
+        if authenticates, statusCode == 401 { return true }
         guard !policies.isEmpty else { return false }
         let method = HTTPMethod(rawValue: (method ?? "GET").uppercased())
         return policies.contains { policy in
             guard retryCount < policy.retryLimit, policy.retryableHTTPMethods.contains(method),
-                policy.retryableHTTPStatusCodes.contains(response.statusCode)
+                policy.retryableHTTPStatusCodes.contains(statusCode)
             else { return false }
-            guard RetryPolicy.retryAfterStatusCodes.contains(response.statusCode),
-                let value = response.value(forHTTPHeaderField: "Retry-After")?.trimmingCharacters(in: .whitespaces),
+            guard RetryPolicy.retryAfterStatusCodes.contains(statusCode),
+                let value = retryAfter?.trimmingCharacters(in: .whitespaces),
                 !value.isEmpty, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
             else { return true }
             // Delta-seconds beyond the policy's maximum: the policy gives up, so this response is the last.

@@ -29,6 +29,10 @@ enum ClientKind: String, CaseIterable, Sendable {
     /// AsyncHTTPClient's delegate API (what Bluebonnet's engine uses) with the least delegate: a reference point
     /// that separates the cost of the API from the cost of the layer.
     case ahcDelegate = "ahc-delegate"
+    /// A generated OpenAPI client's request through `BluebonnetTransport`.
+    case openAPIBluebonnet = "openapi-bluebonnet"
+    /// The same through swift-openapi-async-http-client's `AsyncHTTPClientTransport`.
+    case openAPIAHC = "openapi-ahc"
 
     func make(connectionLimit: Int?) -> any BenchClient {
         switch self {
@@ -40,6 +44,8 @@ enum ClientKind: String, CaseIterable, Sendable {
         case .ahc: return AHCClient(connectionLimit: connectionLimit)
         case .urlsession: return URLSessionClient(connectionLimit: connectionLimit)
         case .ahcDelegate: return AHCDelegateClient(connectionLimit: connectionLimit)
+        case .openAPIBluebonnet: return OpenAPIClient.bluebonnet(connectionLimit: connectionLimit)
+        case .openAPIAHC: return OpenAPIClient.asyncHTTPClient(connectionLimit: connectionLimit)
         }
     }
 }

@@ -11,13 +11,13 @@ import FoundationNetworking
 /// more than anything else it does; a request whose caller only wants the body never pays it.
 @_spi(Transport) public final class ResponseHead: Sendable {
     /// The URL the response answers.
-    let url: URL
+    @_spi(Transport) public let url: URL
     /// The status code.
-    let statusCode: Int
+    @_spi(Transport) public let statusCode: Int
     /// `HTTP/1.1`, `HTTP/2.0`.
-    let httpVersion: String
+    @_spi(Transport) public let httpVersion: String
     /// Each field as received, repeated fields apart.
-    let fields: [(name: String, value: String)]
+    @_spi(Transport) public let fields: [(name: String, value: String)]
     /// The `HTTPURLResponse`, once made (or the one the head was made from).
     private let built: Protected<HTTPURLResponse?>
 
@@ -63,7 +63,7 @@ import FoundationNetworking
 
     /// The value of the field `name` (compared without regard to ASCII case), a repeated field's values joined by
     /// commas, as `HTTPURLResponse.value(forHTTPHeaderField:)` gives it.
-    func value(for name: String) -> String? {
+    @_spi(Transport) public func value(for name: String) -> String? {
         var value: String?
         for field in fields where field.name.equalsIgnoringCase(name) {
             value = value.map { $0 + ", " + field.value } ?? field.value

@@ -97,6 +97,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// request's `underlyingQueue`.
     public typealias Validation = @Sendable (_ request: URLRequest?, _ response: HTTPURLResponse) -> ValidationResult
 
+    /// A validation of the response head itself, which makes no `HTTPURLResponse` unless it reads one.
+    @_spi(OpenAPITransport) public typealias HeadValidation =
+        @Sendable (_ request: URLRequest?, _ head: ResponseHead) -> ValidationResult
+
     /// Bytes handed to handlers and not yet handled before the connection stops being read.
     static let highWater = 1024 * 1024
     /// Bytes not yet handled below which reading resumes.
@@ -127,7 +131,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     private struct StreamState {
         var consumers: [Consumer] = []
-        var validators: [Validation] = []
+        var validators: [HeadValidation] = []
         var phase = Phase.open
         var outstandingBytes = 0
         var waiting: [TransportReadiness] = []
@@ -173,6 +177,16 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// - Returns: The instance.
     @discardableResult
     public func validate(_ validation: @escaping Validation) -> Self {
+        validate(head: { request, head in validation(request, head.httpResponse) })
+    }
+
+    /// Validates the response head with `validation`, which reads the head's status and fields: no `HTTPURLResponse`
+    /// is made for it. As `validate(_:)` otherwise.
+    ///
+    /// - Parameter validation: The check.
+    /// - Returns: The instance.
+    @_spi(OpenAPITransport) @discardableResult
+    public func validate(head validation: @escaping HeadValidation) -> Self {
         streamState.write { $0.validators.append(validation) }
         return self
     }
@@ -184,9 +198,9 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     @discardableResult
     public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self
     where S.Iterator.Element == Int {
-        validate { _, response in
-            ResponseValidator.validate(statusCode: response.statusCode, acceptable: acceptableStatusCodes)
-        }
+        validate(head: { _, head in
+            ResponseValidator.validate(statusCode: head.statusCode, acceptable: acceptableStatusCodes)
+        })
     }
 
     /// Validates that the response has a content type in the specified sequence.
@@ -272,12 +286,12 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// loops, before the request is validated and finished: a failure is the request's error, which the retrier is
     /// asked about, and the body reaches the handlers' queues ahead of the end.
     override func didReceiveBody(_ body: Data?) {
-        guard let body, let response, mutableState.read({ $0.error == nil }) else { return }
-        let validators = streamState.write { state -> [Validation] in
+        guard let body, let head = mutableState.read({ $0.error == nil ? $0.head : nil }) else { return }
+        let validators = streamState.write { state -> [HeadValidation] in
             state.phase = .open
             return state.validators
         }
-        if let failure = validate(response, with: validators) {
+        if let failure = validate(head, with: validators) {
             streamState.write { $0.phase = .refused(failure) }
             recordValidationError(failure)
             return
@@ -333,12 +347,14 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         for readiness in released { readiness.ready() }
     }
 
-    /// Runs `validators` on `response` in order, telling the monitor of each: the first failure, or `nil`.
-    private func validate(_ response: HTTPURLResponse, with validators: [Validation]) -> AFError? {
+    /// Runs `validators` on `head` in order, telling the monitor of each: the first failure, or `nil`. The
+    /// `HTTPURLResponse` is made only for a validator or a monitor that is handed one.
+    private func validate(_ head: ResponseHead, with validators: [HeadValidation]) -> AFError? {
         Confinement.assertOffEventLoop("A stream request's validator")
         for validator in validators {
-            let result = validator(lastRequest, response)
-            eventMonitor?.request(self, didValidateRequest: lastRequest, response: response, withResult: result)
+            let result = validator(lastRequest, head)
+            eventMonitor?.request(
+                self, didValidateRequest: lastRequest, response: head.httpResponse, withResult: result)
             if case let .failure(error) = result {
                 return error.asAFError(or: .responseValidationFailed(reason: .customValidationFailed(error: error)))
             }
@@ -347,9 +363,9 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     /// Runs the validators on `underlyingQueue`, then lets held chunks through or refuses them.
-    private func runStreamValidators(_ validators: [Validation], response: HTTPURLResponse) {
+    private func runStreamValidators(_ validators: [HeadValidation], head: ResponseHead) {
         underlyingQueue.async { [self] in
-            let failure = validate(response, with: validators)
+            let failure = validate(head, with: validators)
             let (held, end) = streamState.write {
                 state -> ([(Data, TransportReadiness)], (AFError?, @Sendable (AFError?) -> Void)?) in
                 guard case let .validating(held, end) = state.phase else { return ([], nil) }
@@ -366,11 +382,11 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
 extension DataStreamRequest: ResponseBodyConsumer {
     func responseBodyWillBegin(_ head: ResponseHead) {
-        let validators = streamState.write { state -> [Validation] in
+        let validators = streamState.write { state -> [HeadValidation] in
             state.phase = state.validators.isEmpty ? .open : .validating(held: [], end: nil)
             return state.validators
         }
-        if !validators.isEmpty { runStreamValidators(validators, response: head.httpResponse) }
+        if !validators.isEmpty { runStreamValidators(validators, head: head) }
     }
 
     func consume(_ chunk: Data, readiness: TransportReadiness) {
