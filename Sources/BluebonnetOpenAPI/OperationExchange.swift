@@ -45,7 +45,7 @@ struct OperationExchange: Sendable {
         // The end, for a request that never delivers a head (a failure, a cancellation, a status left to retry).
         _ = request.responseStream(on: .global()) { stream in
             if let completion = stream.completion {
-                gate.resolve(.ended(completion.response, completion.error))
+                gate.resolve(.ended(completion.head, completion.error))
             }
         }
         _ = request.resume()
@@ -103,15 +103,6 @@ struct OperationExchange: Sendable {
         return HTTPResponse(status: .init(code: received.statusCode), headerFields: fields)
     }
 
-    /// The `HTTPResponse` of `response`: its status and fields; a field name HTTP does not allow is left out.
-    static func head(of response: HTTPURLResponse) -> HTTPResponse {
-        var fields = HTTPFields()
-        for header in response.headers {
-            guard let name = HTTPField.Name(header.name) else { continue }
-            fields.append(HTTPField(name: name, value: header.value))
-        }
-        return HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
-    }
 }
 
 /// The validation failure that offers a retryable status to the retrier.
@@ -126,7 +117,7 @@ struct RetryableStatus: Error, CustomStringConvertible {
 final class HeadGate: Sendable {
     enum Outcome: Sendable {
         case head(ResponseHead)
-        case ended(HTTPURLResponse?, AFError?)
+        case ended(ResponseHead?, AFError?)
     }
 
     private enum State {

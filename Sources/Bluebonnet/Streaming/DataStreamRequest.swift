@@ -68,7 +68,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         /// The error that ended the request, if any.
         public let error: AFError?
         /// The head the response is made from.
-        let head: ResponseHead?
+        @_spi(OpenAPITransport) public let head: ResponseHead?
 
         init(request: URLRequest?, head: ResponseHead?, metrics: RequestTaskMetrics?, error: AFError?) {
             self.request = request
