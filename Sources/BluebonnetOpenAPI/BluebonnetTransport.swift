@@ -32,6 +32,8 @@ public struct BluebonnetTransport: ClientTransport {
     public let validatesResponses: Bool
     /// The interceptor of one operation, used after the session's, by `operationID`.
     public let interceptor: @Sendable (_ operationID: String) -> (any RequestInterceptor)?
+    /// The session's `timeoutIntervalForRequest`, each operation's idle timeout.
+    private let requestTimeout: TimeInterval
 
     /// Request bodies known to be at most this long and replayable are collected before sending, which costs less
     /// than streaming them; longer ones, and those of unknown length, stream.
@@ -52,6 +54,8 @@ public struct BluebonnetTransport: ClientTransport {
         interceptor: @escaping @Sendable (_ operationID: String) -> (any RequestInterceptor)? = { _ in nil }
     ) {
         self.session = session
+        // Read once: `sessionConfiguration` is a copy of the whole configuration each time it is read.
+        requestTimeout = session.sessionConfiguration.timeoutIntervalForRequest
         self.timeout = timeout
         self.validatesResponses = validatesResponses
         self.interceptor = interceptor
@@ -71,7 +75,7 @@ public struct BluebonnetTransport: ClientTransport {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var urlRequest = try Self.urlRequest(for: request, baseURL: baseURL)
         // The session's idle timeout decides: a request's own interval applies only when it is tighter.
-        urlRequest.timeoutInterval = session.sessionConfiguration.timeoutIntervalForRequest
+        urlRequest.timeoutInterval = requestTimeout
         let operationInterceptor = interceptor(operationID)
         var upload: StreamUpload?
         let replayable = body.map { $0.iterationBehavior == .multiple } ?? true

@@ -1,4 +1,4 @@
-@_spi(OpenAPITransport) @_spi(Transport) import Bluebonnet
+@_spi(OpenAPITransport) import Bluebonnet
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime

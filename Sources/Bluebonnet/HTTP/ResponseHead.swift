@@ -9,15 +9,15 @@ import FoundationNetworking
 /// gets the same object. FoundationNetworking's initialiser re-reads every field (title-casing each name, comparing
 /// it with `WWW-Authenticate`, then looking up three fields by lowercasing every key), which costs a small request
 /// more than anything else it does; a request whose caller only wants the body never pays it.
-@_spi(Transport) public final class ResponseHead: Sendable {
+@_spi(Transport) @_spi(OpenAPITransport) public final class ResponseHead: Sendable {
     /// The URL the response answers.
-    @_spi(Transport) public let url: URL
+    @_spi(Transport) @_spi(OpenAPITransport) public let url: URL
     /// The status code.
-    @_spi(Transport) public let statusCode: Int
+    @_spi(Transport) @_spi(OpenAPITransport) public let statusCode: Int
     /// `HTTP/1.1`, `HTTP/2.0`.
-    @_spi(Transport) public let httpVersion: String
+    @_spi(Transport) @_spi(OpenAPITransport) public let httpVersion: String
     /// Each field as received, repeated fields apart.
-    @_spi(Transport) public let fields: [(name: String, value: String)]
+    @_spi(Transport) @_spi(OpenAPITransport) public let fields: [(name: String, value: String)]
     /// The `HTTPURLResponse`, once made (or the one the head was made from).
     private let built: Protected<HTTPURLResponse?>
 
@@ -63,7 +63,7 @@ import FoundationNetworking
 
     /// The value of the field `name` (compared without regard to ASCII case), a repeated field's values joined by
     /// commas, as `HTTPURLResponse.value(forHTTPHeaderField:)` gives it.
-    @_spi(Transport) public func value(for name: String) -> String? {
+    @_spi(Transport) @_spi(OpenAPITransport) public func value(for name: String) -> String? {
         var value: String?
         for field in fields where field.name.equalsIgnoringCase(name) {
             value = value.map { $0 + ", " + field.value } ?? field.value
