@@ -212,10 +212,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S
     ) -> Self where S.Iterator.Element == String {
         // A stream's body is yet to come, so the head is checked as if a body will follow.
-        validate { _, response in
+        validate(head: { _, head in
             ResponseValidator.validate(
-                contentType: Array(acceptableContentTypes()), response: response, data: Data([0]))
-        }
+                contentType: Array(acceptableContentTypes()), header: head.value(for: "Content-Type"), data: Data([0]))
+        })
     }
 
     /// Validates that the response has a status code in `200..<300` and a content type matching the request's
@@ -224,13 +224,13 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// - Returns: The instance.
     @discardableResult
     public func validate() -> Self {
-        validate { request, response in
-            let status = ResponseValidator.validate(statusCode: response.statusCode, acceptable: 200..<300)
+        validate(head: { request, head in
+            let status = ResponseValidator.validate(statusCode: head.statusCode, acceptable: 200..<300)
             guard case .success = status else { return status }
             return ResponseValidator.validate(
-                contentType: ResponseValidator.acceptableContentTypes(for: request), response: response, data: Data([0])
-            )
-        }
+                contentType: ResponseValidator.acceptableContentTypes(for: request),
+                header: head.value(for: "Content-Type"), data: Data([0]))
+        })
     }
 
     /// Registers a consumer of chunks and of the end; the end comes once the request finished, after every chunk.
@@ -353,8 +353,9 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         Confinement.assertOffEventLoop("A stream request's validator")
         for validator in validators {
             let result = validator(lastRequest, head)
-            eventMonitor?.request(
-                self, didValidateRequest: lastRequest, response: head.httpResponse, withResult: result)
+            tellMonitor(.other) {
+                $0.request(self, didValidateRequest: lastRequest, response: head.httpResponse, withResult: result)
+            }
             if case let .failure(error) = result {
                 return error.asAFError(or: .responseValidationFailed(reason: .customValidationFailed(error: error)))
             }

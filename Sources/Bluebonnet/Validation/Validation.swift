@@ -25,18 +25,31 @@ extension DataRequest {
 
     /// Adds a validator; Bluebonnet's own checks are `lightweight` and may run on the thread that finished the request.
     func validate(lightweight: Bool, _ validation: @escaping Validation) -> Self {
+        validate(
+            lightweight: lightweight, head: { request, head, data in validation(request, head.httpResponse, data) })
+    }
+
+    /// Adds a validator of the response head itself: Bluebonnet's own checks read the status and fields from it, so
+    /// no `HTTPURLResponse` is made unless a validator or a monitor of validation is handed one.
+    func validate(
+        lightweight: Bool,
+        head validation: @escaping @Sendable (URLRequest?, ResponseHead, Data?) -> ValidationResult
+    ) -> Self {
         appendValidator(lightweight: lightweight) { [unowned self] in
             if !lightweight { Confinement.assertOffEventLoop("A validator") }
             let state = mutableState.read()
-            guard state.error == nil, let response = state.head?.httpResponse else { return }
+            guard state.error == nil, let head = state.head else { return }
             let data = self.data
-            let result = validation(state.requests.last, response, data)
+            let result = validation(state.requests.last, head, data)
             if case let .failure(error) = result {
                 recordValidationError(
                     error.asAFError(or: .responseValidationFailed(reason: .customValidationFailed(error: error))))
             }
-            eventMonitor?.request(
-                self, didValidateRequest: state.requests.last, response: response, data: data, withResult: result)
+            tellMonitor(.other) {
+                $0.request(
+                    self, didValidateRequest: state.requests.last, response: head.httpResponse, data: data,
+                    withResult: result)
+            }
         }
         return self
     }
@@ -48,9 +61,11 @@ extension DataRequest {
     @discardableResult
     public func validate<S: Sequence & Sendable>(statusCode acceptableStatusCodes: S) -> Self
     where S.Iterator.Element == Int {
-        validate(lightweight: true) { _, response, _ in
-            ResponseValidator.validate(statusCode: response.statusCode, acceptable: acceptableStatusCodes)
-        }
+        validate(
+            lightweight: true,
+            head: { _, head, _ in
+                ResponseValidator.validate(statusCode: head.statusCode, acceptable: acceptableStatusCodes)
+            })
     }
 
     /// Validates that the response has a content type in the specified sequence. Wildcards (`*/*`, `text/*`) match;
@@ -62,9 +77,12 @@ extension DataRequest {
     public func validate<S: Sequence & Sendable>(
         contentType acceptableContentTypes: @escaping @Sendable @autoclosure () -> S
     ) -> Self where S.Iterator.Element == String {
-        validate(lightweight: true) { _, response, data in
-            ResponseValidator.validate(contentType: Array(acceptableContentTypes()), response: response, data: data)
-        }
+        validate(
+            lightweight: true,
+            head: { _, head, data in
+                ResponseValidator.validate(
+                    contentType: Array(acceptableContentTypes()), header: head.value(for: "Content-Type"), data: data)
+            })
     }
 
     /// Validates that the response has a status code in `200..<300` and a content type matching the request's
@@ -73,12 +91,15 @@ extension DataRequest {
     /// - Returns: The instance.
     @discardableResult
     public func validate() -> Self {
-        validate(lightweight: true) { request, response, data in
-            let statusResult = ResponseValidator.validate(statusCode: response.statusCode, acceptable: 200..<300)
-            guard case .success = statusResult else { return statusResult }
-            let accepted = ResponseValidator.acceptableContentTypes(for: request)
-            return ResponseValidator.validate(contentType: accepted, response: response, data: data)
-        }
+        validate(
+            lightweight: true,
+            head: { request, head, data in
+                let statusResult = ResponseValidator.validate(statusCode: head.statusCode, acceptable: 200..<300)
+                guard case .success = statusResult else { return statusResult }
+                let accepted = ResponseValidator.acceptableContentTypes(for: request)
+                return ResponseValidator.validate(
+                    contentType: accepted, header: head.value(for: "Content-Type"), data: data)
+            })
     }
 }
 
