@@ -94,7 +94,8 @@ public struct ConnectionOptions: ParsableArguments {
                     || processEnvironment[variable.uppercased()] == value
                 ? "the \(variable) variable" : "--proxy"
             throw ValidationError(
-                "\(source) names a proxy bonnet cannot use: \(value) (an http:// proxy, or socks5:// for all schemes)")
+                "\(source) names a proxy bonnet cannot use: \(Self.withoutPassword(value)) "
+                    + "(an http:// proxy, or socks5:// for all schemes)")
         }
         return dictionary.isEmpty ? nil : dictionary
     }
@@ -154,6 +155,13 @@ public struct ConnectionOptions: ParsableArguments {
             }
         }
         return (trustManager, tls)
+    }
+
+    /// `proxy` with any password in it replaced by `***`, for an error's text.
+    static func withoutPassword(_ proxy: String) -> String {
+        guard var components = URLComponents(string: proxy), components.password != nil else { return proxy }
+        components.password = "***"
+        return components.string ?? "a proxy URL with credentials"
     }
 
     /// Whether `key` is a PEM private key protected by a passphrase (PKCS#8 `ENCRYPTED PRIVATE KEY`, or OpenSSL's

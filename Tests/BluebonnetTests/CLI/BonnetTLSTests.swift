@@ -177,5 +177,10 @@ extension BonnetCommandTests {
         let unusable = try await bonnet(["--no-color", url("/get")], environment: ["https_proxy": "https://p:443"])
         XCTAssertNotEqual(unusable.status, 0)
         XCTAssertTrue(unusable.errors.contains("the https_proxy variable"), unusable.errors)
+        let withPassword = try await bonnet(
+            ["--no-color", url("/get")], environment: ["https_proxy": "https://walker:s3cret@p:443"])
+        XCTAssertNotEqual(withPassword.status, 0)
+        XCTAssertFalse(withPassword.errors.contains("s3cret"), "the proxy's password reached the error")
+        XCTAssertTrue(withPassword.errors.contains("https://walker:***@p:443"), withPassword.errors)
     }
 }
