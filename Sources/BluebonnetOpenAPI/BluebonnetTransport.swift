@@ -113,7 +113,8 @@ public struct BluebonnetTransport: ClientTransport {
         let target = base + (request.path ?? "/")
         guard let url = URL(string: target) else { throw AFError.invalidURL(url: target) }
         var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = request.method.rawValue
+        // FoundationNetworking normalises a method as it is set (two allocations); `GET` is already the default.
+        if request.method != .get { urlRequest.httpMethod = request.method.rawValue }
         for field in request.headerFields {
             // The engine frames the body itself.
             if field.name == .contentLength || field.name == .transferEncoding { continue }

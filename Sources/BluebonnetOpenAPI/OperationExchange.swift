@@ -20,41 +20,39 @@ struct OperationExchange: Sendable {
     /// The response, once its head passed: `method` decides whether a body follows.
     func response(method: HTTPRequest.Method) async throws -> (HTTPResponse, HTTPBody?) {
         let request = self.request
-        let gate = HeadGate()
+        let channel = ResponseChannel()
         let deadline = timeout.map { OperationDeadline(timeout: $0, request: request) }
         if validatesResponses { request.validate() }
         let prediction = retriesStatuses ? self.prediction : RetryPrediction([])
         // Runs for every response head that would be delivered, after the others; the first that passes is the one.
         // From the head itself: no `HTTPURLResponse` is made (FoundationNetworking's costs 10–15k instructions a field).
-        request.validate(head: { [weak request] urlRequest, head in
-            if !prediction.isEmpty, let request,
-                prediction.willRetry(
-                    status: head.statusCode, retryAfter: head.value(for: "Retry-After"), method: urlRequest?.httpMethod,
-                    retryCount: request.retryCount)
-            {
-                return .failure(RetryableStatus(statusCode: head.statusCode))
-            }
-            gate.resolve(.head(head))
-            return .success(())
-        })
-        // The body's reader is the first handler, which starts the request: no chunk can come before it.
-        let reader = ResponseBodyReader(
-            request: request,
-            iterator: request.streamTask().streamingData(automaticallyCancelling: false).makeAsyncIterator(),
-            deadline: deadline)
-        // The end, for a request that never delivers a head (a failure, a cancellation, a status left to retry).
-        _ = request.responseStream(on: .global()) { stream in
-            if let completion = stream.completion {
-                gate.resolve(.ended(completion.head, completion.error))
-            }
-        }
+        // `unowned`: the request holds the closure and is the only one to call it (a weak reference would cost a side
+        // table). The library's own code, cheap and never blocking: it runs where the head arrives.
+        request.validate(
+            head: { [unowned request] urlRequest, head in
+                if !prediction.isEmpty,
+                    prediction.willRetry(
+                        status: head.statusCode, retryAfter: head.value(for: "Retry-After"),
+                        method: urlRequest?.httpMethod, retryCount: request.retryCount)
+                {
+                    return .failure(RetryableStatus(statusCode: head.statusCode))
+                }
+                channel.headPassed(head)
+                return .success(())
+            }, runsInline: true)
+        // The body goes straight into the channel, which the end also reaches: a request that never delivers a head
+        // (a failure, a cancellation, a status left to retry) ends the wait below.
+        request.receiveBody(
+            { chunk, taken in channel.receive(chunk, taken: taken) },
+            end: { completion in channel.end(head: completion.head, error: completion.error) })
+        let reader = ResponseBodyReader(channel: channel, request: request, deadline: deadline)
         _ = request.resume()
-        let outcome = await withTaskCancellationHandler {
-            await gate.wait()
+        let arrival = await withTaskCancellationHandler {
+            await channel.arrival()
         } onCancel: {
             _ = request.cancel()
         }
-        switch outcome {
+        switch arrival {
         case let .head(received):
             let head = Self.head(of: received)
             if method == .head || received.statusCode == 204 || received.statusCode == 304 {
@@ -110,46 +108,6 @@ struct RetryableStatus: Error, CustomStringConvertible {
     let statusCode: Int
 
     var description: String { "status \(statusCode), offered to the retrier" }
-}
-
-/// Where an operation stands before its response is handed over: waiting, or resolved by the first head that passes
-/// or by the request's end.
-final class HeadGate: Sendable {
-    enum Outcome: Sendable {
-        case head(ResponseHead)
-        case ended(ResponseHead?, AFError?)
-    }
-
-    private enum State {
-        case waiting(CheckedContinuation<Outcome, Never>?)
-        case resolved(Outcome)
-    }
-
-    private let state = Mutex(State.waiting(nil))
-
-    /// Resolves the gate; only the first outcome counts.
-    func resolve(_ outcome: Outcome) {
-        let waiter = state.withLock { state -> CheckedContinuation<Outcome, Never>?? in
-            guard case let .waiting(waiter) = state else { return nil }
-            state = .resolved(outcome)
-            return .some(waiter)
-        }
-        if case let .some(waiter?) = waiter { waiter.resume(returning: outcome) }
-    }
-
-    func wait() async -> Outcome {
-        await withCheckedContinuation { continuation in
-            let resolved = state.withLock { state -> Outcome? in
-                switch state {
-                case let .resolved(outcome): return outcome
-                case .waiting:
-                    state = .waiting(continuation)
-                    return nil
-                }
-            }
-            if let resolved { continuation.resume(returning: resolved) }
-        }
-    }
 }
 
 /// An operation's total deadline: once it passes, the request is cancelled and its cancellation reads as a timeout.

@@ -113,9 +113,10 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     public let automaticallyCancelOnStreamError: Bool
 
     /// One registered handler: where it runs and what it does with a chunk; `done` is called once the chunk has been
-    /// dealt with, which is what lets the connection be read again.
+    /// dealt with, which is what lets the connection be read again. With no queue, `deliver` runs where the chunk
+    /// arrives (an event loop included), so it may only do bookkeeping: the library's own buffers, never user code.
     struct Consumer: Sendable {
-        let queue: DispatchQueue
+        let queue: DispatchQueue?
         let deliver: @Sendable (_ chunk: Data, _ done: @escaping @Sendable () -> Void) -> Void
         let finish: @Sendable () -> Void
     }
@@ -132,6 +133,9 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     private struct StreamState {
         var consumers: [Consumer] = []
         var validators: [HeadValidation] = []
+        /// Whether every validator is the library's own, cheap and never blocking: then they run where the head
+        /// arrives, with no hop to `underlyingQueue` and no chunk held meanwhile.
+        var validatorsRunInline = true
         var phase = Phase.open
         var outstandingBytes = 0
         var waiting: [TransportReadiness] = []
@@ -140,13 +144,13 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         /// Whether a handler (or its token) cancelled the request: its completion then says so, even when the response
         /// had ended before.
         var cancelledByHandler = false
+        /// How many times the streamed-up body was handed to the engine.
+        var uploadSends = 0
     }
 
     private let streamState = Protected(StreamState())
     /// The body streamed up with the request (`Session.streamRequest(_:uploading:interceptor:)`), if any.
     private let upload: StreamUpload?
-    /// How many times `upload` was handed to the engine.
-    private let uploadSends = Protected(0)
 
     init(
         convertible: any URLRequestConvertible,
@@ -187,7 +191,17 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// - Returns: The instance.
     @_spi(OpenAPITransport) @discardableResult
     public func validate(head validation: @escaping HeadValidation) -> Self {
-        streamState.write { $0.validators.append(validation) }
+        validate(head: validation, runsInline: false)
+    }
+
+    /// Validates the response head with `validation`; `runsInline` says it is library code that only reads the head
+    /// (no user code, no blocking), which may run where the head arrives, an event loop included.
+    @_spi(OpenAPITransport) @discardableResult
+    public func validate(head validation: @escaping HeadValidation, runsInline: Bool) -> Self {
+        streamState.write {
+            $0.validators.append(validation)
+            if !runsInline { $0.validatorsRunInline = false }
+        }
         return self
     }
 
@@ -224,13 +238,14 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// - Returns: The instance.
     @discardableResult
     public func validate() -> Self {
-        validate(head: { request, head in
-            let status = ResponseValidator.validate(statusCode: head.statusCode, acceptable: 200..<300)
-            guard case .success = status else { return status }
-            return ResponseValidator.validate(
-                contentType: ResponseValidator.acceptableContentTypes(for: request),
-                header: head.value(for: "Content-Type"), data: Data([0]))
-        })
+        validate(
+            head: { request, head in
+                let status = ResponseValidator.validate(statusCode: head.statusCode, acceptable: 200..<300)
+                guard case .success = status else { return status }
+                return ResponseValidator.validate(
+                    contentType: ResponseValidator.acceptableContentTypes(for: request),
+                    header: head.value(for: "Content-Type"), data: Data([0]))
+            }, runsInline: true)
     }
 
     /// Registers a consumer of chunks and of the end; the end comes once the request finished, after every chunk.
@@ -310,9 +325,9 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             let firstMethod = firstRequest?.httpMethod?.uppercased() ?? "GET"
             guard urlRequest.httpMethod?.uppercased() ?? "GET" == firstMethod, firstMethod != "GET" else { return nil }
         }
-        let sends = uploadSends.write { sends -> Int in
-            sends += 1
-            return sends
+        let sends = streamState.write { state -> Int in
+            state.uploadSends += 1
+            return state.uploadSends
         }
         // A body read once is never sent twice: a redirect or a retry that needs it again fails clearly.
         guard sends == 1 || upload.isReplayable else {
@@ -329,7 +344,11 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             return (state.consumers, blocked)
         }
         for consumer in consumers {
-            consumer.queue.async { [self] in
+            if let queue = consumer.queue {
+                queue.async { [self] in
+                    consumer.deliver(chunk) { [self] in didHandle(chunk.count) }
+                }
+            } else {
                 consumer.deliver(chunk) { [self] in didHandle(chunk.count) }
             }
         }
@@ -349,8 +368,8 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     /// Runs `validators` on `head` in order, telling the monitor of each: the first failure, or `nil`. The
     /// `HTTPURLResponse` is made only for a validator or a monitor that is handed one.
-    private func validate(_ head: ResponseHead, with validators: [HeadValidation]) -> AFError? {
-        Confinement.assertOffEventLoop("A stream request's validator")
+    private func validate(_ head: ResponseHead, with validators: [HeadValidation], inline: Bool = false) -> AFError? {
+        if !inline { Confinement.assertOffEventLoop("A stream request's validator") }
         for validator in validators {
             let result = validator(lastRequest, head)
             tellMonitor(.other) {
@@ -383,11 +402,20 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
 extension DataStreamRequest: ResponseBodyConsumer {
     func responseBodyWillBegin(_ head: ResponseHead) {
-        let validators = streamState.write { state -> [HeadValidation] in
-            state.phase = state.validators.isEmpty ? .open : .validating(held: [], end: nil)
-            return state.validators
+        let (validators, inline) = streamState.write { state -> ([HeadValidation], Bool) in
+            let inline = state.validatorsRunInline
+            state.phase = state.validators.isEmpty || inline ? .open : .validating(held: [], end: nil)
+            return (state.validators, inline)
         }
-        if !validators.isEmpty { runStreamValidators(validators, head: head) }
+        if validators.isEmpty { return }
+        if inline {
+            // Before any chunk: the engine hands the body over only after this returns.
+            if let failure = validate(head, with: validators, inline: true) {
+                streamState.write { $0.phase = .refused(failure) }
+            }
+        } else {
+            runStreamValidators(validators, head: head)
+        }
     }
 
     func consume(_ chunk: Data, readiness: TransportReadiness) {

@@ -15,44 +15,76 @@ protocol ReadinessTarget: Sendable {
         func settle(_ error: AFError?) { body(error) }
     }
 
-    private let target: any ReadinessTarget
-    private let settled = Protected(false)
+    private enum State {
+        /// Not answered yet; an answer goes to the target, or is kept until one is attached.
+        case waiting((any ReadinessTarget)?)
+        /// Answered: `nil` for ready.
+        case settled(AFError?)
+        /// Answered, and the answer was handed over.
+        case delivered
+    }
+
+    private let state: Protected<State>
 
     /// A readiness that settles `target` once.
     init(_ target: some ReadinessTarget) {
-        self.target = target
+        state = Protected(.waiting(target))
     }
 
     /// A readiness that calls `settle` once, with `nil` for `ready()` or the error of `fail(_:)`.
     init(settle: @escaping @Sendable (AFError?) -> Void) {
-        target = Callback(body: settle)
+        state = Protected(.waiting(Callback(body: settle)))
+    }
+
+    /// A readiness whose target comes later (`attach(_:)`): a consumer that answers at once, as most do, is answered
+    /// without the engine making a wait it would settle at once.
+    init() {
+        state = Protected(.waiting(nil))
     }
 
     // A consumer that went away without answering must not leave the engine waiting (or leak the promise).
     deinit {
-        if settle() { deliver(AFError.explicitlyCancelled) }
+        settle(AFError.explicitlyCancelled)
+    }
+
+    /// The answer already given, if any (`.some(nil)` for ready); otherwise the target `makeTarget` makes (only then)
+    /// receives it when it comes.
+    func attach<Target: ReadinessTarget>(_ makeTarget: () -> Target) -> AFError?? {
+        state.write { state -> AFError?? in
+            switch state {
+            case .waiting:
+                state = .waiting(makeTarget())
+                return .none
+            case let .settled(error):
+                state = .delivered
+                return .some(error)
+            case .delivered:
+                return .some(AFError.explicitlyCancelled)
+            }
+        }
     }
 
     /// The consumer has room for more.
     func ready() {
-        guard settle() else { return }
-        deliver(nil)
+        settle(nil)
     }
 
     /// The consumer cannot go on (a write failed, the consumer went away); the attempt fails with `error`.
     func fail(_ error: AFError) {
-        guard settle() else { return }
-        deliver(error)
+        settle(error)
     }
 
-    private func deliver(_ error: AFError?) {
-        target.settle(error)
-    }
-
-    private func settle() -> Bool {
-        settled.write { settled in
-            defer { settled = true }
-            return !settled
+    /// The first answer wins: delivered to the target, or kept for the one to be attached.
+    private func settle(_ error: AFError?) {
+        let target = state.write { state -> (any ReadinessTarget)? in
+            guard case let .waiting(target) = state else { return nil }
+            guard let target else {
+                state = .settled(error)
+                return nil
+            }
+            state = .delivered
+            return target
         }
+        target?.settle(error)
     }
 }

@@ -306,11 +306,25 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             return task.eventLoop.makeFailedFuture(HTTPClientError.readTimeout)
         case .stream:
             let eventLoop = task.eventLoop
-            let accepted = eventLoop.makePromise(of: Void.self)
             sink.transportDidReceiveBodyBytes(buffer.readableBytes)
-            sink.transportDidReceiveBodyChunk(
-                Data(buffer.readableBytesView), readiness: TransportReadiness(PromiseReadiness(promise: accepted)))
-            return accepted.futureResult.flatMap { [self] in whenReadingResumed(on: eventLoop) }
+            let readiness = TransportReadiness()
+            sink.transportDidReceiveBodyChunk(Data(buffer.readableBytesView), readiness: readiness)
+            // Most consumers take a chunk at once: then no wait is made for it.
+            var accepted: EventLoopPromise<Void>?
+            let answer = readiness.attach {
+                let promise = eventLoop.makePromise(of: Void.self)
+                accepted = promise
+                return PromiseReadiness(promise: promise)
+            }
+            switch answer {
+            case .some(nil):
+                return whenReadingResumed(on: eventLoop)
+            case let .some(error?):
+                return eventLoop.makeFailedFuture(error)
+            case .none:
+                guard let accepted else { return eventLoop.makeFailedFuture(AFError.explicitlyCancelled) }
+                return accepted.futureResult.flatMap { [self] in whenReadingResumed(on: eventLoop) }
+            }
         }
     }
 
