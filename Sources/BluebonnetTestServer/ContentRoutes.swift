@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// Fixed documents and encodings: `/json`, `/xml`, `/html`, `/encoding/utf8`, `/base64/{value}`, `/image/{format}`,
-/// `/gzip`, `/deflate`.
+/// `/gzip`, `/deflate`, `/brotli`, `/zstd`, `/encoded`.
 enum ContentRoutes {
     static func respond(_ call: HTTPBinCall, kind: String, argument: String?) -> Response {
         switch kind {
@@ -37,9 +38,61 @@ enum ContentRoutes {
             }
             return HTTPBinResponses.bytes(
                 compressed, contentType: "application/json", headers: [("Content-Encoding", kind)])
+        case "brotli", "zstd":
+            var echo = call.getEcho
+            echo.removeValue(forKey: "args")
+            echo.removeValue(forKey: "url")
+            echo[kind] = true
+            echo["method"] = call.method
+            let plain =
+                (try? JSONSerialization.data(
+                    withJSONObject: echo, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            let coding = kind == "brotli" ? "br" : "zstd"
+            return HTTPBinResponses.bytes(
+                StoredCodings.encode(plain, codings: [coding]) ?? Data(), contentType: "application/json",
+                headers: [("Content-Encoding", coding)])
+        case "encoded":
+            return encoded(call)
         default:
             return HTTPBinResponses.notFound()
         }
+    }
+
+    /// `/encoded?codings=gzip,br`: the request's body with the codings applied in order and named in
+    /// `Content-Encoding`; with `raw=1` the body is taken as already coded (a reference encoder's output) and sent as
+    /// it came. `chunk=N` sends it in chunks of N bytes, so the client meets the stream cut anywhere.
+    static func encoded(_ call: HTTPBinCall) -> Response {
+        let codings = (call.queryValue("codings") ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        let body: Data
+        if call.queryValue("raw") == "1" {
+            body = call.body
+        } else {
+            guard let coded = StoredCodings.encode(call.body, codings: codings) else {
+                return HTTPBinResponses.badRequest("Unknown coding in \(codings)")
+            }
+            body = coded
+        }
+        let header = codings.joined(separator: ", ")
+        guard let chunk = call.queryValue("chunk").flatMap(Int.init), chunk > 0 else {
+            return HTTPBinResponses.bytes(
+                body, contentType: "application/octet-stream", headers: [("Content-Encoding", header)])
+        }
+        var fields = HTTPFields()
+        fields[.contentType] = "application/octet-stream"
+        fields[.contentEncoding] = header
+        return Response(
+            status: .ok, headers: fields,
+            body: ResponseBody { writer in
+                var offset = body.startIndex
+                while offset < body.endIndex {
+                    let end = min(offset + chunk, body.endIndex)
+                    try await writer.write(ByteBuffer(bytes: body[offset..<end]))
+                    offset = end
+                }
+                try await writer.finish(nil)
+            })
     }
 
     /// `/json-array/{n}`: a JSON array of `n` records (`id`, `name`, `score`, `tags`), the same bytes every time,

@@ -44,7 +44,7 @@ struct HTTPBinRouter: Sendable {
             ("download", _), ("slices", _):
             return try await BodyRoutes.respond(call, kind: first, argument: argument)
         case ("json", _), ("xml", _), ("html", _), ("encoding", _), ("base64", _), ("image", _), ("gzip", _),
-            ("deflate", _):
+            ("deflate", _), ("brotli", _), ("zstd", _), ("encoded", _):
             return ContentRoutes.respond(call, kind: first, argument: argument)
         case ("sse", _):
             return ServerSentEventsRoute.respond(call)

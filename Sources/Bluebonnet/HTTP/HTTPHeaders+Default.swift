@@ -9,9 +9,12 @@ extension HTTPHeaders {
 }
 
 extension HTTPHeader {
-    /// The `Accept-Encoding` Bluebonnet sends: only what the transport really decodes (gzip and deflate), so a
-    /// server never answers with an encoding that would reach the caller still compressed.
-    public static let defaultAcceptEncoding: HTTPHeader = .acceptEncoding(["gzip", "deflate"].qualityEncoded())
+    /// The `Accept-Encoding` Bluebonnet sends: only what the transport really decodes, so a server never answers with
+    /// an encoding that would reach the caller still compressed. Brotli first, as Apple's URLSession (and so Alamofire
+    /// on Apple platforms) asks for it; then zstd, then gzip and deflate:
+    /// `br;q=1.0, zstd;q=0.9, gzip;q=0.8, deflate;q=0.7`.
+    public static let defaultAcceptEncoding: HTTPHeader = .acceptEncoding(
+        ["br", "zstd", "gzip", "deflate"].qualityEncoded())
 
     /// The `Accept-Language` built from the process locale (`Locale.preferredLanguages`, else `LC_ALL`/`LANG`),
     /// at most six languages with descending quality.
@@ -19,17 +22,19 @@ extension HTTPHeader {
         ProcessLocale.preferredLanguages().prefix(6).qualityEncoded()
     )
 
-    /// The `User-Agent`: executable name and version (when the bundle knows it), the OS, then `Bluebonnet/<version>`.
+    /// The `User-Agent`, in Alamofire's layout: the executable and its version, its bundle identifier and build (each
+    /// `Unknown` when the bundle does not say, as on Linux it usually does not), the OS, then `Bluebonnet/<version>`.
     ///
-    /// Example: `bonnet/1.2 (Linux 6.1.0) Bluebonnet/0.1.0`.
+    /// Example: `bonnet/Unknown (Unknown; build:Unknown; Linux 6.1.0) Bluebonnet/0.1.0`.
     public static let defaultUserAgent: HTTPHeader = {
         let info = Bundle.main.infoDictionary
         let executable =
             (info?["CFBundleExecutable"] as? String)
             ?? CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent }
             ?? ProcessInfo.processInfo.processName
-        let version = info?["CFBundleShortVersionString"] as? String
-        let product = version.map { "\(executable)/\($0)" } ?? executable
+        let version = info?["CFBundleShortVersionString"] as? String ?? "Unknown"
+        let bundle = info?["CFBundleIdentifier"] as? String ?? "Unknown"
+        let build = info?["CFBundleVersion"] as? String ?? "Unknown"
         let os = ProcessInfo.processInfo.operatingSystemVersion
         let osName: String
         #if os(Linux)
@@ -42,7 +47,9 @@ extension HTTPHeader {
         osName = "Unknown"
         #endif
         let osVersion = "\(os.majorVersion).\(os.minorVersion).\(os.patchVersion)"
-        return .userAgent("\(product) (\(osName) \(osVersion)) Bluebonnet/\(bluebonnetVersion)")
+        return .userAgent(
+            "\(executable)/\(version) (\(bundle); build:\(build); \(osName) \(osVersion)) Bluebonnet/\(bluebonnetVersion)"
+        )
     }()
 }
 

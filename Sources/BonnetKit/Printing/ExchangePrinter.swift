@@ -118,10 +118,6 @@ struct ExchangePrinter {
             let host = headers.value(for: "Host") ?? "\(url.host ?? "")\(port)"
             headers.remove(name: "Host")
             let chunked = plan.options.body.chunked && sent.httpBody?.isEmpty == false
-            // AsyncHTTPClient asks for gzip and deflate itself when the request names no encoding.
-            if headers.value(for: "Accept-Encoding") == nil {
-                headers.add(name: "Accept-Encoding", value: "deflate, gzip")
-            }
             if chunked {
                 headers.remove(name: "Content-Length")
                 headers.update(name: "Transfer-Encoding", value: "chunked")

@@ -39,6 +39,10 @@ enum FuzzTarget: String, CaseIterable {
     case websocketFrames = "websocket-frames"
     /// A server's `Sec-WebSocket-Extensions` answer, and a compressed message inflated within a limit.
     case websocketExtensions = "websocket-extensions"
+    /// A `Content-Encoding: zstd` body through `ZstdDecoder`, however it is cut into chunks.
+    case zstdDecoding = "zstd-decoding"
+    /// A brotli body decoded whole and in chunks its own bytes size: the same output and error, within a limit.
+    case brotliDecoding = "brotli-decoding"
 
     /// The target named by `BLUEBONNET_FUZZ_TARGET`, read once.
     static let selected: FuzzTarget = {
@@ -67,6 +71,8 @@ enum FuzzTarget: String, CaseIterable {
         case .cookieBatches: Self.cookieBatches(data)
         case .websocketFrames: Self.websocketFrames(data)
         case .websocketExtensions: Self.websocketExtensions(data)
+        case .zstdDecoding: Self.zstdDecoding(data)
+        case .brotliDecoding: Self.brotliDecoding(data)
         }
     }
 
@@ -400,5 +406,99 @@ enum FuzzTarget: String, CaseIterable {
             let value = answered.value(forHTTPHeaderField: "Authorization") ?? ""
             precondition(HeaderValidator.isValidValue(value), "an answer with a line break: \(value)")
         }
+    }
+
+    /// The first byte chooses how the rest, a zstd body, is cut: bit 7 set, one byte at a time; otherwise pieces of
+    /// 1 to `4 × (bits 0–6 + 1)` bytes from a generator it seeds. The body is decoded whole and cut, under a 1 MiB
+    /// window and a 1 MiB output limit: neither way passes the limit, and both give the same bytes and the same error.
+    static func zstdDecoding(_ data: Data) {
+        guard let options = data.first else { return }
+        let body = Array(data.dropFirst())
+        let limit = 1 << 20
+        struct OverLimit: Error {}
+        func decode(_ nextSize: () -> Int) -> (output: [UInt8], error: String?) {
+            var decoder = ZstdDecoder(maximumWindowSize: 1 << 20)
+            var output: [UInt8] = []
+            do {
+                try body.withUnsafeBytes { bytes in
+                    var index = 0
+                    repeat {
+                        let end = min(bytes.count, index + max(1, nextSize()))
+                        try decoder.decode(UnsafeRawBufferPointer(rebasing: bytes[index..<end])) { chunk in
+                            guard output.count + chunk.count <= limit else { throw OverLimit() }
+                            output.append(contentsOf: chunk)
+                        }
+                        index = end
+                    } while index < bytes.count
+                }
+                try decoder.finish()
+                return (output, nil)
+            } catch {
+                return (output, String(describing: error))
+            }
+        }
+        let whole = decode { Int.max }
+        var state = UInt64(options) &* 0x9E37_79B9_7F4A_7C15 | 1
+        let largest = 4 * (Int(options & 0x7F) + 1)
+        let cut = decode {
+            if options & 0x80 != 0 { return 1 }
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % largest + 1
+        }
+        precondition(whole.output.count <= limit && cut.output.count <= limit, "the output passed its limit")
+        precondition(whole.output == cut.output, "cutting the body changed the decoded bytes")
+        precondition(whole.error == cut.error, "cutting the body changed the error")
+    }
+
+    /// The body is a brotli stream, decoded whole and again in chunks of 1...64 bytes that its own bytes choose, with a
+    /// 1 MiB output limit and a 4 MiB window limit. Both ways make the same output and end with the same error (or
+    /// none); when one reaches the limit both do, and the shorter output begins the longer. No chunk handed over is
+    /// longer than the decoder's output chunk, and nothing passes the limit.
+    private static func brotliDecoding(_ data: Data) {
+        let stream = [UInt8](data)
+        let limit = 1 << 20
+        let whole = decodeBrotli(stream, limit: limit) { _ in stream.count }
+        let split = decodeBrotli(stream, limit: limit) { index in 1 + Int(stream[index % stream.count] & 0x3F) }
+        precondition(whole.output.count <= limit && split.output.count <= limit, "output passed the limit")
+        if whole.reachedLimit || split.reachedLimit {
+            precondition(whole.reachedLimit && split.reachedLimit, "only one chunking reached the output limit")
+            let common = min(whole.output.count, split.output.count)
+            precondition(whole.output.prefix(common) == split.output.prefix(common), "chunking changed the output")
+        } else {
+            precondition(whole.output == split.output, "chunking changed the output")
+            precondition(whole.error == split.error, "chunking changed the error")
+        }
+    }
+
+    private struct BrotliOutputLimit: Error {}
+
+    /// Decodes `stream` in chunks of the sizes `size(start)` gives, stopping at `limit` output bytes.
+    private static func decodeBrotli(
+        _ stream: [UInt8], limit: Int, size: (Int) -> Int
+    ) -> (output: [UInt8], error: ContentDecodingError?, reachedLimit: Bool) {
+        var decoder = BrotliDecoder(maximumWindowSize: 4 << 20)
+        var output: [UInt8] = []
+        var start = 0
+        do {
+            while start < stream.count {
+                let end = min(stream.count, start + max(1, size(start)))
+                try stream[start..<end].withUnsafeBytes { chunk in
+                    try decoder.decode(chunk) { piece in
+                        precondition(piece.count <= BrotliDecoder.outputChunk, "an output chunk is too long")
+                        guard output.count + piece.count <= limit else { throw BrotliOutputLimit() }
+                        output.append(contentsOf: piece)
+                    }
+                }
+                start = end
+            }
+            try decoder.finish()
+        } catch is BrotliOutputLimit {
+            return (output, nil, true)
+        } catch let error as ContentDecodingError {
+            return (output, error, false)
+        } catch {
+            preconditionFailure("the brotli decoder threw \(error)")
+        }
+        return (output, nil, false)
     }
 }

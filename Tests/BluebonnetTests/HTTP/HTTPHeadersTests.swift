@@ -18,10 +18,14 @@ final class HTTPHeadersTests: XCTestCase {
 
     func testDefaultHeadersDescribeTheEngineAndTheProcess() {
         let headers = HTTPHeaders.default
-        XCTAssertEqual(headers["Accept-Encoding"], "gzip;q=1.0, deflate;q=0.9")
+        XCTAssertEqual(headers["Accept-Encoding"], "br;q=1.0, zstd;q=0.9, gzip;q=0.8, deflate;q=0.7")
         let agent = headers["User-Agent"] ?? ""
         XCTAssertTrue(agent.hasSuffix(") Bluebonnet/\(bluebonnetVersion)"), agent)
-        XCTAssertTrue(agent.contains("(Linux ") || agent.contains("(macOS "), agent)
+        XCTAssertTrue(agent.contains("; Linux ") || agent.contains("; macOS "), agent)
+        // Alamofire's layout: the executable always has a version, `Unknown` when its bundle does not say.
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").lastPathComponent
+        XCTAssertTrue(agent.hasPrefix("\(executable)/"), agent)
+        XCTAssertTrue(agent.contains("; build:"), agent)
         XCTAssertNotNil(headers["Accept-Language"])
     }
 

@@ -17,7 +17,7 @@ final class SessionRequestTests: ServerTestCase {
     func testDefaultHeadersReachTheServer() async throws {
         let data = try await session.request(url("/headers")).serializingData().value
         let headers = try XCTUnwrap(try json(data)["headers"] as? [String: String])
-        XCTAssertEqual(headers["Accept-Encoding"], "gzip;q=1.0, deflate;q=0.9")
+        XCTAssertEqual(headers["Accept-Encoding"], "br;q=1.0, zstd;q=0.9, gzip;q=0.8, deflate;q=0.7")
         XCTAssertTrue(
             headers["User-Agent"]?.hasSuffix("Bluebonnet/\(bluebonnetVersion)") == true, headers["User-Agent"] ?? "")
         XCTAssertNotNil(headers["Accept-Language"])

@@ -31,6 +31,8 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         /// A streamed chunk is with the sink, which has not asked for more yet: the wait is the consumer's, not the
         /// server's, so the idle timer does not count it.
         var awaitingConsumer = false
+        /// The body's content codings, undone as it arrives.
+        var decoding: ResponseBodyDecoding?
     }
 
     private let url: URL
@@ -237,6 +239,14 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             case (2, _): "h2"
             case let (major, minor): "http/\(major).\(minor)"
             }
+        let decoding: ResponseBodyDecoding?
+        do {
+            decoding = try ResponseBodyDecoding(
+                contentEncoding: head.headers["content-encoding"].joined(separator: ", ").nilIfEmpty,
+                ratioLimit: AsyncHTTPClientTransport.decompressionRatioLimit)
+        } catch {
+            return task.eventLoop.makeFailedFuture(error)
+        }
         let reply = sink.transportDidReceiveResponse(
             response, expectedBodyLength: expected, encodedBodyLength: encoded,
             protocolName: protocolName, setCookieFields: head.headers["set-cookie"])
@@ -253,6 +263,7 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             state.lastActivity = .now()
             state.body = Data()
             state.streams = streams
+            state.decoding = decoding
             if let reserve, reserve > 0 { state.body.reserveCapacity(reserve) }
         }
         if tooLarge, let limit {
@@ -272,6 +283,24 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        guard let decoding = state.read({ $0.decoding }) else { return receive(task: task, buffer, decoded: nil) }
+        // Decoded here, on the event loop, as NIO's gzip decoder did before: bounded by the ratio limit per byte.
+        var decoded = Data()
+        do {
+            try buffer.withUnsafeReadableBytes { bytes in
+                try decoding.decode(bytes) { decoded.append(contentsOf: $0) }
+            }
+        } catch {
+            return task.eventLoop.makeFailedFuture(error)
+        }
+        // Nothing to hand over yet (the decoder waits for the rest of a unit): read on.
+        if decoded.isEmpty { return task.eventLoop.makeSucceededVoidFuture() }
+        return receive(task: task, buffer, decoded: decoded)
+    }
+
+    /// Takes the body's next bytes: `decoded` when the body is decoded here, else `buffer` as it came.
+    private func receive(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer, decoded: Data?) -> EventLoopFuture<Void> {
+        let count = decoded?.count ?? buffer.readableBytes
         enum Next { case `continue`, wait(EventLoopPromise<Void>), tooLarge(limit: Int64), stream, ended }
         let next = state.write { state -> Next in
             // The attempt was ended by the timer before AsyncHTTPClient cancelled the task.
@@ -281,12 +310,16 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
                 state.awaitingConsumer = true
                 return .stream
             }
-            if let maximumBodySize, Int64(state.body.count) + Int64(buffer.readableBytes) > maximumBodySize {
+            if let maximumBodySize, Int64(state.body.count) + Int64(count) > maximumBodySize {
                 // Dropped at once, not when the error arrives: the limit bounds memory, not only the result.
                 state.body = Data()
                 return .tooLarge(limit: maximumBodySize)
             }
-            buffer.withUnsafeReadableBytes { state.body.append(contentsOf: $0) }
+            if let decoded {
+                state.body.append(decoded)
+            } else {
+                buffer.withUnsafeReadableBytes { state.body.append(contentsOf: $0) }
+            }
             state.lastActivity = .now()
             guard state.suspended else { return .continue }
             let promise = task.eventLoop.makePromise(of: Void.self)
@@ -295,10 +328,10 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         }
         switch next {
         case .continue:
-            sink.transportDidReceiveBodyBytes(buffer.readableBytes)
+            sink.transportDidReceiveBodyBytes(count)
             return task.eventLoop.makeSucceededVoidFuture()
         case let .wait(promise):
-            sink.transportDidReceiveBodyBytes(buffer.readableBytes)
+            sink.transportDidReceiveBodyBytes(count)
             return promise.futureResult
         case let .tooLarge(limit):
             return task.eventLoop.makeFailedFuture(Self.bodyTooLarge(limit: limit))
@@ -306,9 +339,9 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             return task.eventLoop.makeFailedFuture(HTTPClientError.readTimeout)
         case .stream:
             let eventLoop = task.eventLoop
-            sink.transportDidReceiveBodyBytes(buffer.readableBytes)
+            sink.transportDidReceiveBodyBytes(count)
             let readiness = TransportReadiness()
-            sink.transportDidReceiveBodyChunk(Data(buffer.readableBytesView), readiness: readiness)
+            sink.transportDidReceiveBodyChunk(decoded ?? Data(buffer.readableBytesView), readiness: readiness)
             // Most consumers take a chunk at once: then no wait is made for it.
             var accepted: EventLoopPromise<Void>?
             let answer = readiness.attach {
@@ -342,6 +375,12 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        // A coded body that stopped inside its stream is cut short, not complete.
+        do {
+            try state.read({ $0.decoding })?.finish()
+        } catch {
+            return fail(with: error)
+        }
         let finished = state.write { state -> (Data, EventLoopPromise<Void>?)? in
             guard !state.completed else { return nil }
             state.completed = true

@@ -11,7 +11,7 @@ import FoundationNetworking
 #endif
 
 /// The default engine: one `HTTPClient` per `Session`, redirects off (the `Request` follows them itself so a
-/// `RedirectHandler` sees every hop), gzip/deflate decoding with a ratio limit.
+/// `RedirectHandler` sees every hop), gzip, deflate, brotli and zstd decoding with a ratio limit.
 final class AsyncHTTPClientTransport: HTTPTransport {
     /// Decompressed bytes allowed per compressed byte, so a tiny gzip bomb cannot fill memory.
     static let decompressionRatioLimit = 200
@@ -75,7 +75,9 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         var config = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: HTTPClient.Configuration.Timeout(connect: Self.timeAmount(connectTimeout), read: nil),
-            decompression: .enabled(limit: .ratio(Self.decompressionRatioLimit))
+            // Decoded by the response delegate (`ResponseBodyDecoding`), which also decodes brotli and zstd and undoes
+            // stacked codings in order: NIO's decoder reads only the first coding named.
+            decompression: .disabled
         )
         // Bluebonnet traces each request and hop itself (`Observability/`): AsyncHTTPClient's own span per underlying
         // request would be a duplicate with no parent, and with no tracer bootstrapped it still costs a no-op span
