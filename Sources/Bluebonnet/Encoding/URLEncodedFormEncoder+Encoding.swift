@@ -19,14 +19,15 @@ struct FormValueEncoder: Encoder {
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    // Containers are paths, as in Alamofire: making one changes nothing; the node becomes an object when a key is
+    // written through it, an array when an element is appended (a node of the other kind is replaced then).
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if case .object = node.value {} else { node.value = .object([]) }
-        return KeyedEncodingContainer(FormKeyedContainer<Key>(encoder: self))
+        KeyedEncodingContainer(FormKeyedContainer<Key>(encoder: self))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        if case .array = node.value {} else { node.value = .array([]) }
-        return FormUnkeyedContainer(encoder: self)
+        FormUnkeyedContainer(encoder: self)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -76,7 +77,8 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     private func childNode(named name: String) -> FormNode {
-        guard case var .object(pairs) = encoder.node.value else { return FormNode() }
+        var pairs: [(key: String, node: FormNode)] = []
+        if case let .object(existing) = encoder.node.value { pairs = existing }
         if let existing = pairs.first(where: { $0.key == name }) { return existing.node }
         let node = FormNode()
         pairs.append((name, node))
@@ -127,8 +129,9 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         encoder.child(childNode(for: key), key: key).unkeyedContainer()
     }
 
+    /// An encoder for this container's own node, as Alamofire's is: a superclass's values sit beside the subclass's.
     mutating func superEncoder() -> any Encoder {
-        encoder.child(childNode(named: "super"), key: FormIndexKey(stringValue: "super"))
+        encoder
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
@@ -147,7 +150,8 @@ struct FormUnkeyedContainer: UnkeyedEncodingContainer {
 
     private func appendNode() -> (FormNode, FormIndexKey) {
         let node = FormNode()
-        guard case var .array(nodes) = encoder.node.value else { return (node, FormIndexKey(intValue: 0)) }
+        var nodes: [FormNode] = []
+        if case let .array(existing) = encoder.node.value { nodes = existing }
         let key = FormIndexKey(intValue: nodes.count)
         nodes.append(node)
         encoder.node.value = .array(nodes)
@@ -176,9 +180,9 @@ struct FormUnkeyedContainer: UnkeyedEncodingContainer {
         return encoder.child(node, key: key).unkeyedContainer()
     }
 
+    /// An encoder for the array's own node, as Alamofire's is.
     mutating func superEncoder() -> any Encoder {
-        let (node, key) = appendNode()
-        return encoder.child(node, key: key)
+        encoder
     }
 }
 
@@ -245,10 +249,17 @@ struct FormSerializer {
         case let .string(string):
             return "\(escape(key))=\(escape(string))"
         case let .array(nodes):
-            // Elements keep their order even when pairs are alphabetized: `a[]=9&a[]=10` sorted would reorder the
-            // array the server rebuilds.
-            let segments = nodes.enumerated().compactMap { index, child in
+            // Alphabetized by key, as Alamofire orders elements of different shapes (`a[][]` before `a[]=` before
+            // `a[][x]`), but stably: elements under the same key keep their order, where sorting whole pairs (as
+            // Alamofire does) would send `[9, 10]` as `a[]=10&a[]=9` and reorder the array the server rebuilds.
+            var segments = nodes.enumerated().compactMap { index, child in
                 serialize(child, forKey: options.arrayEncoding.encode(key, atIndex: index))
+            }
+            if options.alphabetizeKeyValuePairs {
+                segments = segments.enumerated().sorted { first, second in
+                    let (one, other) = (Self.sortKey(first.element), Self.sortKey(second.element))
+                    return one == other ? first.offset < second.offset : one < other
+                }.map(\.element)
             }
             return segments.isEmpty ? nil : segments.joined(separator: "&")
         case let .object(pairs):
@@ -258,6 +269,13 @@ struct FormSerializer {
             if options.alphabetizeKeyValuePairs { segments.sort() }
             return segments.isEmpty ? nil : segments.joined(separator: "&")
         }
+    }
+
+    /// What an element is ordered by: its first pair's key with the `=` after it, so that a key that continues
+    /// (`a[][]`) sorts before the same key ending (`a[]=`), as whole pairs compare.
+    private static func sortKey(_ segment: String) -> Substring {
+        guard let equals = segment.firstIndex(of: "=") else { return segment[...] }
+        return segment[...equals]
     }
 
     func escape(_ string: String) -> String {

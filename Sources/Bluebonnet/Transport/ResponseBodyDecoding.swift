@@ -31,11 +31,11 @@ final class ResponseBodyDecoding: @unchecked Sendable {
     private var compressedBytes = 0
     private var decodedBytes = 0
 
-    /// The codings of `contentEncoding` (`gzip`, `x-gzip`, `deflate`, `br`, `zstd`; `identity` is skipped), or `nil`
-    /// when there is nothing to decode or a coding is not one of these.
+    /// The chain for `contentEncoding`'s codings (`gzip`, `x-gzip`, `deflate`, `br`, `zstd`; `identity` is skipped),
+    /// or `nil` when there is nothing to decode or a coding is not one of these. Nothing is allocated for `nil`.
     ///
     /// - Throws: An `AFError` when more than `maximumCodings` are stacked.
-    init?(contentEncoding: String?, ratioLimit: Int) throws(AFError) {
+    static func make(contentEncoding: String?, ratioLimit: Int) throws(AFError) -> ResponseBodyDecoding? {
         guard let contentEncoding else { return nil }
         let codings = contentEncoding.split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
@@ -49,10 +49,15 @@ final class ResponseBodyDecoding: @unchecked Sendable {
         }
         do {
             // Applied in order, so undone in reverse.
-            stages = try codings.reversed().map { Stage(try Self.decoder(for: $0)) }
+            return ResponseBodyDecoding(
+                stages: try codings.reversed().map { Stage(try Self.decoder(for: $0)) }, ratioLimit: ratioLimit)
         } catch {
             throw Self.failure(error)
         }
+    }
+
+    private init(stages: [Stage], ratioLimit: Int) {
+        self.stages = stages
         self.ratioLimit = ratioLimit
     }
 

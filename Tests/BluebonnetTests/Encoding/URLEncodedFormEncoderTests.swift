@@ -56,10 +56,12 @@ final class URLEncodedFormEncoderTests: XCTestCase {
             "root%5B%5D%5B%5D=1&root%5B%5D%5B%5D=2&root%5B%5D%5Ba%5D%5Bs%5D=text")
     }
 
+    /// `superEncoder()` writes into the container's own node, as Alamofire's does (no `super[…]` key): the
+    /// superclass's `one` and `two` land where they already are.
     func testSuperclassesEncodeIntoTheSameContainerAndThroughSuperEncoders() throws {
         XCTAssertEqual(
             try encode(Derived()),
-            "base%5Bone%5D=one&base%5Btwo%5D=2&one=one&super%5Bone%5D=one&super%5Btwo%5D=2&three%5B%5D=3&three%5B%5D=4&two=2"
+            "base%5Bone%5D=one&base%5Btwo%5D=2&one=one&three%5B%5D=3&three%5B%5D=4&two=2"
         )
     }
 
@@ -194,5 +196,77 @@ final class URLEncodedFormEncoderTests: XCTestCase {
         let query = try URLEncodedFormParameterEncoder(destination: .queryString).encode(["a": "b"], into: post)
         XCTAssertEqual(query.url?.query, "x=1&a=b")
         XCTAssertNil(query.httpBody)
+    }
+}
+
+/// Hand-written `encode(to:)`s, as Alamofire's own tests write them: containers are paths, `superEncoder()` writes into
+/// the container's own node, and an array's elements are ordered by key.
+final class URLEncodedFormManualEncodingTests: XCTestCase {
+    private class Base: Encodable {
+        let one = "one"
+        let two = 2
+    }
+
+    private final class Derived: Base {
+        let four = [1, 2, 3]
+        let five = ["a": "a", "b": "b"]
+
+        private enum Keys: String, CodingKey { case four, five }
+
+        override func encode(to encoder: any Encoder) throws {
+            var keyed = encoder.container(keyedBy: Keys.self)
+            try keyed.encode(four, forKey: .four)
+            try keyed.encode(five, forKey: .five)
+            // Into this container's own node: `four` becomes "one".
+            var sameNode = keyed.superEncoder().container(keyedBy: Keys.self)
+            try sameNode.encode(one, forKey: .four)
+            // Into `four`, which becomes an object.
+            var atFour = keyed.superEncoder(forKey: .four).container(keyedBy: Keys.self)
+            try atFour.encode(two, forKey: .five)
+            // An unkeyed container at `four` changes nothing until an element is appended; its super encoder writes
+            // into `four` itself.
+            var array = keyed.nestedUnkeyedContainer(forKey: .four)
+            var fromArray = array.superEncoder().container(keyedBy: Keys.self)
+            try fromArray.encode(one, forKey: .four)
+        }
+    }
+
+    private struct Nested: Encodable {
+        private enum Root: String, CodingKey { case root }
+        private enum Keys: String, CodingKey { case a, b }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Root.self)
+            var object = container.nestedContainer(keyedBy: Keys.self, forKey: .root)
+            try object.encode(["string": "string"], forKey: .a)
+            // `root` becomes an array when the first element is appended.
+            var array = container.nestedUnkeyedContainer(forKey: .root)
+            try array.encode([1, 2, 3])
+            var element = array.nestedContainer(keyedBy: Keys.self)
+            try element.encode(["string": "string"], forKey: .a)
+            var inner = array.nestedUnkeyedContainer()
+            try inner.encode([1, 2, 3])
+        }
+    }
+
+    func testSuperEncodersWriteIntoTheContainersOwnNode() throws {
+        let expected = "five%5Ba%5D=a&five%5Bb%5D=b&four%5Bfive%5D=2&four%5Bfour%5D=one"
+        XCTAssertEqual(try URLEncodedFormEncoder().encode(Derived()), expected)
+        XCTAssertEqual(try URLEncodedFormEncoder(arrayEncoding: .indexInBrackets).encode(Derived()), expected)
+    }
+
+    func testNestedArraysAreOrderedByKeyAsAlamofireOrdersThem() throws {
+        XCTAssertEqual(
+            try URLEncodedFormEncoder().encode(Nested()),
+            "root%5B%5D%5B%5D%5B%5D=1&root%5B%5D%5B%5D%5B%5D=2&root%5B%5D%5B%5D%5B%5D=3&root%5B%5D%5B%5D=1"
+                + "&root%5B%5D%5B%5D=2&root%5B%5D%5B%5D=3&root%5B%5D%5Ba%5D%5Bstring%5D=string")
+        XCTAssertEqual(
+            try URLEncodedFormEncoder(arrayEncoding: .indexInBrackets).encode(Nested()),
+            "root%5B0%5D%5B0%5D=1&root%5B0%5D%5B1%5D=2&root%5B0%5D%5B2%5D=3&root%5B1%5D%5Ba%5D%5Bstring%5D=string"
+                + "&root%5B2%5D%5B0%5D%5B0%5D=1&root%5B2%5D%5B0%5D%5B1%5D=2&root%5B2%5D%5B0%5D%5B2%5D=3")
+    }
+
+    func testValuesUnderOneKeyKeepTheirOrder() throws {
+        XCTAssertEqual(try URLEncodedFormEncoder().encode(["a": [9, 10, 1]]), "a%5B%5D=9&a%5B%5D=10&a%5B%5D=1")
     }
 }

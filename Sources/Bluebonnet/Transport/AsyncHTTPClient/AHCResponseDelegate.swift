@@ -239,13 +239,15 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             case (2, _): "h2"
             case let (major, minor): "http/\(major).\(minor)"
             }
-        let decoding: ResponseBodyDecoding?
-        do {
-            decoding = try ResponseBodyDecoding(
-                contentEncoding: head.headers["content-encoding"].joined(separator: ", ").nilIfEmpty,
-                ratioLimit: AsyncHTTPClientTransport.decompressionRatioLimit)
-        } catch {
-            return task.eventLoop.makeFailedFuture(error)
+        var decoding: ResponseBodyDecoding?
+        if head.headers.contains(name: "content-encoding") {
+            do {
+                decoding = try ResponseBodyDecoding.make(
+                    contentEncoding: head.headers["content-encoding"].joined(separator: ", "),
+                    ratioLimit: AsyncHTTPClientTransport.decompressionRatioLimit)
+            } catch {
+                return task.eventLoop.makeFailedFuture(error)
+            }
         }
         let reply = sink.transportDidReceiveResponse(
             response, expectedBodyLength: expected, encodedBodyLength: encoded,
