@@ -123,14 +123,11 @@ extension Request {
             context.logger?.debug("retrying", metadata: logMetadata(metadata))
             didReceiveBody(nil)
             eventMonitor?.requestIsRetrying(self)
-            guard let delay else {
-                underlyingQueue.async { [self] in createURLRequest() }
-                return
-            }
-            // A timer, not a blocked thread: cancelling meanwhile completes the request at once, and this finds the
-            // machine moved on.
-            underlyingQueue.asyncAfter(deadline: .now() + max(0, delay)) { [self] in
-                if mutableState.write({ $0.machine.retryDelayDidElapse() }) { createURLRequest() }
+            // Through the session, as Alamofire's `RequestDelegate` has it; by itself when the session is gone.
+            if let delegate = lifecycleDelegate {
+                delegate.retryRequest(self, withDelay: delay)
+            } else {
+                sendRetry(after: delay)
             }
         case let .finish(outcome, body):
             if !outcome.validated { didReceiveBody(body) }
@@ -430,14 +427,32 @@ extension Request {
         }
     }
 
-    /// Asks the retrier about `error`; runs on `underlyingQueue`.
+    /// Asks the retriers about `error`, through the session (`RequestDelegate.retryResult(for:dueTo:completion:)`);
+    /// runs on `underlyingQueue`.
     func askRetrier(about error: AFError) {
-        guard let retrier, let session else {
+        guard let delegate = lifecycleDelegate, retrier != nil else {
             settleRetry(.doNotRetry)
             return
         }
-        Confinement.assertOffEventLoop("A request retrier")
-        retrier.retry(self, for: session, dueTo: error) { [self] result in settleRetry(result) }
+        delegate.retryResult(for: self, dueTo: error) { [self] result in settleRetry(result) }
+    }
+
+    /// Sends the request again once its machine decided so: after `delay`, or at once. A timer, not a blocked thread:
+    /// cancelling meanwhile completes the request at once, and this finds the machine moved on. A request whose
+    /// machine is not waiting to retry is left as it is.
+    func sendRetry(after delay: TimeInterval?) {
+        guard let delay else {
+            underlyingQueue.async { [self] in
+                if mutableState.write({ $0.machine.takeRetrySend() }) { createURLRequest() }
+            }
+            return
+        }
+        underlyingQueue.asyncAfter(deadline: .now() + max(0, delay)) { [self] in
+            let elapsed = mutableState.write { state in
+                state.machine.awaitsRetryDelay && state.machine.retryDelayDidElapse()
+            }
+            if elapsed { createURLRequest() }
+        }
     }
 
     private func settleRetry(_ result: RetryResult) {

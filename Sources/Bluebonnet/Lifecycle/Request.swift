@@ -518,7 +518,7 @@ public class Request: @unchecked Sendable {
     /// run, on `serializationQueue` unless everything queued is cheap and non-blocking. Reached only through the
     /// executor's `.finish`.
     func finish(_ outcome: RequestStateMachine.Outcome) {
-        lifecycleDelegate?.requestDidEnd(self)
+        lifecycleDelegate?.cleanup(after: self)
         let now = Timeline.now()
         let cleanupBlocks = self.cleanupBlocks
         let error = outcome.error

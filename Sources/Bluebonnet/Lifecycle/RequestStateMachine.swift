@@ -585,6 +585,10 @@ struct RequestStateMachine {
         case .doNotRetry:
             return complete(error: original, body: nil, validated: true)
         case let .doNotRetryWithError(error):
+            // The session's `retryResult(for:dueTo:completion:)` reports a retrier's failure already wrapped.
+            if case .requestRetryFailed? = error as? AFError {
+                return complete(error: error as? AFError, body: nil, validated: true)
+            }
             return complete(
                 error: .requestRetryFailed(retryError: error, originalError: original), body: nil, validated: true)
         }
@@ -601,7 +605,25 @@ struct RequestStateMachine {
         retryCount += 1
         redirectCount = 0
         phase = delay == nil ? .creatingURLRequest : .waitingRetryDelay
+        retrySendPending = delay == nil
         return .retry(after: delay)
+    }
+
+    /// Whether a retry decided to send at once has yet to make its `URLRequest`.
+    private var retrySendPending = false
+
+    /// Takes the retry decided to send at once: `true` once, while the request waits to make its `URLRequest` for it
+    /// (not after a cancel, and not for a second call).
+    mutating func takeRetrySend() -> Bool {
+        guard retrySendPending, case .creatingURLRequest = phase else { return false }
+        retrySendPending = false
+        return true
+    }
+
+    /// Whether the request waits out a retry delay.
+    var awaitsRetryDelay: Bool {
+        if case .waitingRetryDelay = phase { return true }
+        return false
     }
 
     /// The retry delay elapsed; `false` when the request moved on (cancelled meanwhile).

@@ -159,14 +159,42 @@ enum HeaderValidator {
     }
 }
 
-/// What a request knows of the session that made it: Alamofire's `RequestDelegate`, with the members that mean
-/// something over AsyncHTTPClient (Alamofire's `cleanup(after:)`, `retryResult(for:dueTo:completion:)` and
-/// `retryRequest(_:withDelay:)` are the request's own business here).
+/// What a request knows of the session that made it, as Alamofire's `RequestDelegate`: the request calls these as its
+/// lifecycle reaches them.
 public protocol RequestDelegate: AnyObject, Sendable {
     /// The configuration of the session (its headers, cookie storage, cache, timeouts).
     var sessionConfiguration: URLSessionConfiguration { get }
     /// Whether the session starts a request when its first response handler is added.
     var startImmediately: Bool { get }
+
+    /// The request is ready to be performed: its `URLRequest` is made and adapted now, as a session with
+    /// `requestSetup: .eager` does for each request it makes (a request of a `.lazy` session makes it on its first
+    /// `resume()`).
+    ///
+    /// - Parameter request: The `Request`.
+    func readyToPerform(request: Request)
+
+    /// The request ended: the session stops counting it as active.
+    ///
+    /// - Parameter request: The `Request` to clean up after.
+    func cleanup(after request: Request)
+
+    /// Asks the request's retriers (the session's interceptor, then the request's) whether it is sent again after
+    /// `error`; a retrier's own failure is `.doNotRetryWithError(.requestRetryFailed(...))`.
+    ///
+    /// - Parameters:
+    ///   - request:    The `Request` that failed.
+    ///   - error:      Why it failed.
+    ///   - completion: Takes the `RetryResult`, on the session's `rootQueue`.
+    func retryResult(for request: Request, dueTo error: AFError, completion: @escaping @Sendable (RetryResult) -> Void)
+
+    /// Sends the request again, after `timeDelay` when there is one, once its retriers decided so; a request whose
+    /// lifecycle is not waiting for a retry (it was cancelled meanwhile, say) is left as it is.
+    ///
+    /// - Parameters:
+    ///   - request:   The `Request` to send again.
+    ///   - timeDelay: The delay before it is sent, if any.
+    func retryRequest(_ request: Request, withDelay timeDelay: TimeInterval?)
 }
 
 /// What a `Request` tells the `Session` that made it while the session lives.
@@ -176,6 +204,4 @@ protocol RequestLifecycleDelegate: RequestDelegate {
     func requestDidStart(_ request: Request) -> AFError?
     /// A request that ended is sent again (a serializer's retry): it is active again, whatever the session's state.
     func requestDidRestart(_ request: Request)
-    /// The request completed.
-    func requestDidEnd(_ request: Request)
 }

@@ -381,8 +381,37 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
         activity.write { _ = $0.requests.insert(request) }
     }
 
-    func requestDidEnd(_ request: Request) {
+    public func cleanup(after request: Request) {
         activity.write { $0.end(request) }?.resume()
+    }
+
+    public func readyToPerform(request: Request) {
+        if let refusal = requestDidStart(request) { return request.abandon(with: refusal) }
+        request.createURLRequestOnRequestQueue()
+    }
+
+    public func retryResult(
+        for request: Request, dueTo error: AFError, completion: @escaping @Sendable (RetryResult) -> Void
+    ) {
+        guard let retrier = request.retrier else {
+            rootQueue.async { completion(.doNotRetry) }
+            return
+        }
+        request.underlyingQueue.async { [self] in
+            Confinement.assertOffEventLoop("A request retrier")
+            retrier.retry(request, for: self, dueTo: error) { [rootQueue] result in
+                rootQueue.async {
+                    guard case let .doNotRetryWithError(retryError) = result else { return completion(result) }
+                    completion(
+                        .doNotRetryWithError(
+                            AFError.requestRetryFailed(retryError: retryError, originalError: error)))
+                }
+            }
+        }
+    }
+
+    public func retryRequest(_ request: Request, withDelay timeDelay: TimeInterval?) {
+        request.sendRetry(after: timeDelay)
     }
 
     // MARK: - DataRequest
@@ -1051,7 +1080,6 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
     /// its first `resume()`.
     func perform(_ request: Request) {
         guard requestSetup == .eager else { return }
-        if let refusal = requestDidStart(request) { return request.abandon(with: refusal) }
-        request.createURLRequestOnRequestQueue()
+        readyToPerform(request: request)
     }
 }
