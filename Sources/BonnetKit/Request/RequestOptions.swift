@@ -19,7 +19,9 @@ struct BodyOptions: ParsableArguments {
         help: ArgumentHelp("The request body, as given (instead of data items or stdin).", valueName: "data"))
     var raw: String?
 
-    @Flag(name: .long, help: "Do not read a request body from standard input, even when it is not a terminal.")
+    @Flag(
+        name: [.customShort("I"), .long],
+        help: "Do not read a request body from standard input, even when it is not a terminal.")
     var ignoreStdin = false
 
     @Flag(name: .long, help: "Send the body with chunked transfer encoding, without a Content-Length.")
@@ -170,6 +172,13 @@ struct ExchangeOptions: ParsableArguments {
 
     @Option(
         name: .long,
+        help: ArgumentHelp(
+            "The scheme of a URL given without one (http by default; https as the `https` entry point of httpie).",
+            valueName: "scheme"))
+    var defaultScheme: String = "http"
+
+    @Option(
+        name: .long,
         help: "Fail (exit 1) when the response has more header fields than this; 0, the default, is no limit.")
     var maxHeaders: Int = 0
 
@@ -180,6 +189,9 @@ struct ExchangeOptions: ParsableArguments {
         if follow, noFollow { throw ValidationError("--follow and --no-follow contradict each other") }
         if let maxRedirects, maxRedirects < 0 { throw ValidationError("--max-redirects cannot be negative") }
         if maxHeaders < 0 { throw ValidationError("--max-headers cannot be negative") }
+        if defaultScheme.range(of: "^[A-Za-z][A-Za-z0-9+.-]*$", options: .regularExpression) == nil {
+            throw ValidationError("--default-scheme takes a scheme such as http or https, not \(defaultScheme)")
+        }
     }
 }
 

@@ -49,7 +49,7 @@ struct RequestPlan {
         let methodWord = RequestCommand.methodWord(in: words)
         if methodWord != nil { words.removeFirst() }
         guard !words.isEmpty else { throw ValidationError("Give a URL after the method") }
-        let expanded = Self.expandURL(words.removeFirst())
+        let expanded = Self.expandURL(words.removeFirst(), defaultScheme: options.exchange.defaultScheme.lowercased())
         let url = options.exchange.pathAsIs ? expanded : Self.squashingDotSegments(expanded)
         do { items = try RequestItems(words, in: console) } catch { throw ValidationError("\(error)") }
         let hasItemBody = !items.fields.isEmpty || !items.files.isEmpty
@@ -289,16 +289,17 @@ struct RequestPlan {
         }
     }
 
-    /// httpie's shorthands: `:8080/get` is `http://localhost:8080/get`, a bare host gets `http://`.
-    static func expandURL(_ word: String) -> String {
+    /// httpie's shorthands: `:8080/get` is `http://localhost:8080/get`, a bare host gets `http://` (or
+    /// `defaultScheme`, `--default-scheme`).
+    static func expandURL(_ word: String, defaultScheme: String = "http") -> String {
         let url: String
         if word.hasPrefix(":") {
-            url = "http://localhost" + word
+            url = "\(defaultScheme)://localhost" + word
         } else if word.range(of: "^[A-Za-z][A-Za-z0-9+.-]*://", options: .regularExpression) != nil {
             url = word
         } else {
             // `localhost:8095/redirect-to?url=http://x/` has a `://` too, but not as its scheme.
-            url = "http://" + word
+            url = "\(defaultScheme)://" + word
         }
         return escapingWhatNeedsEscaping(url)
     }

@@ -116,3 +116,32 @@ extension BonnetCommandTests {
         XCTAssertFalse(run.output.contains("\u{FFFD}"), run.output)
     }
 }
+
+/// httpie's `--default-scheme` and `-I` (issue 43, "httpie flags still missing").
+extension BonnetCommandTests {
+    /// Before: `--default-scheme` was an unknown option. A scheme-less URL takes it; one with a scheme keeps its own.
+    func testTheDefaultSchemeAppliesToASchemelessURLOnly() async throws {
+        let port = server.port
+        // https to the plain test server: the handshake fails, which shows https was used.
+        let secure = try await bonnet(["--default-scheme", "https", "127.0.0.1:\(port)/get"])
+        XCTAssertNotEqual(secure.status, 0, secure.output)
+        XCTAssertTrue(
+            secure.errors.lowercased().contains("tls") || secure.errors.lowercased().contains("ssl"), secure.errors)
+        let given = try await bonnet(["--default-scheme", "https", "--print=b", "http://127.0.0.1:\(port)/get"])
+        XCTAssertEqual(given.status, 0, given.errors)
+        let shorthand = try await bonnet(["--default-scheme", "HTTP", "--print=b", ":\(port)/get"])
+        XCTAssertEqual(shorthand.status, 0, shorthand.errors)
+        let refused = try await bonnet(["--default-scheme", "h t", "127.0.0.1:\(port)/get"])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.errors.contains("--default-scheme"), refused.errors)
+    }
+
+    /// Before: `-I` was an unknown option; `--ignore-stdin` was the only spelling.
+    func testDashIIgnoresStandardInput() async throws {
+        let run = try await bonnet(
+            ["-I", "--print=b", "POST", url("/post"), "a=1"], stdin: Data("piped body".utf8))
+        XCTAssertEqual(run.status, 0, run.errors)
+        XCTAssertTrue(run.output.contains("\"a\" : \"1\""), run.output)
+        XCTAssertFalse(run.output.contains("piped body"), run.output)
+    }
+}
