@@ -33,7 +33,14 @@ enum NestedJSON {
         var escaped = false
         var sawAny = false
         for character in name {
-            if escaped { current.append(character); escaped = false; continue }
+            if escaped {
+                // Only a bracket is escaped here: any other backslash is part of the key, as httpie keeps it
+                // (`a\b=1` is the key `a\b`, `c\d=2` the key `c\d`).
+                if character != "[" && character != "]" { current.append("\\") }
+                current.append(character)
+                escaped = false
+                continue
+            }
             switch character {
             case "\\":
                 escaped = true
@@ -58,7 +65,9 @@ enum NestedJSON {
             }
             sawAny = true
         }
-        guard !inBrackets, !escaped else { throw PathError.malformed(name) }
+        // A backslash at the end escapes nothing: it is part of the key.
+        if escaped { current.append("\\") }
+        guard !inBrackets else { throw PathError.malformed(name) }
         if !current.isEmpty { steps.append(.key(current)) }
         guard !steps.isEmpty else { throw PathError.malformed(name) }
         return steps

@@ -145,3 +145,17 @@ extension BonnetCommandTests {
         XCTAssertFalse(run.output.contains("piped body"), run.output)
     }
 }
+
+/// Items are sent as typed (issue 43, item 9).
+extension BonnetCommandTests {
+    /// Before: `'a\\b=1'` made the key `ab`, `c\d=2` the key `cd`: a backslash that escapes no separator and no bracket
+    /// is part of the key, as httpie 3.2.4 keeps it (its output for the same items is the expected body).
+    func testABackslashThatEscapesNothingStaysInTheKey() async throws {
+        let run = try await bonnet(
+            ["-I", "--offline", "--print=B", "POST", "127.0.0.1:9/p", #"a\\b=1"#, #"c\d=2"#, #"g\=h=3"#, #"x\\\\y=4"#])
+        XCTAssertEqual(run.status, 0, run.errors)
+        let body = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: String], run.output)
+        XCTAssertEqual(body, [#"a\b"#: "1", #"c\d"#: "2", "g=h": "3", #"x\\y"#: "4"])
+    }
+}
