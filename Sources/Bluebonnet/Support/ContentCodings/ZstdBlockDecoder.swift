@@ -320,16 +320,7 @@ struct ZstdBlockDecoder {
             reader.skip(Int(entry >> 8))
             index += 4
         }
-        while index < count {
-            reader.reload()
-            let entry = entries[reader.peek(bits)]
-            output[index] = UInt8(truncatingIfNeeded: entry)
-            reader.skip(Int(entry >> 8))
-            index += 1
-        }
-        guard reader.remainingBits == 0 else {
-            throw zstdMalformed("a Huffman-coded literals stream does not end exactly at its first bit")
-        }
+        try finishStream(&reader, output, from: index, to: count, entries: entries, bits: bits)
     }
 
     // MARK: Sequences
