@@ -159,3 +159,14 @@ extension BonnetCommandTests {
         XCTAssertEqual(body, [#"a\b"#: "1", #"c\d"#: "2", "g=h": "3", #"x\\y"#: "4"])
     }
 }
+
+/// Compressed responses through bonnet (issue 48): decoded by the library, as httpie decodes brotli with its package.
+extension BonnetCommandTests {
+    func testBrotliAndZstdBodiesArePrintedDecoded() async throws {
+        for (path, key) in [("/brotli", "brotli"), ("/zstd", "zstd")] {
+            let run = try await bonnet(["--print=b", url(path)])
+            XCTAssertEqual(run.status, 0, run.errors)
+            XCTAssertTrue(run.output.contains("\"\(key)\" : true"), run.output)
+        }
+    }
+}
