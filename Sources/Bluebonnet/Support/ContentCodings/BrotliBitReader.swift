@@ -92,6 +92,12 @@ struct BrotliBitReader {
     @inline(__always)
     mutating func decode(_ table: UnsafeBufferPointer<UInt32>, at base: Int) -> Int {
         refill()
+        return decodeFilled(table, at: base)
+    }
+
+    /// `decode` without the refill: the caller made sure at least 15 bits (the longest code) are available.
+    @inline(__always)
+    mutating func decodeFilled(_ table: UnsafeBufferPointer<UInt32>, at base: Int) -> Int {
         let entry = table[base &+ Int(truncatingIfNeeded: accumulator & 0xFF)]
         let length = Int(truncatingIfNeeded: entry & 0xFF)
         if length <= BrotliPrefixCode.rootBits {

@@ -79,8 +79,8 @@ struct BrotliDecoder: StreamingContentDecoder {
     private var insertRemaining = 0
     private var copyLength = 0
     private var implicitDistance = false
-    /// The four last distances, `lastDistances[(distanceCursor - 1) & 3]` the last.
-    private var lastDistances = [16, 15, 11, 4]
+    /// The four last distances, `lastDistances[(distanceCursor - 1) & 3]` the last (inline: no heap, no copy check).
+    private var lastDistances = SIMD4<Int>(16, 15, 11, 4)
     private var distanceCursor = 0
     private var copyRemaining = 0
     private var copyDistance = 0
@@ -757,10 +757,12 @@ struct BrotliDecoder: StreamingContentDecoder {
             let outcome = try ring.withUnsafeMutableBufferPointer { ring in
                 try tables.withUnsafeBufferPointer { tables in
                     try literalMap.withUnsafeBufferPointer { literalMap in
-                        try commandLoop(
-                            &reader, ring: ring, tables: tables, literalMap: literalMap, distanceMap: distanceMap,
-                            literalOffsets: literalOffsets, commandOffsets: commandOffsets,
-                            distanceOffsets: distanceOffsets, modes: modes)
+                        try BrotliTables.contextLookup.withUnsafeBufferPointer { lookup in
+                            try commandLoop(
+                                &reader, ring: ring, tables: tables, literalMap: literalMap, lookup: lookup,
+                                distanceMap: distanceMap, literalOffsets: literalOffsets,
+                                commandOffsets: commandOffsets, distanceOffsets: distanceOffsets, modes: modes)
+                        }
                     }
                 }
             }
@@ -788,16 +790,22 @@ struct BrotliDecoder: StreamingContentDecoder {
 
     // swiftlint:disable:next function_parameter_count function_body_length cyclomatic_complexity
     private mutating func commandLoop(
-        _ reader: inout BrotliBitReader, ring: UnsafeMutableBufferPointer<UInt8>, tables: UnsafeBufferPointer<UInt32>,
-        literalMap: UnsafeBufferPointer<UInt8>, distanceMap: [UInt8], literalOffsets: [Int], commandOffsets: [Int],
-        distanceOffsets: [Int], modes: [UInt8]
+        _ source: inout BrotliBitReader, ring: UnsafeMutableBufferPointer<UInt8>, tables: UnsafeBufferPointer<UInt32>,
+        literalMap: UnsafeBufferPointer<UInt8>, lookup: UnsafeBufferPointer<UInt8>, distanceMap: [UInt8],
+        literalOffsets: [Int], commandOffsets: [Int], distanceOffsets: [Int], modes: [UInt8]
     ) throws -> CommandOutcome {
+        // A local copy, so that the bit buffer can stay in registers; written back however the loop ends.
+        var reader = source
+        defer { source = reader }
         let commands = BrotliTables.commands
-        let lookup = BrotliTables.contextLookup
+        // `lookup` (`BrotliTables.contextLookup`) has 2,048 entries: it is indexed below, unchecked, only by
+        // `modeBase + p1` and `modeBase + 256 + p2` with `modeBase` `(mode & 3) << 9` (at most 1,536) and `p1`, `p2`
+        // below 256 (bytes, or literals masked to 8 bits), so at most 2,047.
+        precondition(lookup.count == 2048, "the context lookup table has the wrong size")
         let mask = ringCapacity - 1
+        // The phases of a command follow one another: each is a test in turn, not a jump through the switch.
         while true {
-            switch phase {
-            case .commandStart:
+            if case .commandStart = phase {
                 if commandBlocks.remaining == 0 {
                     let mark = reader.position
                     var blocks = commandBlocks
@@ -809,7 +817,8 @@ struct BrotliDecoder: StreamingContentDecoder {
                     commandBlocks = blocks
                 }
                 let mark = reader.position
-                let command = commands[reader.decode(tables, at: commandOffsets[commandBlocks.current])]
+                reader.refill()
+                let command = commands[reader.decodeFilled(tables, at: commandOffsets[commandBlocks.current])]
                 let insert = Int(command.insertBase) + reader.read(Int(command.insertExtra))
                 let copy = Int(command.copyBase) + reader.read(Int(command.copyExtra))
                 if reader.overran {
@@ -823,9 +832,10 @@ struct BrotliDecoder: StreamingContentDecoder {
                 insertRemaining = insert
                 copyLength = copy
                 implicitDistance = command.implicitDistance
-                phase = .literals
-
-            case .literals:
+                // With no literals (and bytes left to make) the literal phase would change nothing: skip it.
+                phase = insert == 0 && metaRemaining > 0 ? .distance : .literals
+            }
+            if case .literals = phase {
                 var position = ringPosition
                 let end = softEnd
                 var remaining = insertRemaining
@@ -835,7 +845,7 @@ struct BrotliDecoder: StreamingContentDecoder {
                 if produced >= 1 { p1 = Int(ring[(position - 1) & mask]) }
                 if produced >= 2 { p2 = Int(ring[(position - 2) & mask]) }
                 var mapBase = blocks.current << 6
-                var modeBase = Int(modes[blocks.current]) << 9
+                var modeBase = Int(modes[blocks.current] & 3) << 9
                 var outcome: CommandOutcome?
                 // Literals that surely fit in the input (one, with a block switch, is at most 69 bits) go unchecked.
                 var unchecked = min(remaining, end - position, (reader.bitsLeft - 64) / 69)
@@ -843,17 +853,25 @@ struct BrotliDecoder: StreamingContentDecoder {
                     if blocks.remaining == 0 {
                         Self.switchBlock(&blocks, &reader, tables)
                         mapBase = blocks.current << 6
-                        modeBase = Int(modes[blocks.current]) << 9
+                        modeBase = Int(modes[blocks.current] & 3) << 9
                     }
-                    let context = Int(lookup[modeBase + p1] | lookup[modeBase + 256 + p2])
-                    let literal = reader.decode(tables, at: literalOffsets[Int(literalMap[mapBase + context])])
-                    ring[position] = UInt8(truncatingIfNeeded: literal)
-                    position += 1
-                    p2 = p1
-                    p1 = literal
-                    blocks.remaining -= 1
-                    remaining -= 1
-                    unchecked -= 1
+                    // One refill (57 bits or more) serves up to three literals of at most 15 bits each, all in the
+                    // current block. A block count is at least 1, so `batch` is too.
+                    var batch = min(unchecked, blocks.remaining, 3)
+                    unchecked &-= batch
+                    blocks.remaining &-= batch
+                    remaining &-= batch
+                    reader.refill()
+                    repeat {
+                        let context = Int(lookup[modeBase + p1] | lookup[modeBase + 256 + p2])
+                        let literal = reader.decodeFilled(
+                            tables, at: literalOffsets[Int(literalMap[mapBase + context])])
+                        ring[position] = UInt8(truncatingIfNeeded: literal)
+                        position &+= 1
+                        p2 = p1
+                        p1 = literal & 0xFF
+                        batch &-= 1
+                    } while batch > 0
                 }
                 while remaining > 0 {
                     if position == end {
@@ -871,7 +889,7 @@ struct BrotliDecoder: StreamingContentDecoder {
                         }
                         blocks = switched
                         mapBase = blocks.current << 6
-                        modeBase = Int(modes[blocks.current]) << 9
+                        modeBase = Int(modes[blocks.current] & 3) << 9
                         mark = reader.position
                     }
                     let context = Int(lookup[modeBase + p1] | lookup[modeBase + 256 + p2])
@@ -885,7 +903,7 @@ struct BrotliDecoder: StreamingContentDecoder {
                     ring[position] = UInt8(truncatingIfNeeded: literal)
                     position += 1
                     p2 = p1
-                    p1 = literal
+                    p1 = literal & 0xFF
                     blocks.remaining -= 1
                     remaining -= 1
                 }
@@ -901,8 +919,8 @@ struct BrotliDecoder: StreamingContentDecoder {
                     return .metaBlockDone
                 }
                 phase = .distance
-
-            case .distance:
+            }
+            if case .distance = phase {
                 var distance: Int
                 var distanceCode = 0
                 if implicitDistance {
@@ -921,7 +939,8 @@ struct BrotliDecoder: StreamingContentDecoder {
                     let mark = reader.position
                     let context = copyLength > 4 ? 3 : copyLength - 2
                     let tree = Int(distanceMap[(distanceBlocks.current << 2) + context])
-                    distanceCode = reader.decode(tables, at: distanceOffsets[tree])
+                    reader.refill()
+                    distanceCode = reader.decodeFilled(tables, at: distanceOffsets[tree])
                     if distanceCode < 16 {
                         let last = lastDistances[(distanceCursor - 1 - BrotliTables.shortCodeIndex[distanceCode]) & 3]
                         distance = last + BrotliTables.shortCodeDelta[distanceCode]
@@ -959,15 +978,29 @@ struct BrotliDecoder: StreamingContentDecoder {
                     copyDistance = distance
                     phase = .copy
                 }
-
-            case .copy:
+            }
+            if case .copy = phase {
                 var position = ringPosition
                 let end = softEnd
                 while copyRemaining > 0 {
                     if position == end { break }
                     let source = (position - copyDistance) & mask
                     let count = min(copyRemaining, end - position, ringCapacity - source)
-                    if copyDistance >= 8, let base = ring.baseAddress {
+                    if copyDistance >= 16, let base = ring.baseAddress {
+                        // 16 bytes at a time, up to 15 past the end: into the slack or bytes older than the window.
+                        // Each 16 bytes read lie before the write position (the distance is at least 16), or past
+                        // the ring's end into the slack, whose copies are overwritten before they are handed over.
+                        var done = 0
+                        while done < count {
+                            let from = UnsafeRawPointer(base + source + done)
+                            let low = from.loadUnaligned(as: UInt64.self)
+                            let high = from.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                            let to = UnsafeMutableRawPointer(base + position + done)
+                            to.storeBytes(of: low, as: UInt64.self)
+                            to.storeBytes(of: high, toByteOffset: 8, as: UInt64.self)
+                            done &+= 16
+                        }
+                    } else if copyDistance >= 8, let base = ring.baseAddress {
                         // 8 bytes at a time, up to 7 past the end: into the slack or bytes older than the window.
                         var done = 0
                         while done < count {
@@ -993,8 +1026,8 @@ struct BrotliDecoder: StreamingContentDecoder {
                     return .metaBlockDone
                 }
                 phase = .commandStart
-
-            case .word:
+            }
+            if case .word = phase {
                 var position = ringPosition
                 let end = softEnd
                 while wordPosition < wordLength, position < end {
@@ -1012,10 +1045,8 @@ struct BrotliDecoder: StreamingContentDecoder {
                     return .metaBlockDone
                 }
                 phase = .commandStart
-
-            default:
-                return .metaBlockDone
             }
+            guard case .commandStart = phase else { return .metaBlockDone }
         }
     }
 
