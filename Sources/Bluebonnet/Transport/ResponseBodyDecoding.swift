@@ -74,18 +74,28 @@ final class ResponseBodyDecoding: @unchecked Sendable {
         }
     }
 
+    /// What one piece of the body may decode to beyond `ratioLimit` times its own size: a whole window (brotli's
+    /// longest copy is 16 MiB) and then some. A stream that first sends bytes decoding to nothing (zstd's skippable
+    /// frames, brotli's metadata) and then a burst would otherwise be allowed the whole ratio of all it sent, in one
+    /// piece the engine holds at once.
+    static let burstAllowance = 32 << 20
+
     /// Decodes the next bytes of the body, handing decoded bytes to `output` as they are made.
     func decode(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws(AFError) {
         compressedBytes += input.count
         let limit = ratioLimit
         let compressed = compressedBytes
         var decoded = decodedBytes
+        var decodedNow = 0
+        let burst = input.count * limit + Self.burstAllowance
         defer { decodedBytes = decoded }
         do {
             try feed(input, into: 0) { bytes in
                 decoded += bytes.count
-                // As zlib's limit in NIO counts it: all decoded bytes against all compressed bytes so far.
-                if decoded > compressed * limit { throw RatioExceeded(ratio: limit) }
+                decodedNow += bytes.count
+                // As zlib's limit in NIO counts it: all decoded bytes against all compressed bytes so far; and what
+                // this piece decodes against the piece.
+                if decoded > compressed * limit || decodedNow > burst { throw RatioExceeded(ratio: limit) }
                 try output(bytes)
             }
         } catch let error as AFError {
