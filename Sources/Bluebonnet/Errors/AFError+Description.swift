@@ -264,7 +264,7 @@ extension AFError.RedirectFailureReason {
     var localizedDescription: String {
         switch self {
         case let .tooManyRedirects(limit):
-            return "Redirect failed: the request was redirected more than \(limit) times."
+            return "Redirect failed: the request was redirected more than \(limit) \(limit == 1 ? "time" : "times")."
         case let .unsupportedScheme(url):
             return "Redirect failed: refusing to follow a redirect to a URL that is not http or https: \(url)"
         case let .invalidPort(url):

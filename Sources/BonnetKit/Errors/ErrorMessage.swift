@@ -36,6 +36,8 @@ enum ErrorMessage {
                 !cause.isEmpty
             else { return phrase }
             return "\(phrase): \(cause)"
+        case let .urlRequestValidationFailed(reason: .unsupportedURLScheme(scheme)):
+            return "bonnet speaks http and https, not \(scheme.map { "\($0)://" } ?? "a URL without a scheme")"
         case let .multipartEncodingFailed(reason: .bodyPartFileNotReachableWithError(url, underlying)):
             return "cannot read \(url.path): \(underlying.localizedDescription)"
         case let .multipartEncodingFailed(reason: .bodyPartFileNotReachable(url)):
@@ -63,6 +65,15 @@ enum ErrorMessage {
         // NIO's `connection reset (error set): Connection refused) (errno: 111)`: the system's words.
         if text.contains("(errno: "), let message = text.range(of: #"\): [^()]+"#, options: .regularExpression) {
             return String(text[message].dropFirst(3)).lowercased()
+        }
+        // NIO's `DNS error: SocketAddressError.UnknownHost: Name or service not known (error -2) for host H, port P`:
+        // the host and the resolver's words.
+        if text.contains("SocketAddressError.UnknownHost"),
+            let reason = text.range(of: #"UnknownHost: [^(]+"#, options: .regularExpression),
+            let host = text.range(of: #"for host [^,]+"#, options: .regularExpression)
+        {
+            let words = text[reason].dropFirst("UnknownHost: ".count).trimmingCharacters(in: .whitespaces)
+            return "\(text[host].dropFirst("for host ".count)) (\(words.lowercased()))"
         }
         var result = text
         while let path = result.range(of: #" at /[^ \])]+"#, options: .regularExpression) {

@@ -170,3 +170,20 @@ extension BonnetCommandTests {
         }
     }
 }
+
+/// Errors in the user's terms (issue 43, item 15).
+extension BonnetCommandTests {
+    /// Before: `DNS error: SocketAddressError.UnknownHost: … (error -2) for host …`, "redirected more than 1 times",
+    /// and `URLRequest validation failed due to reason: Invalid URLRequest: …` for an ftp URL.
+    func testErrorsNameNoEngineTypesAndCountProperly() async throws {
+        let unknown = try await bonnet(["http://no-such-host.invalid/"])
+        XCTAssertNotEqual(unknown.status, 0)
+        XCTAssertFalse(unknown.errors.contains("SocketAddressError"), unknown.errors)
+        XCTAssertTrue(unknown.errors.contains("no-such-host.invalid"), unknown.errors)
+        let redirected = try await bonnet(["--max-redirects", "1", url("/redirect/3")])
+        XCTAssertTrue(redirected.errors.contains("more than 1 time."), redirected.errors)
+        let ftp = try await bonnet(["ftp://example.org/"])
+        XCTAssertTrue(ftp.errors.contains("bonnet speaks http and https, not ftp://"), ftp.errors)
+        XCTAssertFalse(ftp.errors.contains("URLRequest"), ftp.errors)
+    }
+}
