@@ -60,7 +60,8 @@ enum ContentRoutes {
 
     /// `/encoded?codings=gzip,br`: the request's body with the codings applied in order and named in
     /// `Content-Encoding`; with `raw=1` the body is taken as already coded (a reference encoder's output) and sent as
-    /// it came. `chunk=N` sends it in chunks of N bytes, so the client meets the stream cut anywhere.
+    /// it came. `chunk=N` sends it in chunks of N bytes, so the client meets the stream cut anywhere; `delay_ms=D`
+    /// waits D ms between chunks (a slow link).
     static func encoded(_ call: HTTPBinCall) -> Response {
         let codings = (call.queryValue("codings") ?? "").split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces)
@@ -79,6 +80,7 @@ enum ContentRoutes {
             return HTTPBinResponses.bytes(
                 body, contentType: "application/octet-stream", headers: [("Content-Encoding", header)])
         }
+        let delay = min(call.queryValue("delay_ms").flatMap(UInt64.init) ?? 0, 1000)
         var fields = HTTPFields()
         fields[.contentType] = "application/octet-stream"
         fields[.contentEncoding] = header
@@ -90,6 +92,7 @@ enum ContentRoutes {
                     let end = min(offset + chunk, body.endIndex)
                     try await writer.write(ByteBuffer(bytes: body[offset..<end]))
                     offset = end
+                    if delay > 0, offset < body.endIndex { try await Task.sleep(nanoseconds: delay * 1_000_000) }
                 }
                 try await writer.finish(nil)
             })

@@ -103,6 +103,20 @@ final class ResponseContentCodingTests: ServerTestCase {
         }
     }
 
+    /// Before: bytes that decoded to nothing yet (one zstd block arriving slowly) did not count as the server's
+    /// activity, so the idle timeout fired while the block was still arriving. One 4,000-byte block sent in 100-byte
+    /// pieces 100 ms apart outlasts the 1 s idle timeout twice over, though no gap comes near it.
+    func testBytesOfAnUnfinishedUnitKeepTheRequestAlive() async throws {
+        let session = session { $0.timeoutIntervalForRequest = 1 }
+        let plain = Data((0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        var request = try URLRequest(
+            url: XCTUnwrap(URL(string: url("/encoded?codings=zstd&chunk=100&delay_ms=100"))), method: .post)
+        request.httpBody = plain
+        let response = await session.request(request).serializingData().response
+        XCTAssertNil(response.error, "\(String(describing: response.error))")
+        XCTAssertEqual(response.data, plain)
+    }
+
     func testStackedCodingsAreUndoneInReverseOrder() async throws {
         let plain = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         for codings in ["gzip,br", "br,gzip", "zstd,deflate,br", "identity,br"] {

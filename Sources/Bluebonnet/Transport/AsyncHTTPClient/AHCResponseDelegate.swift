@@ -295,8 +295,12 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         } catch {
             return task.eventLoop.makeFailedFuture(error)
         }
-        // Nothing to hand over yet (the decoder waits for the rest of a unit): read on.
-        if decoded.isEmpty { return task.eventLoop.makeSucceededVoidFuture() }
+        // Nothing to hand over yet (the decoder waits for the rest of a unit): read on. Bytes arrived all the same,
+        // so the server is not idle: a 128 KiB zstd block on a slow link decodes only once it is whole.
+        if decoded.isEmpty {
+            state.write { $0.lastActivity = .now() }
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
         return receive(task: task, buffer, decoded: decoded)
     }
 
