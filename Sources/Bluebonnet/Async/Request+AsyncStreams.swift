@@ -37,6 +37,19 @@ extension Request {
         }
     }
 
+    /// Each attempt's `URLSessionTask` as it begins (`onURLSessionTaskCreation(on:perform:)`), as an `AsyncSequence`
+    /// ending when the request finishes.
+    ///
+    /// - Parameter bufferingPolicy: What is kept when the consumer falls behind. `.unbounded` by default.
+    /// - Returns: The stream.
+    public func urlSessionTasks(
+        bufferingPolicy: StreamOf<URLSessionTask>.BufferingPolicy = .unbounded
+    ) -> StreamOf<URLSessionTask> {
+        eventStream(bufferingPolicy: bufferingPolicy) { [self] yield in
+            onURLSessionTaskCreation(on: underlyingQueue) { yield($0) }
+        }
+    }
+
     /// The request's cURL command, once its `URLRequest` exists, as an `AsyncSequence` ending when the request
     /// finishes.
     ///

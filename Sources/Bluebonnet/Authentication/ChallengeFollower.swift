@@ -38,7 +38,10 @@ struct ChallengeFollower: HopFollowing {
         let logger = logger
         // Off the event loop: `auth-int` hashes the whole body, and the credential storage takes a lock.
         return .decide { request, completion in
-            guard request.canResendBody else { return completion(.deliver) }
+            guard request.canResendBody else {
+                request.tellNeedsNewBodyStream()
+                return completion(.deliver)
+            }
             var hop = facts.notes[ChallengeNotes.self] ?? ChallengeResponder.HopState()
             guard
                 let answered = responder.answer(

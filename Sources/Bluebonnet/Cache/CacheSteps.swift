@@ -25,8 +25,13 @@ struct CacheHandlerPreparer: HopPreparing {
     let sessionHandler: (any CachedResponseHandler)?
 
     func prepare(_ hop: inout TransportRequest, of request: Request, features: FeatureValues) {
-        guard let handler = features[CachedResponseHandlerOverride.self] ?? sessionHandler else { return }
+        let handler = features[CachedResponseHandlerOverride.self] ?? sessionHandler
+        // A monitor hears of the proposal before the handler decides, as URLSession tells Alamofire's delegate.
+        let monitored = request.monitoredEvents.contains(.other)
+        guard handler != nil || monitored else { return }
         hop.features[CacheDecisionKey.self] = CacheDecision { proposed, completion in
+            if monitored { request.tellWillCacheResponse(proposed) }
+            guard let handler else { return completion(proposed) }
             handler.request(request, willCacheResponse: proposed, completion: completion)
         }
     }

@@ -25,8 +25,9 @@ extension DownloadRequest {
         let result: AFResult<URL?> = snapshot.state.error.map { .failure($0) } ?? .success(snapshot.fileURL)
         let response = DownloadResponse(
             request: snapshot.state.request, response: snapshot.state.response, fileURL: snapshot.fileURL,
-            resumeData: snapshot.resumeData, metrics: snapshot.state.metrics, serializationDuration: 0,
-            result: result, timeline: snapshot.state.timeline(serializationCompletedAt: end))
+            resumeData: snapshot.resumeData, metrics: nil, serializationDuration: 0,
+            result: result, timeline: snapshot.state.timeline(serializationCompletedAt: end),
+            taskMetrics: snapshot.state.metrics)
         if monitoredEvents.contains(.parsing) { eventMonitor?.request(self, didParseResponse: response) }
         return response
     }
@@ -51,8 +52,8 @@ extension DownloadRequest {
         let end = Timeline.now()
         let response = DownloadResponse(
             request: state.request, response: state.response, fileURL: snapshot.fileURL,
-            resumeData: snapshot.resumeData, metrics: state.metrics, serializationDuration: end - start,
-            result: result, timeline: state.timeline(serializationCompletedAt: end))
+            resumeData: snapshot.resumeData, metrics: nil, serializationDuration: end - start,
+            result: result, timeline: state.timeline(serializationCompletedAt: end), taskMetrics: state.metrics)
         if monitoredEvents.contains(.parsing) { eventMonitor?.request(self, didParseResponse: response) }
         return response
     }

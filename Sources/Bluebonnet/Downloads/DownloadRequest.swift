@@ -143,7 +143,9 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// Tells monitors of a chunk written to the file, as URLSession tells Alamofire's.
     private func didWriteToFile(bytes: Int, length: Int64) {
-        guard let (monitor, urlSession, task) = taskEventTarget() else { return }
+        guard let (monitor, urlSession, task) = taskEventTarget(), let task = task as? URLSessionDownloadTask else {
+            return
+        }
         let expected = downloadState.write { $0.expectedFileLength }
         monitor.urlSession(
             urlSession, downloadTask: task, didWriteData: Int64(bytes), totalBytesWritten: length,
@@ -273,7 +275,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     private func moveToDestination(_ temporaryURL: URL, response: HTTPURLResponse) -> Result<URL, AFError> {
         Confinement.assertOffEventLoop("A download destination")
         let (destinationURL, options) = destination(temporaryURL, response)
-        let fileManager = FileManager.default
+        let fileManager = session?.delegate.fileManager ?? .default
         do {
             if options.contains(.createIntermediateDirectories) {
                 try fileManager.createDirectory(
@@ -319,7 +321,7 @@ extension DownloadRequest: ResponseBodyConsumer {
     func responseBodyWillBegin(_ head: ResponseHead) {
         // A download keeps the response for its destination and its resume rules, which Alamofire's API hands one.
         let response = head.httpResponse
-        let (offset, stale) = downloadState.write { state -> (Int64?, URL?) in
+        let (offset, stale, resumed) = downloadState.write { state -> (Int64?, URL?, Bool) in
             state.response = response
             state.fileURL = nil
             state.resumeData = nil
@@ -329,9 +331,12 @@ extension DownloadRequest: ResponseBodyConsumer {
             // The resumed file is the writer's own; any other partial an earlier attempt kept is now nobody's.
             let stale = kept == state.resuming?.temporaryFileURL ? nil : kept
             var offset: Int64?
+            var resumed = false
             if let resuming = state.resuming {
                 switch resuming.continuation(with: response) {
-                case .append: offset = resuming.bytes
+                case .append:
+                    offset = resuming.bytes
+                    resumed = true
                 case .restart: offset = nil
                 case let .refuse(reason):
                     state.refusal = .sessionTaskFailed(error: reason)
@@ -344,10 +349,17 @@ extension DownloadRequest: ResponseBodyConsumer {
             if state.refusal == nil, let limit = state.maximumFileSize, state.expectedFileLength > limit {
                 state.refusal = Self.fileTooLarge(limit)
             }
-            return (offset, stale)
+            return (offset, stale, resumed)
         }
         if let stale { Offload.run { try? FileManager.default.removeItem(at: stale) } }
         writer.begin(keeping: offset)
+        // The server sent the rest of the file: URLSession tells Alamofire's monitors where the download goes on from.
+        if resumed, let offset, let (monitor, urlSession, task) = taskEventTarget(),
+            let task = task as? URLSessionDownloadTask
+        {
+            let expected = downloadState.write { $0.expectedFileLength }
+            monitor.urlSession(urlSession, downloadTask: task, didResumeAtOffset: offset, expectedTotalBytes: expected)
+        }
     }
 
     func consume(_ chunk: Data, readiness: TransportReadiness) {
@@ -398,7 +410,7 @@ extension DownloadRequest: ResponseBodyConsumer {
                     return
                 }
                 let target = taskEventTarget()
-                if let (monitor, urlSession, task) = target {
+                if let (monitor, urlSession, task) = target, let task = task as? URLSessionDownloadTask {
                     monitor.urlSession(urlSession, downloadTask: task, didFinishDownloadingTo: written.url)
                 }
                 let moved = moveToDestination(written.url, response: response)

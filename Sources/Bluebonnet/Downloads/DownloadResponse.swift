@@ -19,8 +19,12 @@ public struct DownloadResponse<Success, Failure: Error> {
     public let fileURL: URL?
     /// What `Session.download(resumingWith:)` needs to continue a download that stopped.
     public let resumeData: Data?
-    /// What was measured of the request's last attempt.
-    public let metrics: RequestTaskMetrics?
+    /// URLSession's metrics of the request's last attempt: always `nil` on Linux, as with Alamofire there
+    /// (FoundationNetworking never reports them). Bluebonnet's measurements are `taskMetrics`.
+    public let metrics: URLSessionTaskMetrics?
+    /// What Bluebonnet measured of the request's last attempt: one transaction per hop, with the times and byte counts
+    /// the engine saw.
+    public let taskMetrics: RequestTaskMetrics?
     /// The time taken to serialize the response.
     public let serializationDuration: TimeInterval
     /// The result of response serialization.
@@ -47,7 +51,7 @@ public struct DownloadResponse<Success, Failure: Error> {
     ///   - response:              The `HTTPURLResponse` from the server.
     ///   - fileURL:               The final destination URL of the data returned from the server.
     ///   - resumeData:            The resume `Data` generated if the request was cancelled.
-    ///   - metrics:               What was measured of the request's last attempt.
+    ///   - metrics:               URLSession's metrics, if you have them.
     ///   - serializationDuration: The duration taken by serialization.
     ///   - result:                The `Result` of response serialization.
     ///   - timeline:              The times of the request's life. `Request.Timeline()` by default.
@@ -56,16 +60,18 @@ public struct DownloadResponse<Success, Failure: Error> {
         response: HTTPURLResponse?,
         fileURL: URL?,
         resumeData: Data?,
-        metrics: RequestTaskMetrics?,
+        metrics: URLSessionTaskMetrics?,
         serializationDuration: TimeInterval,
         result: Result<Success, Failure>,
-        timeline: Request.Timeline = Request.Timeline()
+        timeline: Request.Timeline = Request.Timeline(),
+        taskMetrics: RequestTaskMetrics? = nil
     ) {
         self.request = request
         self.response = response
         self.fileURL = fileURL
         self.resumeData = resumeData
         self.metrics = metrics
+        self.taskMetrics = taskMetrics
         self.serializationDuration = serializationDuration
         self.result = result
         self.timeline = timeline
@@ -77,8 +83,8 @@ public struct DownloadResponse<Success, Failure: Error> {
     > {
         DownloadResponse<NewSuccess, NewFailure>(
             request: request, response: response, fileURL: fileURL, resumeData: resumeData,
-            metrics: metrics, serializationDuration: serializationDuration,
-            result: result, timeline: timeline)
+            metrics: metrics, serializationDuration: serializationDuration, result: result, timeline: timeline,
+            taskMetrics: taskMetrics)
     }
 
     /// Evaluates `transform` with the success value.

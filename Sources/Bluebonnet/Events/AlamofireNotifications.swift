@@ -98,19 +98,24 @@ public final class AlamofireNotifications: EventMonitor, SelectiveEventMonitor, 
     /// Posts `Request.didFinishNotification`.
     public func requestDidFinish(_ request: Request) { post(Request.didFinishNotification, request, last: true) }
     /// Posts `Request.didResumeTaskNotification`.
-    public func request(_ request: Request, didResumeTask task: RequestTask) {
-        post(Request.didResumeTaskNotification, request)
-    }
+    public func request(_ request: Request, didResumeTask task: URLSessionTask) { post(.resume, of: request) }
     /// Posts `Request.didSuspendTaskNotification`.
-    public func request(_ request: Request, didSuspendTask task: RequestTask) {
-        post(Request.didSuspendTaskNotification, request)
-    }
+    public func request(_ request: Request, didSuspendTask task: URLSessionTask) { post(.suspend, of: request) }
     /// Posts `Request.didCancelTaskNotification`.
-    public func request(_ request: Request, didCancelTask task: RequestTask) {
-        post(Request.didCancelTaskNotification, request)
-    }
+    public func request(_ request: Request, didCancelTask task: URLSessionTask) { post(.cancel, of: request) }
     /// Posts `Request.didCompleteTaskNotification`.
-    public func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?) {
-        post(Request.didCompleteTaskNotification, request)
+    public func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: AFError?) {
+        post(.complete, of: request)
+    }
+
+    /// Posts the notification of a task event, which names the request alone: the task is never made for it.
+    func post(_ event: TaskEvent, of request: Request) {
+        switch event {
+        case .create: break
+        case .resume: post(Request.didResumeTaskNotification, request)
+        case .suspend: post(Request.didSuspendTaskNotification, request)
+        case .cancel: post(Request.didCancelTaskNotification, request)
+        case .complete: post(Request.didCompleteTaskNotification, request)
+        }
     }
 }

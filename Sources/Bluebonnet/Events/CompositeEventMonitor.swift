@@ -60,14 +60,11 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
         post(kind, .request(event, request))
     }
 
-    /// Posts an event of the request's task; its closure captures nothing, so posting it allocates nothing.
-    @inline(__always)
-    func performEvent(
-        _ kind: EventKinds, of request: Request, task: RequestTask, error: AFError? = nil,
-        _ event: @escaping @Sendable (any EventMonitor, Request, RequestTask, AFError?) -> Void
-    ) {
-        guard handledEvents.contains(kind) else { return }
-        post(kind, .task(event, request, task, error))
+    /// Posts an event of an attempt's task: a value, so posting it allocates nothing, and the attempt's
+    /// `URLSessionTask` is made on the queue of a monitor that is handed it.
+    func performEvent(_ event: TaskEvent, of request: Request, task: RequestTask, error: AFError?) {
+        guard handledEvents.contains(event.kind) else { return }
+        post(event.kind, .task(event, request, task, error))
     }
 
     /// Delivers at once the events a batching monitor holds (`BatchingEventMonitor`), and returns once they ran.
@@ -79,6 +76,112 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
         for index in monitors.indices where kinds[index].contains(kind) {
             mailboxes[index].post(event, to: monitors[index])
         }
+    }
+
+    /// Forwards.
+    public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
+        let error = UncheckedBox(error)
+        performEvent(.other) { $0.urlSession(session, didBecomeInvalidWithError: error.value) }
+    }
+
+    /// Forwards.
+    public func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge
+    ) {
+        performEvent(.other) { $0.urlSession(session, task: task, didReceive: challenge) }
+    }
+
+    /// Forwards.
+    public func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        performEvent(.other) {
+            $0.urlSession(
+                session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
+                totalBytesExpectedToSend: totalBytesExpectedToSend)
+        }
+    }
+
+    /// Forwards.
+    public func urlSession(_ session: URLSession, taskNeedsNewBodyStream task: URLSessionTask) {
+        performEvent(.other) { $0.urlSession(session, taskNeedsNewBodyStream: task) }
+    }
+
+    /// Forwards.
+    public func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest
+    ) {
+        performEvent(.other) {
+            $0.urlSession(session, task: task, willPerformHTTPRedirection: response, newRequest: request)
+        }
+    }
+
+    /// Forwards.
+    public func urlSession(
+        _ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics
+    ) {
+        performEvent(.metrics) { $0.urlSession(session, task: task, didFinishCollecting: metrics) }
+    }
+
+    /// Forwards.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let error = UncheckedBox(error)
+        performEvent(.taskLifecycle) { $0.urlSession(session, task: task, didCompleteWithError: error.value) }
+    }
+
+    /// Forwards.
+    public func urlSession(_ session: URLSession, taskIsWaitingForConnectivity task: URLSessionTask) {
+        performEvent(.other) { $0.urlSession(session, taskIsWaitingForConnectivity: task) }
+    }
+
+    /// Forwards.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse) {
+        performEvent(.other) { $0.urlSession(session, dataTask: dataTask, didReceive: response) }
+    }
+
+    /// Forwards.
+    public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        performEvent(.bodyData) { $0.urlSession(session, dataTask: dataTask, didReceive: data) }
+    }
+
+    /// Forwards.
+    public func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse
+    ) {
+        performEvent(.other) { $0.urlSession(session, dataTask: dataTask, willCacheResponse: proposedResponse) }
+    }
+
+    /// Forwards.
+    public func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didResumeAtOffset fileOffset: Int64,
+        expectedTotalBytes: Int64
+    ) {
+        performEvent(.other) {
+            $0.urlSession(
+                session, downloadTask: downloadTask, didResumeAtOffset: fileOffset,
+                expectedTotalBytes: expectedTotalBytes)
+        }
+    }
+
+    /// Forwards.
+    public func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
+    ) {
+        performEvent(.other) {
+            $0.urlSession(
+                session, downloadTask: downloadTask, didWriteData: bytesWritten, totalBytesWritten: totalBytesWritten,
+                totalBytesExpectedToWrite: totalBytesExpectedToWrite)
+        }
+    }
+
+    /// Forwards.
+    public func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
+    ) {
+        performEvent(.other) { $0.urlSession(session, downloadTask: downloadTask, didFinishDownloadingTo: location) }
     }
 
     /// Forwards.
@@ -111,58 +214,63 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     }
 
     /// Forwards.
-    public func requestIsRetrying(_ request: Request) { performEvent(.other) { $0.requestIsRetrying(request) } }
-    /// Forwards.
-    public func request(_ request: Request, didCreateTask task: RequestTask) {
+    public func request(_ request: Request, didCreateTask task: URLSessionTask) {
         performEvent(.taskCreation) { $0.request(request, didCreateTask: task) }
     }
+
     /// Forwards.
-    public func request(_ request: Request, didResumeTask task: RequestTask) {
-        performEvent(.taskLifecycle, of: request, task: task) { monitor, request, task, _ in
-            monitor.request(request, didResumeTask: task)
-        }
-    }
-    /// Forwards.
-    public func request(_ request: Request, didSuspendTask task: RequestTask) {
-        performEvent(.taskLifecycle, of: request, task: task) { monitor, request, task, _ in
-            monitor.request(request, didSuspendTask: task)
-        }
-    }
-    /// Forwards.
-    public func request(_ request: Request, didCancelTask task: RequestTask) {
-        performEvent(.taskLifecycle, of: request, task: task) { monitor, request, task, _ in
-            monitor.request(request, didCancelTask: task)
-        }
-    }
-    /// Forwards.
-    public func request(_ request: Request, didGatherMetrics metrics: RequestTaskMetrics) {
+    public func request(_ request: Request, didGatherMetrics metrics: URLSessionTaskMetrics) {
         performEvent(.metrics) { $0.request(request, didGatherMetrics: metrics) }
     }
+
     /// Forwards.
-    public func urlSession(_ session: URLSession, task: RequestTask, didFinishCollecting metrics: RequestTaskMetrics) {
-        performEvent(.metrics) { $0.urlSession(session, task: task, didFinishCollecting: metrics) }
+    public func request(_ request: Request, didFailTask task: URLSessionTask, earlyWithError error: AFError) {
+        performEvent(.other) { $0.request(request, didFailTask: task, earlyWithError: error) }
     }
+
     /// Forwards.
-    public func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?) {
-        performEvent(.taskLifecycle, of: request, task: task, error: error) {
-            $0.request($1, didCompleteTask: $2, with: $3)
-        }
+    public func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: AFError?) {
+        performEvent(.taskLifecycle) { $0.request(request, didCompleteTask: task, with: error) }
     }
+
     /// Forwards.
-    public func requestDidResume(_ request: Request) {
-        performEvent(.requestLifecycle, of: request) { $0.requestDidResume($1) }
+    public func requestIsRetrying(_ request: Request) {
+        performEvent(.other) { $0.requestIsRetrying(request) }
     }
-    /// Forwards.
-    public func requestDidSuspend(_ request: Request) {
-        performEvent(.requestLifecycle, of: request) { $0.requestDidSuspend($1) }
-    }
-    /// Forwards.
-    public func requestDidCancel(_ request: Request) {
-        performEvent(.requestLifecycle, of: request) { $0.requestDidCancel($1) }
-    }
+
     /// Forwards.
     public func requestDidFinish(_ request: Request) {
-        performEvent(.requestLifecycle, of: request) { $0.requestDidFinish($1) }
+        performEvent(.requestLifecycle) { $0.requestDidFinish(request) }
+    }
+
+    /// Forwards.
+    public func requestDidResume(_ request: Request) {
+        performEvent(.requestLifecycle) { $0.requestDidResume(request) }
+    }
+
+    /// Forwards.
+    public func request(_ request: Request, didResumeTask task: URLSessionTask) {
+        performEvent(.taskLifecycle) { $0.request(request, didResumeTask: task) }
+    }
+
+    /// Forwards.
+    public func requestDidSuspend(_ request: Request) {
+        performEvent(.requestLifecycle) { $0.requestDidSuspend(request) }
+    }
+
+    /// Forwards.
+    public func request(_ request: Request, didSuspendTask task: URLSessionTask) {
+        performEvent(.taskLifecycle) { $0.request(request, didSuspendTask: task) }
+    }
+
+    /// Forwards.
+    public func requestDidCancel(_ request: Request) {
+        performEvent(.requestLifecycle) { $0.requestDidCancel(request) }
+    }
+
+    /// Forwards.
+    public func request(_ request: Request, didCancelTask task: URLSessionTask) {
+        performEvent(.taskLifecycle) { $0.request(request, didCancelTask: task) }
     }
 
     /// Forwards.
@@ -181,9 +289,13 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     }
 
     /// Forwards.
-    public func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {
-        let boxed = UncheckedBox(response)
-        performEvent(.parsing) { $0.request(request, didParseResponse: boxed.value) }
+    public func request(
+        _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
+        withResult result: Request.ValidationResult
+    ) {
+        performEvent(.other) {
+            $0.request(request, didValidateRequest: urlRequest, response: response, withResult: result)
+        }
     }
 
     /// Forwards.
@@ -197,54 +309,21 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     }
 
     /// Forwards.
-    public func request(
-        _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
-        withResult result: Request.ValidationResult
-    ) {
-        performEvent(.other) {
-            $0.request(request, didValidateRequest: urlRequest, response: response, withResult: result)
-        }
+    public func request(_ request: UploadRequest, didProvideInputStream stream: InputStream) {
+        let stream = UncheckedBox(stream)
+        performEvent(.other) { $0.request(request, didProvideInputStream: stream.value) }
     }
 
     /// Forwards.
-    public func request<Value>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {
-        let boxed = UncheckedBox(result)
-        performEvent(.parsing) { $0.request(request, didParseStream: boxed.value) }
+    public func request(
+        _ request: DownloadRequest, didFinishDownloadingUsing task: URLSessionTask, with result: Result<URL, AFError>
+    ) {
+        performEvent(.other) { $0.request(request, didFinishDownloadingUsing: task, with: result) }
     }
 
     /// Forwards.
     public func request(_ request: DownloadRequest, didCreateDestinationURL url: URL) {
         performEvent(.other) { $0.request(request, didCreateDestinationURL: url) }
-    }
-
-    /// Forwards.
-    public func urlSession(
-        _ session: URLSession, downloadTask: RequestTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
-        totalBytesExpectedToWrite: Int64
-    ) {
-        performEvent(.other) {
-            $0.urlSession(
-                session, downloadTask: downloadTask, didWriteData: bytesWritten, totalBytesWritten: totalBytesWritten,
-                totalBytesExpectedToWrite: totalBytesExpectedToWrite)
-        }
-    }
-
-    /// Forwards.
-    public func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
-        let error = UncheckedBox(error)
-        performEvent(.other) { $0.urlSession(session, didBecomeInvalidWithError: error.value) }
-    }
-
-    /// Forwards.
-    public func urlSession(_ session: URLSession, downloadTask: RequestTask, didFinishDownloadingTo location: URL) {
-        performEvent(.other) { $0.urlSession(session, downloadTask: downloadTask, didFinishDownloadingTo: location) }
-    }
-
-    /// Forwards.
-    public func request(
-        _ request: DownloadRequest, didFinishDownloadingUsing task: RequestTask, with result: Result<URL, AFError>
-    ) {
-        performEvent(.other) { $0.request(request, didFinishDownloadingUsing: task, with: result) }
     }
 
     /// Forwards.
@@ -261,6 +340,23 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     /// Forwards.
     public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>) {
         performEvent(.parsing) { $0.request(request, didParseResponse: response) }
+    }
+
+    /// Forwards.
+    public func request(_ request: Request, didGatherTaskMetrics metrics: RequestTaskMetrics) {
+        performEvent(.metrics) { $0.request(request, didGatherTaskMetrics: metrics) }
+    }
+
+    /// Forwards.
+    public func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {
+        let boxed = UncheckedBox(response)
+        performEvent(.parsing) { $0.request(request, didParseResponse: boxed.value) }
+    }
+
+    /// Forwards.
+    public func request<Value>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {
+        let boxed = UncheckedBox(result)
+        performEvent(.parsing) { $0.request(request, didParseStream: boxed.value) }
     }
 
     /// Forwards.
@@ -282,13 +378,14 @@ final class EventMailbox: Sendable {
     /// values it is called with, so that posting one allocates nothing; for the others, a closure over their values.
     enum Event: Sendable {
         case request(@Sendable (any EventMonitor, Request) -> Void, Request)
-        case task(@Sendable (any EventMonitor, Request, RequestTask, AFError?) -> Void, Request, RequestTask, AFError?)
+        case task(TaskEvent, Request, RequestTask, AFError?)
         case other(@Sendable (any EventMonitor) -> Void)
 
         func run(for monitor: any EventMonitor) {
             switch self {
             case let .request(event, request): event(monitor, request)
-            case let .task(event, request, task, error): event(monitor, request, task, error)
+            case let .task(event, request, task, error):
+                event.deliver(to: monitor, request: request, task: task, error: error)
             case let .other(event): event(monitor)
             }
         }

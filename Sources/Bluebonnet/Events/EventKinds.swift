@@ -5,20 +5,24 @@ struct EventKinds: OptionSet, Sendable {
 
     /// `requestDidResume`, `requestDidSuspend`, `requestDidCancel`, `requestDidFinish`.
     static let requestLifecycle = EventKinds(rawValue: 1 << 0)
-    /// `didResumeTask`, `didSuspendTask`, `didCancelTask`, `didCompleteTask`.
+    /// `didResumeTask`, `didSuspendTask`, `didCancelTask`, `didCompleteTask` (and `didCompleteWithError`).
     static let taskLifecycle = EventKinds(rawValue: 1 << 1)
     /// `didCreateTask`.
     static let taskCreation = EventKinds(rawValue: 1 << 2)
-    /// `didGatherMetrics`.
+    /// `didGatherTaskMetrics`.
     static let metrics = EventKinds(rawValue: 1 << 3)
     /// `didParseResponse`.
     static let parsing = EventKinds(rawValue: 1 << 4)
     /// Every other event: creation, adaptation, retry, validation, uploadables.
     static let other = EventKinds(rawValue: 1 << 5)
+    /// `urlSession(_:dataTask:didReceive:)` with body bytes: one event per piece of a stream's body.
+    static let bodyData = EventKinds(rawValue: 1 << 6)
 
-    static let all: EventKinds = [.requestLifecycle, .taskLifecycle, .taskCreation, .metrics, .parsing, .other]
+    static let all: EventKinds = [
+        .requestLifecycle, .taskLifecycle, .taskCreation, .metrics, .parsing, .other, .bodyData,
+    ]
     /// The events about tasks, for which a request makes a `RequestTask`.
-    static let tasks: EventKinds = [.taskLifecycle, .taskCreation, .metrics]
+    static let tasks: EventKinds = [.taskLifecycle, .taskCreation, .metrics, .other, .bodyData]
 
     /// The events `monitor` handles: all of them unless it is one of Bluebonnet's monitors that says otherwise.
     static func handled(by monitor: (any EventMonitor)?) -> EventKinds {

@@ -98,14 +98,14 @@ extension Request {
         case let .announceAttempt(urlRequest):
             announceAttempt(urlRequest)
         case let .resumeTask(task):
-            if let monitoredTask { eventMonitor?.request(self, didResumeTask: monitoredTask) }
+            if let monitoredTask { tellTask(.resume, monitoredTask) }
             task.resume()
         case let .suspendTask(task):
-            if let monitoredTask { eventMonitor?.request(self, didSuspendTask: monitoredTask) }
+            if let monitoredTask { tellTask(.suspend, monitoredTask) }
             task.suspend()
         case let .cancelTask(task):
             // Told first: once the engine is told, the attempt may end at once.
-            if let monitoredTask { eventMonitor?.request(self, didCancelTask: monitoredTask) }
+            if let monitoredTask { tellTask(.cancel, monitoredTask) }
             task.cancel()
         case let .decideNextHop(decide):
             underlyingQueue.async { [self] in
@@ -183,16 +183,17 @@ extension Request {
         let (task, suspended) = mutableState.write { state -> (RequestTask?, Bool) in
             state.attemptAnnounced = true
             let suspended = state.machine.control == .suspended
-            guard monitored, state.task == nil else { return (nil, suspended) }
-            let task = RequestTask(originalRequest: urlRequest)
+            guard monitored || state.taskCreationHandler != nil, state.task == nil else { return (nil, suspended) }
+            let task = RequestTask(attempt: state.machine.retryCount, originalRequest: urlRequest)
             state.task = task
             return (task, suspended)
         }
         tellMonitor(.other) { $0.request(self, didCreateURLRequest: urlRequest) }
         guard let task else { return }
-        tellMonitor(.taskCreation) { $0.request(self, didCreateTask: task) }
+        tellTask(.create, task)
         // Suspended before its task existed: the task is suspended as it is made, as Alamofire's is.
-        if suspended { eventMonitor?.request(self, didSuspendTask: task) }
+        if suspended { tellTask(.suspend, task) }
+        tellTaskCreationHandler(task)
     }
 
     /// Sends one hop. The machine is in `executing` with no task yet.
@@ -213,8 +214,8 @@ extension Request {
             }
             state.metrics.beginHop(urlRequest, at: now)
             var newTask: (RequestTask, Bool)?
-            if monitored, state.task == nil {
-                let task = RequestTask(originalRequest: urlRequest)
+            if monitored || state.taskCreationHandler != nil, state.task == nil {
+                let task = RequestTask(attempt: state.machine.retryCount, originalRequest: urlRequest)
                 state.task = task
                 newTask = (task, state.machine.control == .resumed)
             }
@@ -224,14 +225,15 @@ extension Request {
             )
         }
         if let announced {
-            if let task = announced, let eventMonitor { eventMonitor.request(self, didResumeTask: task) }
+            if let task = announced { tellTask(.resume, task) }
         } else {
             tellMonitor(.other) { $0.request(self, didCreateURLRequest: urlRequest) }
         }
         // Told before the engine has it, so no event of the task can reach a monitor ahead of its creation.
-        if let eventMonitor, let (task, running) = newTask {
-            tellMonitor(.taskCreation) { $0.request(self, didCreateTask: task) }
-            if running { eventMonitor.request(self, didResumeTask: task) }
+        if let (task, running) = newTask {
+            tellTask(.create, task)
+            if running { tellTask(.resume, task) }
+            tellTaskCreationHandler(task)
         }
         context.logger?.debug(
             "sending",
@@ -284,11 +286,11 @@ extension Request {
 
     /// Where Alamofire's task-level events go (`urlSession(_:downloadTask:...)`): the monitor, the session's
     /// `URLSession` and the attempt's task, when a monitor listens for them.
-    func taskEventTarget() -> (any EventMonitor, URLSession, RequestTask)? {
+    func taskEventTarget() -> (any EventMonitor, URLSession, URLSessionTask)? {
         guard monitoredEvents.contains(.other), let eventMonitor, let task = mutableState.read({ $0.task }),
             let urlSession = session?.session
         else { return nil }
-        return (eventMonitor, urlSession, task)
+        return (eventMonitor, urlSession, sessionTask(for: task))
     }
 
     /// What a monitor is told once an attempt ended: a value rather than a closure, so ending an attempt allocates
@@ -303,7 +305,8 @@ extension Request {
     /// The attempt ended: its metrics are sealed and, for a monitor, its task completes. Runs inside the caller's
     /// lock; the monitor is told with `tell(_:)` once it is released.
     func endAttempt(_ state: inout MutableState, at time: CFAbsoluteTime, error: AFError?) -> AttemptEnd? {
-        let metrics = state.metrics.endAttempt(at: time, hadTask: state.task != nil || state.attemptAnnounced)
+        let metrics = state.metrics.endAttempt(
+            at: time, error: error, hadTask: state.task != nil || state.attemptAnnounced)
         guard let eventMonitor, let task = state.task else { return nil }
         state.task = nil
         return AttemptEnd(monitor: eventMonitor, task: task, metrics: metrics, error: error)
@@ -312,14 +315,8 @@ extension Request {
     /// Tells the monitor that an attempt ended: its metrics, then its task's completion.
     func tell(_ end: AttemptEnd?) {
         guard let end else { return }
-        if let metrics = end.metrics {
-            // Alamofire's task-level event first, when someone listens (it makes the session's `URLSession`).
-            if monitoredEvents.contains(.metrics), let urlSession = session?.session {
-                end.monitor.urlSession(urlSession, task: end.task, didFinishCollecting: metrics)
-            }
-            tellMonitor(.metrics) { $0.request(self, didGatherMetrics: metrics) }
-        }
-        end.monitor.request(self, didCompleteTask: end.task, with: end.error)
+        if let metrics = end.metrics { tellMonitor(.metrics) { $0.request(self, didGatherTaskMetrics: metrics) } }
+        tellTask(.complete, end.task, error: end.error)
     }
 
     /// The request id, and `extra`, as log metadata.
@@ -361,6 +358,14 @@ extension Request {
             default: break
             }
             return (action, endAttempt(&state, at: now, error: failure))
+        }
+        // The body a request holds in memory reaches a monitor whole, before its task completes.
+        if monitoredEvents.contains(.bodyData), let ended {
+            switch action {
+            case let .validate(body?), let .finish(_, body?):
+                if !body.isEmpty { tellDidReceiveData(body, ended: ended.task) }
+            default: break
+            }
         }
         tell(ended)
         observer?.hopDidEnd(error: failure)
@@ -495,8 +500,10 @@ extension Request {
         observer?.hopDidReceive(response)
         let consumer = bodyConsumer
         let headSteps = context.headSteps
-        let (streams, head, ownStep) = mutableState.write {
-            state -> (Bool, ResponseHeadFacts?, (any ResponseHeadStep)?) in
+        // A monitor hears of the response the request delivers, not of one it follows, as with URLSession.
+        let monitorsHead = monitoredEvents.contains(.other)
+        let (streams, head, ownStep, final) = mutableState.write {
+            state -> (Bool, ResponseHeadFacts?, (any ResponseHeadStep)?, Bool) in
             state.head = response
             state.initialResponseTime = now
             state.progress.download.completed = 0
@@ -511,17 +518,18 @@ extension Request {
             // response's body reaches a file or a stream, and only the final response is shown to
             // `onHTTPResponse`, as URLSession shows Alamofire's only the response it does not follow itself.
             var final = true
-            if consumer != nil || state.headStep != nil { final = !mayFollow(response, state: state) }
+            if consumer != nil || state.headStep != nil || monitorsHead { final = !mayFollow(response, state: state) }
             let streams = consumer != nil && final
             state.machine.hopWillReceiveBody(streaming: streams)
-            guard !headSteps.isEmpty || state.headStep != nil else { return (streams, nil, nil) }
+            guard !headSteps.isEmpty || state.headStep != nil else { return (streams, nil, nil, final) }
             let head = ResponseHeadFacts(
                 head: response, hopRequest: state.machine.hop?.request,
                 firstURL: state.requests.first?.url, setCookieFields: setCookieFields,
                 features: state.features)
             // The request's own step (`onHTTPResponse`) sees final responses only.
-            return (streams, head, final ? state.headStep : nil)
+            return (streams, head, final ? state.headStep : nil, final)
         }
+        if monitorsHead, final { tellDidReceiveResponse(response) }
         if streams, let consumer { consumer.responseBodyWillBegin(response) }
         guard let head else { return .proceed(streamingBody: streams) }
         // Each step looks at the head here, on the engine's thread; what must happen before the body is read runs
@@ -576,6 +584,7 @@ extension Request {
             state.progress.upload.completed += Int64(count)
             state.metrics.updateHop { $0.requestBodyBytesSent += Int64(count) }
         }
+        tellDidSendBodyData(count)
     }
 
     @_spi(Transport) public func transportDidSendRequest(hadBody: Bool) {

@@ -84,11 +84,15 @@ public class Request: @unchecked Sendable {
         /// The request's own interceptor: its `interceptor:`, composed with those chained on in order. It runs
         /// after the session's, as in Alamofire.
         var interceptor: (any RequestInterceptor)?
-        /// The attempt's task, made only when a monitor listens for task events.
+        /// The attempt's task, made only when a monitor listens for task events or a task creation handler is set.
         var task: RequestTask?
+        /// The `URLSessionTask`s made so far, by attempt (`Request.sessionTask(for:)`).
+        var sessionTasks: [Int: URLSessionTask] = [:]
+        /// The `onURLSessionTaskCreation(on:perform:)` handler.
+        var taskCreationHandler: (queue: DispatchQueue, handler: @Sendable (URLSessionTask) -> Void)?
         /// Whether monitors heard of the attempt before its first hop went out (`announceAttempt(_:)`).
         var attemptAnnounced = false
-        /// The stamps behind `metrics` and `allMetrics`.
+        /// The stamps behind `taskMetrics` and `allTaskMetrics`.
         var metrics = MetricsLog()
         /// What features keep on the request (its own redirect handler, cache handler, credential).
         var features = FeatureValues()
@@ -181,14 +185,23 @@ public class Request: @unchecked Sendable {
     public var error: AFError? { mutableState.read { $0.error } }
     /// How many redirects were followed.
     public var redirectCount: Int { mutableState.read { $0.machine.redirectCount } }
-    /// What was measured of the last attempt, once its first hop began.
-    public var metrics: RequestTaskMetrics? { mutableState.read { $0.metrics.last } }
-    /// What was measured of every attempt, in order: one entry per retry.
-    public var allMetrics: [RequestTaskMetrics] { mutableState.read { $0.metrics.all } }
-    /// What was measured of the first attempt.
-    public var firstMetrics: RequestTaskMetrics? { allMetrics.first }
-    /// What was measured of the last attempt: `metrics`.
-    public var lastMetrics: RequestTaskMetrics? { metrics }
+    /// URLSession's metrics of the last attempt: always `nil` on Linux, as with Alamofire there (FoundationNetworking
+    /// never reports them). Bluebonnet's measurements are `taskMetrics`.
+    public var metrics: URLSessionTaskMetrics? { nil }
+    /// URLSession's metrics of every attempt: always empty on Linux. Bluebonnet's are `allTaskMetrics`.
+    public var allMetrics: [URLSessionTaskMetrics] { [] }
+    /// URLSession's metrics of the first attempt: always `nil` on Linux. Bluebonnet's are `firstTaskMetrics`.
+    public var firstMetrics: URLSessionTaskMetrics? { nil }
+    /// URLSession's metrics of the last attempt: always `nil` on Linux. Bluebonnet's are `lastTaskMetrics`.
+    public var lastMetrics: URLSessionTaskMetrics? { nil }
+    /// What Bluebonnet measured of the last attempt, once its first hop began.
+    public var taskMetrics: RequestTaskMetrics? { mutableState.read { $0.metrics.last } }
+    /// What Bluebonnet measured of every attempt, in order: one entry per retry.
+    public var allTaskMetrics: [RequestTaskMetrics] { mutableState.read { $0.metrics.all } }
+    /// What Bluebonnet measured of the first attempt.
+    public var firstTaskMetrics: RequestTaskMetrics? { allTaskMetrics.first }
+    /// What Bluebonnet measured of the last attempt: `taskMetrics`.
+    public var lastTaskMetrics: RequestTaskMetrics? { taskMetrics }
 
     // MARK: - Interceptors
 
@@ -272,7 +285,7 @@ public class Request: @unchecked Sendable {
         guard let action else { return self }
         eventMonitor?.requestDidCancel(self)
         // An announced attempt's task is cancelled before it ever ran, as Alamofire's suspended task is.
-        if let announced { eventMonitor?.request(self, didCancelTask: announced) }
+        if let announced { tellTask(.cancel, announced) }
         perform(action, monitoredTask: monitored)
         return self
     }
@@ -310,7 +323,7 @@ public class Request: @unchecked Sendable {
         }
         guard let action else { return self }
         eventMonitor?.requestDidSuspend(self)
-        if let announced { eventMonitor?.request(self, didSuspendTask: announced) }
+        if let announced { tellTask(.suspend, announced) }
         perform(action, monitoredTask: monitored)
         return self
     }

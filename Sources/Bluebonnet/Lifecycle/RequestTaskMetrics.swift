@@ -18,6 +18,8 @@ public struct RequestTaskMetrics: Sendable {
     let endTime: CFAbsoluteTime
     /// How many of the later hops were redirects (the others answered an authentication challenge).
     let redirects: Int
+    /// The error that ended the attempt, once it ended.
+    var error: AFError?
 
     /// One entry per hop, in order.
     public var transactionMetrics: [RequestTaskTransactionMetrics] {
@@ -139,6 +141,8 @@ struct MetricsLog {
     private var past: [RequestTaskMetrics] = []
     /// An attempt whose task ended before any hop left, as URLSession reports one: no transactions.
     private var withoutHop: RequestTaskMetrics?
+    /// The error that ended the current attempt, once it ended.
+    private var endError: AFError?
 
     /// A hop begins.
     mutating func beginHop(_ request: URLRequest, at time: CFAbsoluteTime) {
@@ -162,10 +166,12 @@ struct MetricsLog {
     }
 
     /// The attempt ended; its metrics, if a hop began or a task had been made for it.
-    mutating func endAttempt(at time: CFAbsoluteTime, hadTask: Bool = false) -> RequestTaskMetrics? {
+    mutating func endAttempt(at time: CFAbsoluteTime, error: AFError?, hadTask: Bool = false) -> RequestTaskMetrics? {
+        endError = error
         if first == nil, hadTask, withoutHop == nil {
             withoutHop = RequestTaskMetrics(
-                firstTransaction: nil, laterTransactions: [], startTime: time, endTime: time, redirects: 0)
+                firstTransaction: nil, laterTransactions: [], startTime: time, endTime: time, redirects: 0,
+                error: error)
         }
         updateHop { if $0.responseEndTime == nil { $0.responseEndTime = time } }
         if endTime == nil { endTime = time }
@@ -176,6 +182,7 @@ struct MetricsLog {
     mutating func beginRetry() {
         if let current { past.append(current) }
         withoutHop = nil
+        endError = nil
         first = nil
         later = []
         endTime = nil
@@ -187,7 +194,26 @@ struct MetricsLog {
         let end = endTime ?? (later.last ?? first).responseEndTime ?? (later.last ?? first).fetchStartTime
         return RequestTaskMetrics(
             firstTransaction: first, laterTransactions: later, startTime: first.fetchStartTime, endTime: end,
-            redirects: redirects)
+            redirects: redirects, error: endError)
+    }
+
+    /// How many attempts began: those measured, and the current one if it has a hop or a task.
+    func attemptCount(current task: RequestTask?) -> Int {
+        let current = first != nil || withoutHop != nil || task?.attempt == past.count
+        return past.count + (current ? 1 : 0)
+    }
+
+    /// The request attempt `index` began with.
+    func originalRequest(ofAttempt index: Int) -> URLRequest? {
+        if index < past.count { return past[index].firstTransaction?.request }
+        return first?.request
+    }
+
+    /// What was measured of attempt `index` (0 for the first), if it ended.
+    func endedAttempt(_ index: Int) -> RequestTaskMetrics? {
+        if index < past.count { return past[index] }
+        guard index == past.count, endTime != nil || withoutHop != nil else { return nil }
+        return current
     }
 
     /// The request of the latest hop.

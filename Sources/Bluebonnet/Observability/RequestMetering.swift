@@ -100,7 +100,7 @@ final class RequestMeter: RequestObserving {
     func hopDidEnd(error: AFError?) {}
 
     func requestDidFinish(_ request: Request, response: ResponseHead?, error: AFError?) {
-        let all = request.allMetrics.flatMap(\.transactionMetrics)
+        let all = request.allTaskMetrics.flatMap(\.transactionMetrics)
         let retryCount = request.retryCount
         let (wasActive, recorded, recordedRetries) = state.write { state in
             defer {

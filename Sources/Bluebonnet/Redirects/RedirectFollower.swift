@@ -37,16 +37,26 @@ struct RedirectFollower: HopFollowing {
             return .failure(.redirectFailed(reason: .tooManyRedirects(limit: handler.maximumRedirects)))
         case let .success(next):
             // Following or refusing as `Redirector` does needs no `HTTPURLResponse`: one is made only for a handler
-            // that reads it.
+            // that reads it, or a monitor told of the redirect.
+            let head = facts.head
             if let redirector = handler as? Redirector {
                 switch redirector.behavior {
-                case .follow: return .decide { _, completion in completion(.newHop(next)) }
-                case .doNotFollow: return .decide { _, completion in completion(.deliver) }
+                case .follow:
+                    return .decide { request, completion in
+                        request.tellWillRedirect(head, to: next)
+                        completion(.newHop(next))
+                    }
+                case .doNotFollow:
+                    return .decide { request, completion in
+                        request.tellWillRedirect(head, to: next)
+                        completion(.deliver)
+                    }
                 case .modify: break
                 }
             }
             let response = facts.response
             return .decide { request, completion in
+                request.tellWillRedirect(head, to: next)
                 handler.request(request, willBeRedirectedTo: next, for: response) { decision in
                     completion(decision.map(HopDecision.newHop) ?? .deliver)
                 }

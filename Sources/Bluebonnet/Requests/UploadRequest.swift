@@ -100,6 +100,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         super.didCreateInitialURLRequest(urlRequest)
         // After `didCreateInitialURLRequest`, the order Alamofire's monitors see.
         eventMonitor?.request(self, didCreateUploadable: uploadable)
+        // The stream is the body from here on: a monitor is handed it, as Alamofire's is when URLSession asks for it.
+        if case let .stream(stream) = uploadable { eventMonitor?.request(self, didProvideInputStream: stream) }
     }
 
     static func body(for uploadable: Uploadable, fileManager: FileManager) throws -> UploadBody {

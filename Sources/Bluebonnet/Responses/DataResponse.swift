@@ -22,8 +22,12 @@ public struct DataResponse<Success, Failure: Error> {
     let source: ResponseSource?
     /// The data returned by the server.
     public let data: Data?
-    /// What was measured of the request's last attempt.
-    public let metrics: RequestTaskMetrics?
+    /// URLSession's metrics of the request's last attempt: always `nil` on Linux, as with Alamofire there
+    /// (FoundationNetworking never reports them). Bluebonnet's measurements are `taskMetrics`.
+    public let metrics: URLSessionTaskMetrics?
+    /// What Bluebonnet measured of the request's last attempt: one transaction per hop, with the times and byte counts
+    /// the engine saw.
+    public let taskMetrics: RequestTaskMetrics?
     /// The time taken to serialize the response.
     public let serializationDuration: TimeInterval
     /// The result of response serialization.
@@ -49,21 +53,24 @@ public struct DataResponse<Success, Failure: Error> {
     ///   - request:               The `URLRequest` sent to the server.
     ///   - response:              The `HTTPURLResponse` from the server.
     ///   - data:                  The `Data` returned by the server.
-    ///   - metrics:               What was measured of the request's last attempt.
+    ///   - metrics:               URLSession's metrics, if you have them.
     ///   - serializationDuration: The duration taken by serialization.
     ///   - result:                The `Result` of response serialization.
     ///   - timeline:              The times of the request's life. `Request.Timeline()` by default.
+    ///   - taskMetrics:           What Bluebonnet measured of the request's last attempt. `nil` by default.
     public init(
         request: URLRequest?,
         response: HTTPURLResponse?,
         data: Data?,
-        metrics: RequestTaskMetrics?,
+        metrics: URLSessionTaskMetrics?,
         serializationDuration: TimeInterval,
         result: Result<Success, Failure>,
-        timeline: Request.Timeline = Request.Timeline()
+        timeline: Request.Timeline = Request.Timeline(),
+        taskMetrics: RequestTaskMetrics? = nil
     ) {
         self.init(
             request: request, source: response.map(ResponseSource.response), data: data, metrics: metrics,
+            taskMetrics: taskMetrics,
             serializationDuration: serializationDuration, result: result, timeline: timeline)
     }
 
@@ -72,7 +79,8 @@ public struct DataResponse<Success, Failure: Error> {
         request: URLRequest?,
         source: ResponseSource?,
         data: Data?,
-        metrics: RequestTaskMetrics?,
+        metrics: URLSessionTaskMetrics? = nil,
+        taskMetrics: RequestTaskMetrics?,
         serializationDuration: TimeInterval,
         result: Result<Success, Failure>,
         timeline: Request.Timeline
@@ -81,6 +89,7 @@ public struct DataResponse<Success, Failure: Error> {
         self.source = source
         self.data = data
         self.metrics = metrics
+        self.taskMetrics = taskMetrics
         self.serializationDuration = serializationDuration
         self.result = result
         self.timeline = timeline
@@ -120,7 +129,7 @@ extension DataResponse {
     /// - Returns: A `DataResponse` instance wrapping the result of the transform.
     public func map<NewSuccess>(_ transform: (Success) -> NewSuccess) -> DataResponse<NewSuccess, Failure> {
         DataResponse<NewSuccess, Failure>(
-            request: request, source: source, data: data, metrics: metrics,
+            request: request, source: source, data: data, metrics: metrics, taskMetrics: taskMetrics,
             serializationDuration: serializationDuration, result: result.map(transform),
             timeline: timeline)
     }
@@ -139,7 +148,7 @@ extension DataResponse {
             mapped = .failure(error)
         }
         return DataResponse<NewSuccess, any Error>(
-            request: request, source: source, data: data, metrics: metrics,
+            request: request, source: source, data: data, metrics: metrics, taskMetrics: taskMetrics,
             serializationDuration: serializationDuration, result: mapped,
             timeline: timeline)
     }
@@ -152,7 +161,7 @@ extension DataResponse {
         NewSuccess, Failure
     > {
         DataResponse<NewSuccess, Failure>(
-            request: request, source: source, data: data, metrics: metrics,
+            request: request, source: source, data: data, metrics: metrics, taskMetrics: taskMetrics,
             serializationDuration: serializationDuration, result: result.flatMap(transform),
             timeline: timeline)
     }
@@ -163,7 +172,7 @@ extension DataResponse {
     /// - Returns: A `DataResponse` instance containing the result of the transform.
     public func mapError<NewFailure: Error>(_ transform: (Failure) -> NewFailure) -> DataResponse<Success, NewFailure> {
         DataResponse<Success, NewFailure>(
-            request: request, source: source, data: data, metrics: metrics,
+            request: request, source: source, data: data, metrics: metrics, taskMetrics: taskMetrics,
             serializationDuration: serializationDuration, result: result.mapError(transform),
             timeline: timeline)
     }
@@ -183,7 +192,7 @@ extension DataResponse {
             do { mapped = .failure(try transform(error)) } catch { mapped = .failure(error) }
         }
         return DataResponse<Success, any Error>(
-            request: request, source: source, data: data, metrics: metrics,
+            request: request, source: source, data: data, metrics: metrics, taskMetrics: taskMetrics,
             serializationDuration: serializationDuration, result: mapped,
             timeline: timeline)
     }

@@ -82,7 +82,7 @@ extension DataRequest {
         let result: AFResult<Data?> = snapshot.error.map { .failure($0) } ?? .success(snapshot.data)
         let response = DataResponse(
             request: snapshot.request, source: ResponseSource(snapshot.head), data: snapshot.data,
-            metrics: snapshot.metrics, serializationDuration: 0, result: result,
+            taskMetrics: snapshot.metrics, serializationDuration: 0, result: result,
             timeline: snapshot.timeline(serializationCompletedAt: end))
         if monitoredEvents.contains(.parsing) { eventMonitor?.request(self, didParseResponse: response) }
         return response
@@ -107,7 +107,7 @@ extension DataRequest {
         let end = Timeline.now()
         let response = DataResponse(
             request: snapshot.request, source: ResponseSource(snapshot.head), data: snapshot.data,
-            metrics: snapshot.metrics, serializationDuration: end - start, result: result,
+            taskMetrics: snapshot.metrics, serializationDuration: end - start, result: result,
             timeline: snapshot.timeline(serializationCompletedAt: end))
         if monitoredEvents.contains(.parsing) { eventMonitor?.request(self, didParseResponse: response) }
         return response

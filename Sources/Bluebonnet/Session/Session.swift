@@ -59,20 +59,24 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
     /// The trust roots, client certificates and HTTP/2 offer of every TLS connection.
     public let tls: TLSSettings
 
-    /// A `URLSession` on this session's configuration, as Alamofire's `Session.session`, for code that reads
-    /// `session.configuration` (its cookie storage, cache and headers are this session's own objects). Made on first
-    /// use. Bluebonnet sends nothing through it: tasks made on it directly are FoundationNetworking's.
+    /// A `URLSession` on this session's configuration whose delegate is `delegate`, as Alamofire's
+    /// `Session.session`, for code that reads `session.configuration` (its cookie storage, cache and headers are this
+    /// session's own objects): the one given to `init(session:delegate:rootQueue:...)`, or one made on first use.
+    /// Bluebonnet sends nothing through it: tasks made on it directly are FoundationNetworking's.
     public var session: URLSession {
         urlSession.write { made in
             if let made { return made }
-            let urlSession = URLSession(configuration: configurationCopy)
+            let urlSession = URLSession(configuration: configurationCopy, delegate: delegate, delegateQueue: nil)
             made = urlSession
             return urlSession
         }
     }
 
+    /// The delegate of `session`, whose `FileManager` moves downloaded files to their destinations.
+    public let delegate: SessionDelegate
+
     private let configurationCopy: URLSessionConfiguration
-    private let urlSession = Protected<URLSession?>(nil)
+    private let urlSession: Protected<URLSession?>
     /// The monitor told of every request's events, when any monitor was given.
     public let eventMonitor: CompositeEventMonitor?
     /// The largest response body, in decoded bytes, a request holds in memory; `nil` for no limit.
@@ -118,6 +122,8 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
     ///   - configuration:            The `URLSessionConfiguration` whose timeouts, additional headers and
     ///                               connections per host the engine honours. `URLSessionConfiguration.af.default`
     ///                               by default.
+    ///   - delegate:                 The delegate of `session`, whose `FileManager` moves downloaded files.
+    ///                               `SessionDelegate()` by default.
     ///   - rootQueue:                The serial root queue. Must be serial.
     ///   - startRequestsImmediately: Whether requests start on their first response handler. `true` by default.
     ///   - requestSetup:             When requests make their `URLRequest`: on the first `resume()` (`.lazy`, the
@@ -151,6 +157,7 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
     ///                               flight finish before cancelling them, in seconds. 30 by default.
     public init(
         configuration: URLSessionConfiguration = URLSessionConfiguration.af.default,
+        delegate: SessionDelegate = SessionDelegate(),
         rootQueue: DispatchQueue = DispatchQueue(label: "org.bluebonnet.session.rootQueue"),
         startRequestsImmediately: Bool = true,
         requestSetup: RequestSetup = .lazy,
@@ -174,6 +181,8 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
         self.shutdownGracePeriod = shutdownGracePeriod.isFinite ? max(0, shutdownGracePeriod) : 0
         // A copy, as URLSession keeps: later changes to the caller's configuration change nothing here.
         configurationCopy = configuration.copy() as? URLSessionConfiguration ?? configuration
+        urlSession = Protected(nil)
+        self.delegate = delegate
         self.logger = logger
         self.maximumResponseSize = maximumResponseSize
         self.rootQueue = rootQueue
@@ -274,6 +283,39 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
         // Alamofire's task-level events carry `session`: made now, on the caller's thread, rather than lazily by the
         // first event, which may come from an event loop.
         if let eventMonitor, !eventMonitor.handledEvents.isDisjoint(with: [.metrics, .other]) { _ = session }
+    }
+
+    /// Creates a `Session` from a `URLSession`, as Alamofire's designated initializer does: `session` becomes
+    /// `Session.session`, and its configuration is the one the engine honours (see `init(configuration:...)`). Its
+    /// tasks are not used: Bluebonnet's requests go through its own engine.
+    ///
+    /// - Parameters:
+    ///   - session:   The `URLSession` shown as `Session.session`.
+    ///   - delegate:  The delegate, normally `session`'s, whose `FileManager` moves downloaded files.
+    ///   - rootQueue: The serial root queue. Must be serial.
+    ///   - startRequestsImmediately, requestSetup, requestQueue, serializationQueue, interceptor, serverTrustManager,
+    ///     redirectHandler, cachedResponseHandler, eventMonitors: As in `init(configuration:...)`.
+    public convenience init(
+        session: URLSession,
+        delegate: SessionDelegate,
+        rootQueue: DispatchQueue,
+        startRequestsImmediately: Bool = true,
+        requestSetup: RequestSetup = .lazy,
+        requestQueue: DispatchQueue? = nil,
+        serializationQueue: DispatchQueue? = nil,
+        interceptor: (any RequestInterceptor)? = nil,
+        serverTrustManager: ServerTrustManager? = nil,
+        redirectHandler: (any RedirectHandler)? = nil,
+        cachedResponseHandler: (any CachedResponseHandler)? = nil,
+        eventMonitors: [any EventMonitor] = []
+    ) {
+        self.init(
+            configuration: session.configuration, delegate: delegate, rootQueue: rootQueue,
+            startRequestsImmediately: startRequestsImmediately, requestSetup: requestSetup, requestQueue: requestQueue,
+            serializationQueue: serializationQueue, interceptor: interceptor, serverTrustManager: serverTrustManager,
+            redirectHandler: redirectHandler, cachedResponseHandler: cachedResponseHandler,
+            eventMonitors: eventMonitors)
+        urlSession.write { $0 = session }
     }
 
     /// What watches each request: tracing and metrics. With no tracer and no metrics factory bootstrapped or given,

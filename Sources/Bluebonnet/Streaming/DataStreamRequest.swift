@@ -63,17 +63,21 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         public let request: URLRequest?
         /// The response, if one arrived; made from the head the first time something reads it.
         public var response: HTTPURLResponse? { head?.httpResponse }
-        /// What was measured of the last attempt.
-        public let metrics: RequestTaskMetrics?
+        /// URLSession's metrics of the last attempt: always `nil` on Linux, as with Alamofire there. Bluebonnet's
+        /// measurements are `taskMetrics`.
+        public let metrics: URLSessionTaskMetrics?
+        /// What Bluebonnet measured of the last attempt.
+        public let taskMetrics: RequestTaskMetrics?
         /// The error that ended the request, if any.
         public let error: AFError?
         /// The head the response is made from.
         @_spi(OpenAPITransport) public let head: ResponseHead?
 
-        init(request: URLRequest?, head: ResponseHead?, metrics: RequestTaskMetrics?, error: AFError?) {
+        init(request: URLRequest?, head: ResponseHead?, taskMetrics: RequestTaskMetrics?, error: AFError?) {
             self.request = request
             self.head = head
-            self.metrics = metrics
+            metrics = nil
+            self.taskMetrics = taskMetrics
             self.error = error
         }
     }
@@ -288,7 +292,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             error = .explicitlyCancelled
         }
         return Completion(
-            request: state.requests.last, head: state.head, metrics: state.metrics.last, error: error)
+            request: state.requests.last, head: state.head, taskMetrics: state.metrics.last, error: error)
     }
 
     // MARK: - The body
@@ -337,6 +341,7 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     }
 
     private func deliver(_ chunk: Data, readiness: TransportReadiness) {
+        tellDidReceiveData(chunk)
         let (consumers, blocked) = streamState.write { state -> ([Consumer], Bool) in
             state.outstandingBytes += chunk.count * state.consumers.count
             let blocked = state.outstandingBytes > Self.highWater

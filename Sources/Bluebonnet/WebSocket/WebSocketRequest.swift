@@ -79,8 +79,11 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         public let request: URLRequest?
         /// The upgrade's response, if one arrived.
         public let response: HTTPURLResponse?
-        /// What was measured of the upgrade.
-        public let metrics: RequestTaskMetrics?
+        /// URLSession's metrics of the upgrade: always `nil` on Linux, as with Alamofire there. Bluebonnet's
+        /// measurements are `taskMetrics`.
+        public let metrics: URLSessionTaskMetrics?
+        /// What Bluebonnet measured of the upgrade.
+        public let taskMetrics: RequestTaskMetrics?
         /// The error that ended the socket; `nil` when it closed with a close handshake.
         public let error: AFError?
         /// When the upgrade was sent, when its answer arrived, and when the socket ended. Bluebonnet's own.
@@ -406,7 +409,8 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         if closedByClient, error?.isExplicitlyCancelledError == true { error = nil }
         let finished = finished()
         return Completion(
-            request: finished.request, response: finished.response, metrics: finished.metrics, error: error,
+            request: finished.request, response: finished.response, metrics: nil, taskMetrics: finished.metrics,
+            error: error,
             timeline: finished.timeline(serializationCompletedAt: Timeline.now()))
     }
 

@@ -98,7 +98,7 @@ extension Exchange {
         if quiet == 0, let http = response {
             try? console.errors.write(
                 line: printer.statusLine(
-                    http, protocolName: request.metrics?.transactionMetrics.last?.networkProtocolName))
+                    http, protocolName: request.taskMetrics?.transactionMetrics.last?.networkProtocolName))
             try? console.errors.write(line: printer.headers(http) + "\n")
         }
         let interruption = failure == nil ? nil : console.interruptions.received

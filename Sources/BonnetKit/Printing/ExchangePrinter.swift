@@ -32,7 +32,7 @@ struct ExchangePrinter {
             if historyParts.contains("h") || historyParts.contains("b") { try output.write(line: "") }
         }
         let response = outcome.response
-        let protocolName = response.metrics?.transactionMetrics.last?.networkProtocolName
+        let protocolName = response.taskMetrics?.transactionMetrics.last?.networkProtocolName
         if let sent = response.request {
             var shown = sent
             // A streamed upload's length is the form's, which the request no longer carries.

@@ -28,7 +28,7 @@ extension Exchange {
                         "the response has \(http.headers.count) header fields, more than --max-headers \(maxHeaders)")
             }
             guard parts.contains("h") else { return }
-            let protocolName = request.metrics?.transactionMetrics.last?.networkProtocolName
+            let protocolName = request.taskMetrics?.transactionMetrics.last?.networkProtocolName
             try output.write(line: printer.statusLine(http, protocolName: protocolName))
             try output.write(line: printer.headers(http) + (parts.contains("b") ? "\n" : ""))
         }

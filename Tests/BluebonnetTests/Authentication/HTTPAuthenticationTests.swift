@@ -11,7 +11,7 @@ import FoundationNetworking
 final class HTTPAuthenticationTests: ServerTestCase {
     /// The `Authorization` values the request's hops sent, in order.
     private func sentAuthorizations(_ request: Request) -> [String?] {
-        (request.metrics?.transactionMetrics ?? []).map { $0.request.value(forHTTPHeaderField: "Authorization") }
+        (request.taskMetrics?.transactionMetrics ?? []).map { $0.request.value(forHTTPHeaderField: "Authorization") }
     }
 
     func testBasicChallengeIsAnsweredWithTheRequestCredential() async throws {
@@ -22,7 +22,7 @@ final class HTTPAuthenticationTests: ServerTestCase {
         XCTAssertEqual(sentAuthorizations(request), [nil, "Basic dXNlcjpwYXNzd2Q="])
         XCTAssertEqual(request.credential?.user, "user")
         XCTAssertEqual(request.redirectCount, 0)
-        XCTAssertEqual(request.metrics?.redirectCount, 0, "answering a challenge is not a redirect")
+        XCTAssertEqual(request.taskMetrics?.redirectCount, 0, "answering a challenge is not a redirect")
     }
 
     func testWrongCredentialIsTriedOnceThenThe401IsDelivered() async throws {
@@ -32,14 +32,14 @@ final class HTTPAuthenticationTests: ServerTestCase {
         XCTAssertTrue(
             response.error?.isResponseSerializationError ?? true,
             "the 401 itself, empty: \(String(describing: response.error))")
-        XCTAssertEqual(request.metrics?.transactionMetrics.count, 2, "one answer, no loop")
+        XCTAssertEqual(request.taskMetrics?.transactionMetrics.count, 2, "one answer, no loop")
     }
 
     func testWithoutACredentialThe401IsDeliveredAtOnce() async throws {
         let request = session.request(url("/basic-auth/user/passwd"))
         let response = await request.serializingData().response
         XCTAssertEqual(response.response?.statusCode, 401)
-        XCTAssertEqual(request.metrics?.transactionMetrics.count, 1)
+        XCTAssertEqual(request.taskMetrics?.transactionMetrics.count, 1)
     }
 
     func testHiddenBasicAuthNeedsThePreemptiveHeader() async throws {
@@ -61,7 +61,7 @@ final class HTTPAuthenticationTests: ServerTestCase {
                     .authenticate(username: "user", password: "passwd")
                 let response = await request.serializingData().response
                 XCTAssertEqual(response.response?.statusCode, 200, "\(algorithm) \(qop)")
-                XCTAssertEqual(request.metrics?.transactionMetrics.count, 2, "\(algorithm) \(qop)")
+                XCTAssertEqual(request.taskMetrics?.transactionMetrics.count, 2, "\(algorithm) \(qop)")
             }
         }
     }
@@ -71,7 +71,7 @@ final class HTTPAuthenticationTests: ServerTestCase {
             username: "user", password: "passwd")
         let response = await request.serializingData(emptyResponseCodes: [401]).response
         XCTAssertEqual(response.response?.statusCode, 401)
-        XCTAssertEqual(request.metrics?.transactionMetrics.count, 1)
+        XCTAssertEqual(request.taskMetrics?.transactionMetrics.count, 1)
     }
 
     func testDigestAuthIntCoversAPostBody() async throws {
@@ -90,7 +90,7 @@ final class HTTPAuthenticationTests: ServerTestCase {
             username: "user", password: "nope")
         let response = await request.serializingData().response
         XCTAssertEqual(response.response?.statusCode, 401)
-        XCTAssertEqual(request.metrics?.transactionMetrics.count, 2)
+        XCTAssertEqual(request.taskMetrics?.transactionMetrics.count, 2)
     }
 
     func testStaleNonceIsAnsweredAgainWithTheNewNonce() async throws {
@@ -110,7 +110,7 @@ final class HTTPAuthenticationTests: ServerTestCase {
             username: "user", password: "passwd")
         let response = await request.serializingData().response
         XCTAssertEqual(response.response?.statusCode, 401)
-        XCTAssertEqual(request.metrics?.transactionMetrics.count, 4, "the first answer and two stale answers")
+        XCTAssertEqual(request.taskMetrics?.transactionMetrics.count, 4, "the first answer and two stale answers")
     }
 
     func testUserhashIsAnswered() async throws {
@@ -206,8 +206,8 @@ final class HTTPAuthenticationTests: ServerTestCase {
         let response = await request.serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200)
         XCTAssertEqual(request.redirectCount, 1)
-        XCTAssertEqual(request.metrics?.redirectCount, 1)
-        XCTAssertEqual(request.metrics?.transactionMetrics.count, 3)
+        XCTAssertEqual(request.taskMetrics?.redirectCount, 1)
+        XCTAssertEqual(request.taskMetrics?.transactionMetrics.count, 3)
     }
 
     func testAStreamedUploadIsNotSentTwiceToAnswerAChallenge() async throws {
@@ -228,7 +228,7 @@ final class HTTPAuthenticationTests: ServerTestCase {
         .authenticate(username: "user", password: "passwd")
         let response = await request.serializingData().response
         XCTAssertEqual(response.response?.statusCode, 200)
-        XCTAssertEqual(request.metrics?.transactionMetrics.last?.countOfRequestBodyBytesSent, 7)
+        XCTAssertEqual(request.taskMetrics?.transactionMetrics.last?.countOfRequestBodyBytesSent, 7)
     }
 
     func testAnUnparseableChallengeDeliversThe401() async throws {
@@ -239,7 +239,7 @@ final class HTTPAuthenticationTests: ServerTestCase {
             response.error?.isResponseSerializationError ?? true,
             "the 401 itself, empty: \(String(describing: response.error))")
         XCTAssertEqual(response.response?.statusCode, 401)
-        XCTAssertEqual(request.metrics?.transactionMetrics.count, 1)
+        XCTAssertEqual(request.taskMetrics?.transactionMetrics.count, 1)
     }
 
     func testWrongCredentialDeliversThe401WithNoDataAndNoErrorToAPlainResponseHandler() async throws {

@@ -80,12 +80,12 @@ final class CachedResponseHandlerTests: ServerTestCase {
         let target = url("/cacheable/\(id)?cache_control=max-age=60&vary=Accept-Language")
         _ = await session.request(target, headers: ["Accept-Language": "en"]).serializingData().response
         let hit = await session.request(target, headers: ["Accept-Language": "en"]).serializingData().response
-        XCTAssertEqual(hit.metrics?.transactionMetrics.last?.resourceFetchType, .localCache)
+        XCTAssertEqual(hit.taskMetrics?.transactionMetrics.last?.resourceFetchType, .localCache)
         let other = await session.request(target, headers: ["Accept-Language": "fr"]).serializingData().response
         XCTAssertEqual(
             try json(other.data)["Accept-Language"] as? String, "fr",
             "FoundationNetworking keeps one variant; the other is a miss")
-        XCTAssertEqual(other.metrics?.transactionMetrics.last?.resourceFetchType, .networkLoad)
+        XCTAssertEqual(other.taskMetrics?.transactionMetrics.last?.resourceFetchType, .networkLoad)
     }
 
     func testAFoundationCacheKeepsTheResponsesOfEachQueryOfAPath() async throws {
@@ -98,11 +98,11 @@ final class CachedResponseHandlerTests: ServerTestCase {
         }
         for target in targets {
             let response = await session.request(target).serializingData().response
-            XCTAssertEqual(response.metrics?.transactionMetrics.last?.resourceFetchType, .networkLoad, target)
+            XCTAssertEqual(response.taskMetrics?.transactionMetrics.last?.resourceFetchType, .networkLoad, target)
         }
         for (index, target) in targets.enumerated() {
             let hit = await session.request(target).serializingData().response
-            XCTAssertEqual(hit.metrics?.transactionMetrics.last?.resourceFetchType, .localCache, target)
+            XCTAssertEqual(hit.taskMetrics?.transactionMetrics.last?.resourceFetchType, .localCache, target)
             XCTAssertEqual(try json(hit.data)["answer"] as? Int, index + 1, "each query's own response: \(target)")
         }
         // The cache's owner still finds the latest response under the URL itself.
@@ -114,7 +114,7 @@ final class CachedResponseHandlerTests: ServerTestCase {
         let target = url("/cacheable/\(id)?cache_control=max-age=60")
         _ = await session.request(target).serializingData().response
         let second = await session.request(target).serializingData().response
-        XCTAssertEqual(second.metrics?.transactionMetrics.last?.resourceFetchType, .networkLoad)
+        XCTAssertEqual(second.taskMetrics?.transactionMetrics.last?.resourceFetchType, .networkLoad)
     }
 
     func testTheCachersCanBeNamedFromTheProtocol() {

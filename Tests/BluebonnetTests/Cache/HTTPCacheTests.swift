@@ -56,7 +56,7 @@ final class HTTPCacheTests: ServerTestCase {
     }
 
     func fetchType(_ response: AFDataResponse<Data>) -> RequestTaskTransactionMetrics.ResourceFetchType? {
-        response.metrics?.transactionMetrics.last?.resourceFetchType
+        response.taskMetrics?.transactionMetrics.last?.resourceFetchType
     }
 
     // MARK: - Freshness
@@ -480,7 +480,7 @@ extension HTTPCacheTests {
         // A serial queue: the two requests' metrics arrive in the order they were gathered.
         let monitorQueue = DispatchQueue(label: "monitor")
         let monitor = ClosureEventMonitor(queue: monitorQueue)
-        monitor.requestDidGatherMetrics = { _, metrics in
+        monitor.requestDidGatherTaskMetrics = { _, metrics in
             if let type = metrics.transactionMetrics.last?.resourceFetchType { fetched.append(type) }
         }
         let configuration = URLSessionConfiguration.af.default

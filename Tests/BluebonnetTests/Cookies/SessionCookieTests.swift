@@ -23,7 +23,7 @@ final class SessionCookieTests: ServerTestCase {
     func testCookiesSetOnARedirectAreSentOnTheNextHopAndLaterRequests() async throws {
         let response = await session.request(url("/cookies/set?a=1&b=2")).serializingData().response
         XCTAssertEqual(try cookiesEchoed(response), ["a": "1", "b": "2"])
-        XCTAssertEqual(response.metrics?.redirectCount, 1)
+        XCTAssertEqual(response.taskMetrics?.redirectCount, 1)
         let later = await session.request(url("/cookies")).serializingData().response
         XCTAssertEqual(try cookiesEchoed(later), ["a": "1", "b": "2"])
         let deleted = await session.request(url("/cookies/delete?a")).serializingData().response

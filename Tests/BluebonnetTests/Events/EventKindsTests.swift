@@ -16,7 +16,7 @@ final class EventKindsTests: ServerTestCase {
         func requestDidResume(_ request: Request) { events.append("resume") }
         func requestDidFinish(_ request: Request) { events.append("finish") }
         func request(_ request: Request, didCreateURLRequest urlRequest: URLRequest) { events.append("send") }
-        func request(_ request: Request, didResumeTask task: RequestTask) { events.append("task") }
+        func request(_ request: Request, didResumeTask task: URLSessionTask) { events.append("task") }
     }
 
     func testOnlyTheHandledEventsAreDispatched() async throws {

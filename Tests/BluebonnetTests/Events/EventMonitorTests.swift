@@ -27,24 +27,29 @@ final class EventMonitorTests: ServerTestCase {
         XCTAssertLessThan(seen.firstIndex(of: "resumed")!, seen.firstIndex(of: "finished")!)
     }
 
-    func testTheTaskLevelMetricsEventComesWithTheSessionsURLSessionAndTheAttemptsTask() async throws {
+    func testTheTaskLevelCompletionComesWithTheSessionsURLSessionAndTheAttemptsTaskAfterItsMetrics() async throws {
         let queue = DispatchQueue(label: "closures")
         let monitor = ClosureEventMonitor(queue: queue)
         let events = Recorder<String>()
-        let collected = Recorder<(ObjectIdentifier, Int)>()
-        monitor.taskDidFinishCollectingMetrics = { urlSession, task, metrics in
-            collected.append((ObjectIdentifier(urlSession), task.taskIdentifier))
-            events.append("collected \(metrics.transactionMetrics.count)")
+        let completed = Recorder<(ObjectIdentifier, Int)>()
+        monitor.taskDidComplete = { urlSession, task, error in
+            completed.append((ObjectIdentifier(urlSession), task.taskIdentifier))
+            events.append("task ended \(error == nil)")
         }
-        monitor.requestDidGatherMetrics = { _, _ in events.append("gathered") }
+        monitor.requestDidGatherTaskMetrics = { _, metrics in
+            events.append("gathered \(metrics.transactionMetrics.count)")
+        }
         monitor.requestDidCompleteTaskWithError = { _, task, _ in events.append("completed \(task.taskIdentifier)") }
         let session = Session(eventMonitors: [monitor])
-        _ = await session.request(url("/redirect/1")).serializingData().response
+        let request = session.request(url("/redirect/1"))
+        _ = await request.serializingData().response
         queue.sync {}
-        let (urlSession, task) = try XCTUnwrap(collected.values.first)
+        let (urlSession, task) = try XCTUnwrap(completed.values.first)
         XCTAssertEqual(urlSession, ObjectIdentifier(session.session))
+        XCTAssertEqual(task, request.task?.taskIdentifier)
         XCTAssertEqual(
-            events.values, ["collected 2", "gathered", "completed \(task)"], "before the request's, as in Alamofire")
+            events.values, ["gathered 2", "task ended true", "completed \(task)"],
+            "before the request's, as in Alamofire")
     }
 
     func testMonitorsSeeCancellationAndCreationFailures() async throws {

@@ -41,14 +41,14 @@ final class EventSequenceTests: FaultServerTestCase {
         func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {
             add("parsed \(Value.self)")
         }
-        func request(_ request: Request, didCreateTask task: RequestTask) { add("task") }
-        func request(_ request: Request, didResumeTask task: RequestTask) { add("taskResume") }
-        func request(_ request: Request, didSuspendTask task: RequestTask) { add("taskSuspend") }
-        func request(_ request: Request, didCancelTask task: RequestTask) { add("taskCancel") }
-        func request(_ request: Request, didGatherMetrics metrics: RequestTaskMetrics) {
+        func request(_ request: Request, didCreateTask task: URLSessionTask) { add("task") }
+        func request(_ request: Request, didResumeTask task: URLSessionTask) { add("taskResume") }
+        func request(_ request: Request, didSuspendTask task: URLSessionTask) { add("taskSuspend") }
+        func request(_ request: Request, didCancelTask task: URLSessionTask) { add("taskCancel") }
+        func request(_ request: Request, didGatherTaskMetrics metrics: RequestTaskMetrics) {
             add("metrics \(metrics.transactionMetrics.count)")
         }
-        func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?) {
+        func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: AFError?) {
             add(error == nil ? "taskDone" : "taskFailed")
         }
     }
@@ -199,7 +199,7 @@ final class EventSequenceTests: FaultServerTestCase {
         XCTAssertEqual(
             events,
             ["initial", "send /flaky", "task", "cancel", "taskCancel", "metrics 0", "taskFailed", "finish", "parsed"])
-        XCTAssertEqual(request.metrics?.transactionMetrics.count, 0)
+        XCTAssertEqual(request.taskMetrics?.transactionMetrics.count, 0)
         XCTAssertEqual(request.state, .cancelled)
         XCTAssertFalse(faults.arrivals.targets.contains { $0.hasPrefix("/flaky") }, "nothing reached the server")
     }

@@ -383,7 +383,7 @@ final class InterceptorTests: FaultServerTestCase {
         let monitor = ClosureEventMonitor(queue: DispatchQueue(label: "monitor"))
         monitor.requestDidFinish = { _ in check("event monitor") }
         monitor.requestDidCompleteTaskWithError = { _, _, _ in check("task monitor") }
-        monitor.requestDidGatherMetrics = { _, _ in check("metrics monitor") }
+        monitor.requestDidGatherTaskMetrics = { _, _ in check("metrics monitor") }
         let interceptor = Interceptor(
             adaptHandler: { request, _, completion in
                 check("adapter")

@@ -73,7 +73,7 @@ final class HTTPBinInteropTests: XCTestCase {
                 .serializingData().response
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: response.result.get()) as? [String: Any])
             let headers = object["headers"] as? [String: String] ?? [:]
-            return (headers["X-Attempt"], response.metrics?.transactionMetrics.last?.resourceFetchType)
+            return (headers["X-Attempt"], response.taskMetrics?.transactionMetrics.last?.resourceFetchType)
         }
         // `/cache/60`: `Cache-Control: public, max-age=60`, served from the cache.
         _ = try await attempt("/cache/60", 1)
@@ -93,7 +93,7 @@ final class HTTPBinInteropTests: XCTestCase {
         let headersURL = url("/response-headers?Cache-Control=max-age%3D60&X-Mark=kept")
         _ = await cached.request(headersURL).serializingData().response
         let again = await cached.request(headersURL).serializingData().response
-        XCTAssertEqual(again.metrics?.transactionMetrics.last?.resourceFetchType, .localCache)
+        XCTAssertEqual(again.taskMetrics?.transactionMetrics.last?.resourceFetchType, .localCache)
         XCTAssertEqual(again.response?.value(forHTTPHeaderField: "X-Mark"), "kept")
     }
 
@@ -320,7 +320,7 @@ final class HTTPBinInteropTests: XCTestCase {
             for (password, expected) in [("passwd", route.right), ("wrong", route.wrong)] {
                 let request = session.request(url(route.path)).authenticate(username: "user", password: password)
                 let response = await request.serializingData(emptyResponseCodes: [401]).response
-                let hops = request.metrics?.transactionMetrics.count ?? 0
+                let hops = request.taskMetrics?.transactionMetrics.count ?? 0
                 print(
                     "AUTH-ROUTE \(route.path) password=\(password) -> \(response.response?.statusCode ?? 0) in \(hops) hops"
                 )
@@ -355,7 +355,7 @@ final class HTTPBinInteropTests: XCTestCase {
             "AUTH-ROUTE /digest-auth/auth/user/passwd/SHA-512 -> \(response.response?.statusCode ?? 0) (not an RFC 7616 algorithm; not answered)"
         )
         XCTAssertEqual(response.response?.statusCode, 401)
-        XCTAssertEqual(request.metrics?.transactionMetrics.count, 1)
+        XCTAssertEqual(request.taskMetrics?.transactionMetrics.count, 1)
     }
 
     func testHTTPBinCredentialsInTheURLAnswerItsChallenge() async throws {

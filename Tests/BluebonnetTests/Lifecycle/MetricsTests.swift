@@ -5,13 +5,13 @@ import XCTest
 import FoundationNetworking
 #endif
 
-/// `Request.metrics`, `allMetrics` and `DataResponse.metrics`: what is measured per hop and per attempt, over real
+/// `Request.taskMetrics`, `allTaskMetrics` and `DataResponse.taskMetrics`: what is measured per hop and per attempt, over real
 /// sockets.
 final class MetricsTests: ServerTestCase {
     func testAGetIsOneTransactionWithItsStagesInOrder() async throws {
         let request = session.request(url("/bytes/1000"))
         let response = await request.serializingData().response
-        let metrics = try XCTUnwrap(response.metrics)
+        let metrics = try XCTUnwrap(response.taskMetrics)
         XCTAssertEqual(metrics.transactionMetrics.count, 1)
         XCTAssertEqual(metrics.redirectCount, 0)
         let hop = try XCTUnwrap(metrics.transactionMetrics.first)
@@ -35,25 +35,25 @@ final class MetricsTests: ServerTestCase {
         XCTAssertNil(hop.remoteAddress)
         XCTAssertEqual(metrics.taskInterval.start, stages[0])
         XCTAssertEqual(metrics.taskInterval.end, stages[4])
-        XCTAssertEqual(request.metrics?.transactionMetrics.count, 1)
-        XCTAssertEqual(request.allMetrics.count, 1)
+        XCTAssertEqual(request.taskMetrics?.transactionMetrics.count, 1)
+        XCTAssertEqual(request.allTaskMetrics.count, 1)
     }
 
     func testEveryRedirectHopIsATransactionOfTheSameAttempt() async throws {
         let request = session.request(url("/redirect/2"))
         let response = await request.serializingData().response
-        let metrics = try XCTUnwrap(response.metrics)
+        let metrics = try XCTUnwrap(response.taskMetrics)
         XCTAssertEqual(metrics.redirectCount, 2)
         XCTAssertEqual(
             metrics.transactionMetrics.map { $0.request.url?.path }, ["/redirect/2", "/relative-redirect/1", "/get"])
         XCTAssertEqual(
             metrics.transactionMetrics.map { ($0.response as? HTTPURLResponse)?.statusCode }, [302, 302, 200])
-        XCTAssertEqual(request.allMetrics.count, 1)
+        XCTAssertEqual(request.allTaskMetrics.count, 1)
     }
 
     func testACompressedBodyCountsTheBytesOnTheWireAndTheBytesDecoded() async throws {
         let response = await session.request(url("/gzip")).serializingData().response
-        let hop = try XCTUnwrap(response.metrics?.transactionMetrics.first)
+        let hop = try XCTUnwrap(response.taskMetrics?.transactionMetrics.first)
         let declared = try XCTUnwrap(response.response?.value(forHTTPHeaderField: "Content-Length").flatMap(Int64.init))
         XCTAssertEqual(hop.countOfResponseBodyBytesReceived, declared)
         XCTAssertEqual(hop.countOfResponseBodyBytesAfterDecoding, Int64(response.data?.count ?? -1))
@@ -63,7 +63,7 @@ final class MetricsTests: ServerTestCase {
     func testAnUploadCountsTheBodyBytesSent() async throws {
         let body = Data(repeating: 7, count: 300_000)
         let response = await session.upload(body, to: url("/post")).serializingData().response
-        let hop = try XCTUnwrap(response.metrics?.transactionMetrics.first)
+        let hop = try XCTUnwrap(response.taskMetrics?.transactionMetrics.first)
         XCTAssertEqual(hop.countOfRequestBodyBytesSent, 300_000)
         XCTAssertEqual(hop.countOfRequestBodyBytesBeforeEncoding, 300_000)
     }
@@ -74,19 +74,19 @@ final class MetricsTests: ServerTestCase {
         let request = session.request(url("/status/500"), interceptor: retryOnce).validate()
         let response = await request.serializingData().response
         XCTAssertEqual(request.retryCount, 1)
-        XCTAssertEqual(request.allMetrics.count, 2)
-        XCTAssertEqual(request.allMetrics.map { $0.transactionMetrics.count }, [1, 1])
-        let first = try XCTUnwrap(request.allMetrics.first?.taskInterval)
-        let second = try XCTUnwrap(request.allMetrics.last?.taskInterval)
+        XCTAssertEqual(request.allTaskMetrics.count, 2)
+        XCTAssertEqual(request.allTaskMetrics.map { $0.transactionMetrics.count }, [1, 1])
+        let first = try XCTUnwrap(request.allTaskMetrics.first?.taskInterval)
+        let second = try XCTUnwrap(request.allTaskMetrics.last?.taskInterval)
         XCTAssertLessThanOrEqual(first.end, second.start)
-        XCTAssertEqual(response.metrics?.taskInterval, second)
+        XCTAssertEqual(response.taskMetrics?.taskInterval, second)
     }
 
     func testAFailedConnectionStillMeasuresTheHop() async throws {
         let request = session.request("http://127.0.0.1:1/refused")
         let response = await request.serializingData().response
         XCTAssertNotNil(response.error)
-        let hop = try XCTUnwrap(response.metrics?.transactionMetrics.first)
+        let hop = try XCTUnwrap(response.taskMetrics?.transactionMetrics.first)
         XCTAssertNotNil(hop.fetchStartDate)
         XCTAssertNil(hop.responseStartDate)
         XCTAssertNotNil(hop.responseEndDate, "the end of a failed hop is when it failed")
@@ -95,7 +95,7 @@ final class MetricsTests: ServerTestCase {
 
     func testARequestThatNeverRanHasNoMetrics() {
         let request = session.request(url("/get"))
-        XCTAssertNil(request.metrics)
-        XCTAssertEqual(request.allMetrics.count, 0)
+        XCTAssertNil(request.taskMetrics)
+        XCTAssertEqual(request.allTaskMetrics.count, 0)
     }
 }

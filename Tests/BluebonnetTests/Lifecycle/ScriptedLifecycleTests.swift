@@ -87,12 +87,12 @@ final class ScriptedLifecycleTests: XCTestCase {
         let queue = DispatchQueue(label: "scripted.task.events")
         private var events: [String] = []
         var recorded: [String] { queue.sync { events } }
-        func request(_ request: Request, didCreateTask task: RequestTask) { events.append("create") }
-        func request(_ request: Request, didResumeTask task: RequestTask) { events.append("resume") }
-        func request(_ request: Request, didSuspendTask task: RequestTask) { events.append("suspend") }
-        func request(_ request: Request, didCancelTask task: RequestTask) { events.append("cancel") }
-        func request(_ request: Request, didGatherMetrics metrics: RequestTaskMetrics) { events.append("metrics") }
-        func request(_ request: Request, didCompleteTask task: RequestTask, with error: AFError?) {
+        func request(_ request: Request, didCreateTask task: URLSessionTask) { events.append("create") }
+        func request(_ request: Request, didResumeTask task: URLSessionTask) { events.append("resume") }
+        func request(_ request: Request, didSuspendTask task: URLSessionTask) { events.append("suspend") }
+        func request(_ request: Request, didCancelTask task: URLSessionTask) { events.append("cancel") }
+        func request(_ request: Request, didGatherTaskMetrics metrics: RequestTaskMetrics) { events.append("metrics") }
+        func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: AFError?) {
             events.append(error == nil ? "complete" : "fail")
         }
     }
@@ -156,7 +156,7 @@ final class ScriptedLifecycleTests: XCTestCase {
         session.drain()
         XCTAssertEqual(
             monitor.recorded, ["create", "resume", "metrics", "fail", "create", "resume", "metrics", "complete"])
-        XCTAssertEqual(request.allMetrics.count, 2)
+        XCTAssertEqual(request.allTaskMetrics.count, 2)
     }
 
     // MARK: - Cancel during decisions

@@ -80,7 +80,7 @@ final class HTTPResponseHandlerTests: ServerTestCase {
         XCTAssertEqual(response.error?.isExplicitlyCancelledError, true)
         XCTAssertEqual(initial.values.first, response.response)
         XCTAssertNil(response.data)
-        XCTAssertEqual(response.metrics?.transactionMetrics.last?.countOfResponseBodyBytesReceived ?? 0, 0)
+        XCTAssertEqual(response.taskMetrics?.transactionMetrics.last?.countOfResponseBodyBytesReceived ?? 0, 0)
     }
 
     func testRedirectsAndChallengesTheRequestFollowsAreNotShown() async throws {

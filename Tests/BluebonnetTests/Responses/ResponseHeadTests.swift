@@ -38,7 +38,7 @@ final class ResponseHeadTests: ServerTestCase {
         XCTAssertTrue(head.isMade)
         XCTAssertTrue(response.response === made, "a second read made another response")
         XCTAssertTrue(request.response === made, "the request and its response disagree")
-        XCTAssertTrue(response.metrics?.transactionMetrics.last?.response === made)
+        XCTAssertTrue(response.taskMetrics?.transactionMetrics.last?.response === made)
         XCTAssertEqual(made.statusCode, 200)
         XCTAssertEqual(made.value(forHTTPHeaderField: "x-many"), "a, b")
         XCTAssertEqual(made.af.fields.filter { $0.name == "X-Many" }.map(\.value), ["a", "b"])

@@ -141,9 +141,9 @@ final class TLSSettingsTests: TLSServerTestCase {
         let roots = TrustRoots.adding([certificates.root.certificate])
         let negotiated = await Self.get(Session(tls: TLSSettings(trustRoots: roots)), server.url("/get"))
         XCTAssertNil(negotiated.error)
-        XCTAssertEqual(negotiated.metrics?.transactionMetrics.last?.networkProtocolName, "h2")
+        XCTAssertEqual(negotiated.taskMetrics?.transactionMetrics.last?.networkProtocolName, "h2")
         let http1 = await Self.get(Session(tls: TLSSettings(trustRoots: roots, allowsHTTP2: false)), server.url("/get"))
-        XCTAssertEqual(http1.metrics?.transactionMetrics.last?.networkProtocolName, "http/1.1")
+        XCTAssertEqual(http1.taskMetrics?.transactionMetrics.last?.networkProtocolName, "http/1.1")
 
         let other = try TestCertificates()
         let pinned = Session(

@@ -37,12 +37,12 @@ final class AlamofireNamesTests: ServerTestCase {
         let session = Session(interceptor: RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0.01))
         let request = session.request(url("/status/503")).validate()
         _ = await request.serializingData().response
-        XCTAssertEqual(request.allMetrics.count, 2)
-        XCTAssertNotNil(request.firstMetrics)
+        XCTAssertEqual(request.allTaskMetrics.count, 2)
+        XCTAssertNotNil(request.firstTaskMetrics)
         XCTAssertEqual(
-            request.firstMetrics?.taskInterval.start, request.allMetrics.first?.taskInterval.start)
-        XCTAssertEqual(request.lastMetrics?.taskInterval.start, request.allMetrics.last?.taskInterval.start)
-        XCTAssertNotEqual(request.firstMetrics?.taskInterval.start, request.lastMetrics?.taskInterval.start)
+            request.firstTaskMetrics?.taskInterval.start, request.allTaskMetrics.first?.taskInterval.start)
+        XCTAssertEqual(request.lastTaskMetrics?.taskInterval.start, request.allTaskMetrics.last?.taskInterval.start)
+        XCTAssertNotEqual(request.firstTaskMetrics?.taskInterval.start, request.lastTaskMetrics?.taskInterval.start)
     }
 
     func testTheStreamSerializersDecodableMemberTakesADataPreprocessor() async throws {

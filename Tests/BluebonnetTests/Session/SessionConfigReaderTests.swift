@@ -111,7 +111,7 @@ final class SessionConfigReaderTLSTests: TLSServerTestCase {
         let session = try Session(configReader: reader.scoped(to: "upstream"))
         let response = await session.request(server.url("/get")).serializingData().response
         XCTAssertNil(response.error)
-        XCTAssertEqual(response.metrics?.transactionMetrics.last?.networkProtocolName, "http/1.1")
+        XCTAssertEqual(response.taskMetrics?.transactionMetrics.last?.networkProtocolName, "http/1.1")
         // Without the file the server's root is unknown.
         let plain = await Session().request(server.url("/get")).serializingData().response
         XCTAssertNotNil(plain.error)

@@ -105,7 +105,7 @@ final class SessionRequestTests: ServerTestCase {
             XCTAssertEqual(error.code, .unsupportedURL, string)
             XCTAssertNotNil(response.request, string)
             XCTAssertNil(response.response, string)
-            XCTAssertNotNil(response.metrics, string)
+            XCTAssertNotNil(response.taskMetrics, string)
         }
     }
 

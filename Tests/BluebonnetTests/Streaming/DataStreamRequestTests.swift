@@ -50,7 +50,7 @@ final class DataStreamRequestTests: ServerTestCase {
         XCTAssertGreaterThan(events.received.count, 1)
         XCTAssertEqual(events.ended?.response?.statusCode, 200)
         XCTAssertNil(events.ended?.error)
-        XCTAssertNotNil(events.ended?.metrics)
+        XCTAssertNotNil(events.ended?.taskMetrics)
     }
 
     func testAHandlerWrittenForAlamofireReadsTheStreamsAccessors() async throws {

@@ -110,7 +110,7 @@ final class HTTP2ConnectionGuardTests: TLSServerTestCase {
             }
             XCTAssertNil(response.error)
             XCTAssertEqual(response.response?.statusCode, 200)
-            XCTAssertEqual(response.metrics?.transactionMetrics.last?.networkProtocolName, "h2")
+            XCTAssertEqual(response.taskMetrics?.transactionMetrics.last?.networkProtocolName, "h2")
         }
     }
 }

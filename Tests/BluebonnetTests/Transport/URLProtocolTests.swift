@@ -130,7 +130,7 @@ final class URLProtocolTests: ServerTestCase {
         XCTAssertEqual(response.value, Item(name: "bonnet", count: 3), String(describing: response.error))
         XCTAssertEqual(response.response?.statusCode, 200)
         XCTAssertEqual(response.response?.value(forHTTPHeaderField: "X-Stub"), "yes")
-        XCTAssertEqual(response.metrics?.transactionMetrics.first?.networkProtocolName, "StubProtocol")
+        XCTAssertEqual(response.taskMetrics?.transactionMetrics.first?.networkProtocolName, "StubProtocol")
     }
 
     func testTheStubSeesTheRequestAsSentAndRequestsItDeclinesGoToTheNetwork() async throws {
@@ -238,7 +238,7 @@ final class URLProtocolTests: ServerTestCase {
             url, .init(headers: ["Content-Type": "text/plain"], chunks: [Data("kept".utf8)], cached: true))
         let response = await stubbedSession().request(url).serializingString().response
         XCTAssertEqual(response.value, "kept", String(describing: response.error))
-        XCTAssertEqual(response.metrics?.transactionMetrics.first?.resourceFetchType, .localCache)
+        XCTAssertEqual(response.taskMetrics?.transactionMetrics.first?.resourceFetchType, .localCache)
     }
 
     func testProgressAndEventMonitorsSeeAStubbedRequestAsAnyOther() async throws {

@@ -25,7 +25,7 @@ final class WebSocketTests: WebSocketTestCase {
         XCTAssertNil(completion?.error)
         XCTAssertEqual(completion?.response?.statusCode, 101)
         XCTAssertEqual(completion?.request?.url, server.url("/messages?count=3"))
-        XCTAssertNotNil(completion?.metrics)
+        XCTAssertNotNil(completion?.taskMetrics)
         XCTAssertTrue(request.isFinished)
         XCTAssertNil(request.error)
     }
@@ -318,7 +318,7 @@ final class WebSocketTests: WebSocketTestCase {
         await eventually("the monitor heard the end") { heard.values.contains("finish 101") }
         XCTAssertEqual(heard.values.filter { $0 != "resume" }.first, "initial")
         XCTAssertEqual(heard.values.filter { $0 == "resume" }.count, 1)
-        XCTAssertNotNil(request.metrics?.transactionMetrics.first?.responseStartDate)
+        XCTAssertNotNil(request.taskMetrics?.transactionMetrics.first?.responseStartDate)
         let timeline = try XCTUnwrap(completion(events)?.timeline)
         XCTAssertGreaterThan(timeline.requestDuration, 0)
         XCTAssertGreaterThan(timeline.initialResponseTime, timeline.requestStartTime)

@@ -1,0 +1,113 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An event of an attempt's task. It travels to each monitor's queue with the attempt (`RequestTask`), and the
+/// attempt's `URLSessionTask` is made only there, for a monitor that is handed it: Alamofire's notifications need the
+/// request alone.
+enum TaskEvent: Sendable {
+    /// `request(_:didCreateTask:)`.
+    case create
+    /// `request(_:didResumeTask:)`.
+    case resume
+    /// `request(_:didSuspendTask:)`.
+    case suspend
+    /// `request(_:didCancelTask:)`.
+    case cancel
+    /// `urlSession(_:task:didCompleteWithError:)`, then `request(_:didCompleteTask:with:)`.
+    case complete
+
+    /// The group of events it belongs to.
+    var kind: EventKinds { self == .create ? .taskCreation : .taskLifecycle }
+
+    /// Tells `monitor` of the event, on the monitor's queue.
+    func deliver(to monitor: any EventMonitor, request: Request, task: RequestTask, error: AFError?) {
+        if let notifications = monitor as? AlamofireNotifications {
+            notifications.post(self, of: request)
+            return
+        }
+        let sessionTask = request.sessionTask(for: task)
+        switch self {
+        case .create: monitor.request(request, didCreateTask: sessionTask)
+        case .resume: monitor.request(request, didResumeTask: sessionTask)
+        case .suspend: monitor.request(request, didSuspendTask: sessionTask)
+        case .cancel: monitor.request(request, didCancelTask: sessionTask)
+        case .complete:
+            // A server whose identity was refused fails the task early, as Alamofire's challenge handling reports.
+            if let error, case .serverTrustEvaluationFailed = error {
+                monitor.request(request, didFailTask: sessionTask, earlyWithError: error)
+            }
+            // URLSession's delegate hears of the task's end first, with the error as URLSession reports it.
+            if let urlSession = request.session?.session {
+                monitor.urlSession(urlSession, task: sessionTask, didCompleteWithError: error?.underlyingError ?? error)
+            }
+            monitor.request(request, didCompleteTask: sessionTask, with: error)
+        }
+    }
+}
+
+extension Request {
+    /// Tells the request's monitor of an event of the attempt's task.
+    func tellTask(_ event: TaskEvent, _ task: RequestTask, error: AFError? = nil) {
+        guard let eventMonitor else { return }
+        if let composite = eventMonitor as? CompositeEventMonitor {
+            composite.performEvent(event, of: self, task: task, error: error)
+        } else {
+            event.deliver(to: eventMonitor, request: self, task: task, error: error)
+        }
+    }
+}
+
+extension Request {
+    /// Tells a monitor that a redirect to `next` is about to be weighed by the redirect handler, as URLSession tells
+    /// Alamofire's delegate before asking its handler.
+    func tellWillRedirect(_ head: ResponseHead, to next: URLRequest) {
+        guard let (monitor, urlSession, task) = taskEventTarget() else { return }
+        monitor.urlSession(urlSession, task: task, willPerformHTTPRedirection: head.httpResponse, newRequest: next)
+    }
+
+    /// Tells a monitor that the request's `InputStream` body would have to be sent again, which it cannot be.
+    func tellNeedsNewBodyStream() {
+        guard let (monitor, urlSession, task) = taskEventTarget() else { return }
+        monitor.urlSession(urlSession, taskNeedsNewBodyStream: task)
+    }
+
+    /// Tells a monitor of the head of the response the request delivers, when its task is a data task.
+    func tellDidReceiveResponse(_ head: ResponseHead) {
+        guard let (monitor, urlSession, task) = taskEventTarget(), let dataTask = task as? URLSessionDataTask else {
+            return
+        }
+        monitor.urlSession(urlSession, dataTask: dataTask, didReceive: head.httpResponse)
+    }
+
+    /// Tells a monitor of body bytes the request received, when its task is a data task.
+    ///
+    /// - Parameters:
+    ///   - data:  The bytes.
+    ///   - ended: The attempt's task, when the attempt has just ended (the request no longer holds it).
+    func tellDidReceiveData(_ data: Data, ended: RequestTask? = nil) {
+        guard monitoredEvents.contains(.bodyData), let eventMonitor, let urlSession = session?.session,
+            let task = ended ?? mutableState.read({ $0.task }),
+            let dataTask = sessionTask(for: task) as? URLSessionDataTask
+        else { return }
+        eventMonitor.urlSession(urlSession, dataTask: dataTask, didReceive: data)
+    }
+
+    /// Tells a monitor of a piece of the body sent.
+    func tellDidSendBodyData(_ count: Int) {
+        guard let (monitor, urlSession, task) = taskEventTarget() else { return }
+        let (sent, total) = mutableState.read { ($0.progress.upload.completed, $0.progress.upload.total) }
+        monitor.urlSession(
+            urlSession, task: task, didSendBodyData: Int64(count), totalBytesSent: sent,
+            totalBytesExpectedToSend: total)
+    }
+
+    /// Tells a monitor that `proposed` may be stored in the cache, when the request's task is a data task.
+    func tellWillCacheResponse(_ proposed: CachedURLResponse) {
+        guard let (monitor, urlSession, task) = taskEventTarget(), let dataTask = task as? URLSessionDataTask else {
+            return
+        }
+        monitor.urlSession(urlSession, dataTask: dataTask, willCacheResponse: proposed)
+    }
+}
