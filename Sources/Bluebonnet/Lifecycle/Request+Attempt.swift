@@ -23,6 +23,7 @@ extension Request {
     /// Makes the `URLRequest` from the request's convertible, then starts it if it is resumed. The caller has moved
     /// the machine to `creatingURLRequest`.
     func createURLRequest() {
+        Confinement.assertOffEventLoop("A URLRequestConvertible, RequestModifier or parameter encoder")
         do {
             let urlRequest = try makeURLRequest()
             try urlRequest.validate()
@@ -86,7 +87,9 @@ extension Request {
         case .none:
             return
         case let .createURLRequest(onRequestQueue):
-            if onRequestQueue {
+            // Made inline on the caller's thread (no hop), unless that thread is an event loop: the user's
+            // convertible, modifier, encoder and adapter then run on `requestQueue`, as in Alamofire.
+            if onRequestQueue || Confinement.isOnEventLoop() {
                 context.requestQueue.async { [self] in createURLRequest() }
             } else {
                 createURLRequest()
@@ -144,6 +147,7 @@ extension Request {
     // MARK: - Adapting
 
     private func adapt(_ urlRequest: URLRequest) {
+        Confinement.assertOffEventLoop("A RequestAdapter")
         guard let adapter, let session else {
             failBeforeExecuting(with: .sessionDeinitialized)
             return
