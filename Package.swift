@@ -88,7 +88,7 @@ let package = Package(
         ),
         .target(
             name: "BluebonnetTesting",
-            dependencies: ["Bluebonnet", "BluebonnetTestServer"],
+            dependencies: ["Bluebonnet"],
             swiftSettings: noWarnings
         ),
         // A `ClientTransport` over a `Session` for swift-openapi-generator's clients. `Bluebonnet` itself never

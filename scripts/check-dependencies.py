@@ -196,6 +196,45 @@ def strip(source):
     return "".join(out)
 
 
+CONTRIBUTING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "CONTRIBUTING.md")
+DOC_BEGIN, DOC_END = "<!-- dependency-rules:begin -->", "<!-- dependency-rules:end -->"
+
+
+def rules_text():
+    """The rules and their named exceptions as CONTRIBUTING.md quotes them: one line per folder, then the exceptions."""
+    lines = ["```"]
+    width = max(len(folder) for folder in RULES)
+    for folder in sorted(RULES):
+        allowed = ", ".join(sorted(RULES[folder])) or "(nothing)"
+        lines.append(f"{folder.ljust(width)}  may name  {allowed}")
+    lines.append("")
+    lines.append("Named exceptions:")
+    for (folder, name), why in sorted(ALLOWED.items()):
+        lines.append(f"  {folder} names {name}: {why}")
+    for (folder, module), why in sorted(ALLOWED_IMPORTS.items()):
+        lines.append(f"  {folder} imports {module}: {why}")
+    lines.append("```")
+    return "\n".join(lines)
+
+
+def check_contributing(problems):
+    """CONTRIBUTING.md quotes the script's tables word for word; `--write-doc` rewrites its quote."""
+    document = open(CONTRIBUTING, encoding="utf-8").read()
+    begin, end = document.find(DOC_BEGIN), document.find(DOC_END)
+    if begin < 0 or end < begin:
+        problems.append(f"CONTRIBUTING.md: no {DOC_BEGIN} ... {DOC_END} block quoting the rules")
+        return
+    quoted = document[begin + len(DOC_BEGIN):end].strip()
+    if quoted == rules_text():
+        return
+    if "--write-doc" in sys.argv:
+        document = document[:begin + len(DOC_BEGIN)] + "\n" + rules_text() + "\n" + document[end:]
+        open(CONTRIBUTING, "w", encoding="utf-8").write(document)
+        return
+    problems.append("CONTRIBUTING.md: its quote of the rules differs from this script's tables; "
+                    "run scripts/check-dependencies.py --write-doc")
+
+
 def main():
     texts, owner = read_sources(ROOT, folder_of)
     graph, problems = {}, []
@@ -216,6 +255,7 @@ def main():
                 problems.append(f"{relative}: {source_folder} must not depend on {target} (names {name})")
     check_cli(problems)
     check_openapi(problems)
+    check_contributing(problems)
     if "--graph" in sys.argv:
         for source_folder in sorted(graph):
             print(source_folder)
