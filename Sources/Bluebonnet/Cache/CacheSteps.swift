@@ -27,7 +27,7 @@ struct CacheHandlerPreparer: HopPreparing {
     func prepare(_ hop: inout TransportRequest, of request: Request, features: FeatureValues) {
         let handler = features[CachedResponseHandlerOverride.self] ?? sessionHandler
         // A monitor hears of the proposal before the handler decides, as URLSession tells Alamofire's delegate.
-        let monitored = request.monitoredEvents.contains(.other)
+        let monitored = request.sessionMonitoredEvents.contains(.other)
         guard handler != nil || monitored else { return }
         hop.features[CacheDecisionKey.self] = CacheDecision { proposed, completion in
             if monitored { request.tellWillCacheResponse(proposed) }

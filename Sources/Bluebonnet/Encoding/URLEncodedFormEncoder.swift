@@ -255,10 +255,13 @@ public final class URLEncodedFormEncoder: Sendable {
     public func encode(_ value: any Encodable) throws -> String {
         let root = FormNode()
         try FormValueEncoder(node: root, options: self, codingPath: []).box(value)
-        guard case let .object(pairs) = root.value else {
-            throw Error.invalidRootObject("\(root.value)")
+        switch root.value {
+        case let .object(pairs): return FormSerializer(options: self).serialize(pairs)
+        // An empty dictionary, or a type that writes nothing: an empty form, as in Alamofire (whose root starts as an
+        // empty object).
+        case .empty: return ""
+        case .string, .array: throw Error.invalidRootObject("\(root.value)")
         }
-        return FormSerializer(options: self).serialize(pairs)
     }
 
     /// Encodes `value` as UTF-8 form data.

@@ -128,7 +128,7 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     /// Forwards.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let error = UncheckedBox(error)
-        performEvent(.taskLifecycle) { $0.urlSession(session, task: task, didCompleteWithError: error.value) }
+        performEvent(.other) { $0.urlSession(session, task: task, didCompleteWithError: error.value) }
     }
 
     /// Forwards.

@@ -30,7 +30,7 @@ extension Request {
     /// The attempts made so far, as their tasks: the current attempt's when it has one, and a new one otherwise.
     private var attemptTasks: [RequestTask] {
         mutableState.read { state in
-            (0..<state.metrics.attemptCount(current: state.task)).map { attempt in
+            (0..<state.metrics.attemptCount(current: state.task, announced: state.attemptAnnounced)).map { attempt in
                 if let current = state.task, current.attempt == attempt { return current }
                 return RequestTask(attempt: attempt, originalRequest: state.metrics.originalRequest(ofAttempt: attempt))
             }
@@ -59,11 +59,9 @@ extension Request {
     public func onURLSessionTaskCreation(
         on queue: DispatchQueue = .main, perform handler: @escaping @Sendable (URLSessionTask) -> Void
     ) -> Self {
-        let current = mutableState.write { state -> RequestTask? in
-            state.taskCreationHandler = (queue, handler)
-            return state.task
-        }
-        if let current {
+        mutableState.write { $0.taskCreationHandler = (queue, handler) }
+        // The current attempt's, made for the handler when nothing made it yet.
+        if let current = attemptTasks.last {
             let task = sessionTask(for: current)
             queue.async { handler(task) }
         }

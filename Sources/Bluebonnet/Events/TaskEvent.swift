@@ -15,7 +15,7 @@ enum TaskEvent: Sendable {
     case suspend
     /// `request(_:didCancelTask:)`.
     case cancel
-    /// `urlSession(_:task:didCompleteWithError:)`, then `request(_:didCompleteTask:with:)`.
+    /// `request(_:didCompleteTask:with:)` (and `request(_:didFailTask:earlyWithError:)` before it for a refused server).
     case complete
 
     /// The group of events it belongs to.
@@ -37,10 +37,6 @@ enum TaskEvent: Sendable {
             // A server whose identity was refused fails the task early, as Alamofire's challenge handling reports.
             if let error, case .serverTrustEvaluationFailed = error {
                 monitor.request(request, didFailTask: sessionTask, earlyWithError: error)
-            }
-            // URLSession's delegate hears of the task's end first, with the error as URLSession reports it.
-            if let urlSession = request.session?.session {
-                monitor.urlSession(urlSession, task: sessionTask, didCompleteWithError: error?.underlyingError ?? error)
             }
             monitor.request(request, didCompleteTask: sessionTask, with: error)
         }
@@ -87,11 +83,11 @@ extension Request {
     ///   - data:  The bytes.
     ///   - ended: The attempt's task, when the attempt has just ended (the request no longer holds it).
     func tellDidReceiveData(_ data: Data, ended: RequestTask? = nil) {
-        guard monitoredEvents.contains(.bodyData), let eventMonitor, let urlSession = session?.session,
-            let task = ended ?? mutableState.read({ $0.task }),
-            let dataTask = sessionTask(for: task) as? URLSessionDataTask
+        guard sessionMonitoredEvents.contains(.bodyData),
+            let (monitor, urlSession, task) = taskEventTarget(ended: ended),
+            let dataTask = task as? URLSessionDataTask
         else { return }
-        eventMonitor.urlSession(urlSession, dataTask: dataTask, didReceive: data)
+        monitor.urlSession(urlSession, dataTask: dataTask, didReceive: data)
     }
 
     /// Tells a monitor of a piece of the body sent.

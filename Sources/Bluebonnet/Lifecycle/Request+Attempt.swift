@@ -290,11 +290,13 @@ extension Request {
 
     /// Where Alamofire's task-level events go (`urlSession(_:downloadTask:...)`): the monitor, the session's
     /// `URLSession` and the attempt's task, when a monitor listens for them.
-    func taskEventTarget() -> (any EventMonitor, URLSession, URLSessionTask)? {
-        guard monitoredEvents.contains(.other), let eventMonitor, let task = mutableState.read({ $0.task }),
-            let urlSession = session?.session
+    ///
+    /// - Parameter ended: The attempt's task, when the attempt has just ended (the request no longer holds it).
+    func taskEventTarget(ended: RequestTask? = nil) -> (any EventMonitor, URLSession, URLSessionTask)? {
+        guard sessionMonitoredEvents.contains(.other), let sessionMonitor,
+            let task = ended ?? mutableState.read({ $0.task }), let urlSession = session?.session
         else { return nil }
-        return (eventMonitor, urlSession, sessionTask(for: task))
+        return (sessionMonitor, urlSession, sessionTask(for: task))
     }
 
     /// What a monitor is told once an attempt ended: a value rather than a closure, so ending an attempt allocates
@@ -320,6 +322,10 @@ extension Request {
     func tell(_ end: AttemptEnd?) {
         guard let end else { return }
         if let metrics = end.metrics { tellMonitor(.metrics) { $0.request(self, didGatherTaskMetrics: metrics) } }
+        // URLSession's delegate hears of the task's end first, with the error as URLSession reports it.
+        if let (monitor, urlSession, task) = taskEventTarget(ended: end.task) {
+            monitor.urlSession(urlSession, task: task, didCompleteWithError: end.error?.underlyingError ?? end.error)
+        }
         tellTask(.complete, end.task, error: end.error)
     }
 
@@ -364,7 +370,7 @@ extension Request {
             return (action, endAttempt(&state, at: now, error: failure))
         }
         // The body a request holds in memory reaches a monitor whole, before its task completes.
-        if monitoredEvents.contains(.bodyData), let ended {
+        if sessionMonitoredEvents.contains(.bodyData), let ended {
             switch action {
             case let .validate(body?), let .finish(_, body?):
                 if !body.isEmpty { tellDidReceiveData(body, ended: ended.task) }
@@ -505,7 +511,7 @@ extension Request {
         let consumer = bodyConsumer
         let headSteps = context.headSteps
         // A monitor hears of the response the request delivers, not of one it follows, as with URLSession.
-        let monitorsHead = monitoredEvents.contains(.other)
+        let monitorsHead = sessionMonitoredEvents.contains(.other)
         let (streams, head, ownStep, final) = mutableState.write {
             state -> (Bool, ResponseHeadFacts?, (any ResponseHeadStep)?, Bool) in
             state.head = response

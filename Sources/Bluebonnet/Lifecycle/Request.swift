@@ -38,9 +38,10 @@ public class Request: @unchecked Sendable {
         event(eventMonitor)
     }
 
-    /// The session's monitor, and what it handles.
-    private let sessionMonitor: (any EventMonitor)?
-    private let sessionMonitoredEvents: EventKinds
+    /// The session's monitor, and what it handles. URLSession's own events (`urlSession(...)`) go to it alone, as
+    /// Alamofire's `SessionDelegate` tells only the session's monitor.
+    let sessionMonitor: (any EventMonitor)?
+    let sessionMonitoredEvents: EventKinds
     /// Whether `eventMonitor(_:)` added monitors: an atomic, so a request without any reads its monitor without a
     /// lock, once per event.
     private let hasOwnMonitors = Atomic<Bool>(false)

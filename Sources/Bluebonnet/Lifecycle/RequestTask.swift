@@ -66,6 +66,7 @@ struct AttemptTaskSource: Sendable {
                 return reading
             }
             switch state.machine.control {
+            case _ where state.machine.isComplete: reading.state = .completed
             case .initialized, .suspended: reading.state = .suspended
             case .resumed: reading.state = .running
             case .cancelled: reading.state = .canceling

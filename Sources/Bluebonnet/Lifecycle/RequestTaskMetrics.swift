@@ -197,9 +197,10 @@ struct MetricsLog {
             redirects: redirects, error: endError)
     }
 
-    /// How many attempts began: those measured, and the current one if it has a hop or a task.
-    func attemptCount(current task: RequestTask?) -> Int {
-        let current = first != nil || withoutHop != nil || task?.attempt == past.count
+    /// How many attempts began: those measured, and the current one if it has a hop or a task, or was announced
+    /// (an `.eager` session makes an attempt's task before `resume()`).
+    func attemptCount(current task: RequestTask?, announced: Bool) -> Int {
+        let current = first != nil || withoutHop != nil || task?.attempt == past.count || announced
         return past.count + (current ? 1 : 0)
     }
 

@@ -173,6 +173,17 @@ final class URLEncodedFormEncoderTests: XCTestCase {
         XCTAssertThrowsError(try encode("plain"))
     }
 
+    func testAnEmptyDictionaryIsAnEmptyFormAndLeavesTheQueryUnset() throws {
+        struct Nothing: Encodable {}
+        XCTAssertEqual(try encode([String: String]()), "")
+        XCTAssertEqual(try encode(Nothing()), "")
+        let request = URLRequest(url: URL(string: "https://example.com/path")!)
+        let encoded = try URLEncodedFormParameterEncoder(destination: .queryString).encode(
+            [String: String](), into: request)
+        XCTAssertEqual(encoded.url?.absoluteString, "https://example.com/path")
+        XCTAssertNil(URLComponents(url: encoded.url!, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
+    }
+
     func testCustomEncodingErrorsSurfaceAsParameterEncoderFailed() {
         struct Boom: Error {}
         let encoder = URLEncodedFormParameterEncoder(

@@ -157,6 +157,50 @@ final class URLSessionTaskTests: ServerTestCase {
         XCTAssertTrue(monitor.events.values.contains("sent 1000/1000"), "\(monitor.events.values)")
     }
 
+    func testURLSessionsEventsGoToTheSessionsMonitorsAlone() async throws {
+        let sessionMonitor = AlamofireShapedMonitor()
+        let requestMonitor = AlamofireShapedMonitor()
+        let session = Session(eventMonitors: [sessionMonitor])
+        let request = session.request(url("/bytes/5?seed=2")).eventMonitor(requestMonitor)
+        _ = await request.serializingData().response
+        session.drain()
+        requestMonitor.queue.sync {}
+        XCTAssertEqual(
+            sessionMonitor.events.values,
+            ["create", "resume", "response 200", "data 5", "metrics 1", "urlSessionComplete", "complete true"])
+        XCTAssertEqual(
+            requestMonitor.events.values, ["create", "resume", "metrics 1", "complete true"],
+            "as Alamofire's SessionDelegate tells only the session's monitor of URLSession's events")
+    }
+
+    func testAnEagerRequestsTaskExistsBeforeResumeAndCompletesWhenItsSessionGoesAway() async throws {
+        var session: Session? = Session(startRequestsImmediately: false, requestSetup: .eager)
+        let finished = expectation(description: "finished")
+        let created = expectation(description: "URLRequest made")
+        let request = try XCTUnwrap(session?.request(url("/get")))
+        request.onURLRequestCreation(on: .global()) { _ in created.fulfill() }
+        request.response(queue: .global()) { _ in finished.fulfill() }
+        await fulfillment(of: [created], timeout: 30)
+        XCTAssertEqual(request.task?.state, .suspended, "made with the attempt, suspended until resumed")
+        session = nil
+        await fulfillment(of: [finished], timeout: 30)
+        XCTAssertEqual(request.error?.isSessionDeinitializedError, true)
+        XCTAssertEqual(request.task?.state, .completed)
+    }
+
+    func testATaskCreationHandlerSetLateIsHandedTheCurrentAttemptsTask() async throws {
+        let request = session.request(url("/get"))
+        _ = await request.serializingData().response
+        let handed = expectation(description: "handed")
+        let tasks = Recorder<URLSessionTask>()
+        request.onURLSessionTaskCreation(on: .global()) { task in
+            tasks.append(task)
+            handed.fulfill()
+        }
+        await fulfillment(of: [handed], timeout: 30)
+        XCTAssertTrue(tasks.values.first === request.task)
+    }
+
     func testAlamofiresNotificationsMakeNoTask() async throws {
         let session = Session(eventMonitors: [AlamofireNotifications()])
         let request = session.request(url("/get"))
