@@ -14,9 +14,14 @@ extension Request {
     // MARK: - Making the URLRequest
 
     /// Makes the `URLRequest` on `requestQueue`, unless the first resume already did.
-    func createURLRequestOnRequestQueue() {
+    ///
+    /// - Parameter owner: What must live until it is made: an `.eager` session, so that a request set up at once has
+    ///   its `URLRequest` and its task when the session goes away, as Alamofire's does.
+    func createURLRequestOnRequestQueue(keepingAlive owner: (any AnyObject & Sendable)? = nil) {
         context.requestQueue.async { [self] in
-            if mutableState.write({ $0.machine.claimCreation() }) { createURLRequest() }
+            withExtendedLifetime(owner) {
+                if mutableState.write({ $0.machine.claimCreation() }) { createURLRequest() }
+            }
         }
     }
 

@@ -429,7 +429,7 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
 
     public func readyToPerform(request: Request) {
         if let refusal = requestDidStart(request) { return request.abandon(with: refusal) }
-        request.createURLRequestOnRequestQueue()
+        request.createURLRequestOnRequestQueue(keepingAlive: self)
     }
 
     public func retryResult(

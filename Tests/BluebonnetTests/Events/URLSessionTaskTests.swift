@@ -188,6 +188,21 @@ final class URLSessionTaskTests: ServerTestCase {
         XCTAssertEqual(request.task?.state, .completed)
     }
 
+    func testAnEagerSessionReleasedAtOnceStillSetsUpItsRequestsAndCompletesTheirTasks() async throws {
+        var session: Session? = Session(startRequestsImmediately: false, requestSetup: .eager)
+        let finished = expectation(description: "finished")
+        finished.expectedFulfillmentCount = 20
+        let requests = (0..<20).compactMap { _ in
+            session?.request(url("/get")).response(queue: .global()) { _ in finished.fulfill() }
+        }
+        session = nil
+        await fulfillment(of: [finished], timeout: 30)
+        for request in requests {
+            XCTAssertEqual(request.error?.isSessionDeinitializedError, true)
+            XCTAssertEqual(request.task?.state, .completed, "set up before the session went away, as in Alamofire")
+        }
+    }
+
     func testATaskCreationHandlerSetLateIsHandedTheCurrentAttemptsTask() async throws {
         let request = session.request(url("/get"))
         _ = await request.serializingData().response
