@@ -20,10 +20,12 @@ def span(values):
 
 
 print()
-header = f"{'workload':<10} {'client':<19} {'wall s (min–max)':<24} {'rate':>14} {'CPU s':>7} {'CPU µs/req':>11} {'peak RSS MiB':>13} {'CPU ×AHC':>9} {'wall ×AHC':>9} {'RSS ×AHC':>9}"
+header = f"{'workload':<15} {'client':<19} {'wall s (min–max)':<24} {'rate':>14} {'CPU s':>7} {'CPU µs/req':>11} {'peak RSS MiB':>13} {'CPU ×AHC':>9} {'wall ×AHC':>9} {'RSS ×AHC':>9}"
 print(header)
 print("-" * len(header))
-for workload in sorted({w for w, _ in runs}, key=["w1", "w2", "w2-raised", "w3", "w4"].index):
+ORDER = ["w1", "w1-nginx", "w1-nginx-status", "w1-api", "w1-api-status", "w2", "w2-nginx", "w2-nginx-status", "w2-api",
+         "w2-api-status", "w2-raised", "w3", "w4"]
+for workload in sorted({w for w, _ in runs}, key=lambda w: (ORDER.index(w) if w in ORDER else len(ORDER), w)):
     baseline = runs.get((workload, "ahc"), {})
     for client in ["bluebonnet", "bluebonnet-handler", "bluebonnet-notifications", "ahc", "ahc-delegate", "urlsession"]:
         reps = runs.get((workload, client))
@@ -42,7 +44,7 @@ for workload in sorted({w for w, _ in runs}, key=["w1", "w2", "w2-raised", "w3",
         def ratio(key):
             return med([key(reps[rep]) / key(baseline[rep]) for rep in paired if key(baseline[rep]) > 0])
         cpu_of = lambda r: r["cpuUserSeconds"] + r["cpuSystemSeconds"]
-        print(f"{workload:<10} {client:<19} {med(walls):>8.3f} ({span(walls)}) {rate:>14} {med(cpus):>7.2f} "
+        print(f"{workload:<15} {client:<19} {med(walls):>8.3f} ({span(walls)}) {rate:>14} {med(cpus):>7.2f} "
               f"{med(cpus) / requests * 1e6:>11.0f} {med(rss):>13.0f} {ratio(cpu_of):>9.2f} "
               f"{ratio(lambda r: r['wallSeconds']):>9.2f} {ratio(lambda r: r['peakRSSKiB']):>9.2f}")
     print()

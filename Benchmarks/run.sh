@@ -9,7 +9,9 @@ work=$(mktemp -d /tmp/bluebonnet-bench.XXXXXX)
 chmod 755 "$work"   # nginx's worker runs unprivileged and must read the documents
 results="$work/results.jsonl"
 clients=(bluebonnet bluebonnet-handler bluebonnet-notifications ahc ahc-delegate urlsession)
-workloads=(${WORKLOADS:-w1 w2 w2-raised w3 w4})   # W5 (upload) runs after these; W5=0 skips it
+# W5 (upload) runs after these; W5=0 skips it. Also: w1-nginx, w1-api, w2-nginx, w2-api, each with -status (what
+# instructions.sh measures): on nginx, /small.json has nginx's own head and /api/small.json a 15-field one.
+workloads=(${WORKLOADS:-w1 w2 w2-raised w3 w4})
 cleanup() {
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
   [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null || true
@@ -44,7 +46,21 @@ http {
   keepalive_timeout 60s;
   client_body_temp_path $work/tmp; proxy_temp_path $work/tmp; fastcgi_temp_path $work/tmp; uwsgi_temp_path $work/tmp; scgi_temp_path $work/tmp;
   types { application/json json; application/octet-stream bin; }
-  server { listen 127.0.0.1:$port; root $work/www; }
+  server {
+    listen 127.0.0.1:$port; root $work/www;
+    # The w*-api workloads: the same file under a 15-field head, nginx's 8 and 7 an API adds (as the test server's
+    # /json-array/10?head=api sends it).
+    location /api/ {
+      alias $work/www/;
+      add_header Cache-Control "private, max-age=0, must-revalidate";
+      add_header Vary "Accept-Encoding, Origin";
+      add_header X-Request-Id \$request_id;
+      add_header Strict-Transport-Security "max-age=31536000; includeSubDomains";
+      add_header X-Content-Type-Options nosniff;
+      add_header X-Frame-Options DENY;
+      add_header Access-Control-Allow-Origin "*";
+    }
+  }
 }
 CONF
   mkdir -p "$work/tmp"

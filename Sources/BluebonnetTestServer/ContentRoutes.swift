@@ -99,10 +99,15 @@ enum ContentRoutes {
     }
 
     /// `/json-array/{n}`: a JSON array of `n` records (`id`, `name`, `score`, `tags`), the same bytes every time,
-    /// about 90 bytes a record; the benchmark workloads decode it when nginx is not available.
-    static func jsonArray(count: Int?) -> Response {
+    /// about 90 bytes a record; the benchmark workloads decode it when nginx is not available. `?head=nginx` sends
+    /// it under the eight fields nginx sends for a static file, `?head=api` under fifteen (`RealisticHead`).
+    static func jsonArray(count: Int?, head: String? = nil) -> Response {
         guard let count, (0...200_000).contains(count) else { return HTTPBinResponses.badRequest("Invalid count") }
-        return HTTPBinResponses.bytes(BenchmarkDocuments.records(count), contentType: "application/json")
+        guard let head else {
+            return HTTPBinResponses.bytes(BenchmarkDocuments.records(count), contentType: "application/json")
+        }
+        guard let realistic = RealisticHead(rawValue: head) else { return HTTPBinResponses.badRequest("Invalid head") }
+        return realistic.response(BenchmarkDocuments.records(count))
     }
 
     static func image(_ call: HTTPBinCall, format: String?) -> Response {

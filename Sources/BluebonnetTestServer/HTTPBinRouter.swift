@@ -39,7 +39,7 @@ struct HTTPBinRouter: Sendable {
         case ("echo", _):
             return StatusRoutes.echo(call)
         case ("json-array", _):
-            return ContentRoutes.jsonArray(count: argument.flatMap(Int.init))
+            return ContentRoutes.jsonArray(count: argument.flatMap(Int.init), head: call.queryValue("head"))
         case ("bytes", _), ("stream", _), ("delay", _), ("range", _), ("drip", _), ("chunked", _), ("truncated", _),
             ("download", _), ("slices", _):
             return try await BodyRoutes.respond(call, kind: first, argument: argument)

@@ -8,9 +8,11 @@ import NIOHTTP1
 import FoundationNetworking
 #endif
 
-/// One HTTP client under test: fetch a body (returning its size) or fetch and decode records (returning the count).
+/// One HTTP client under test: fetch a body (returning its size), fetch it checking the status code and
+/// `Content-Type` as a careful caller does (returning its size), or fetch and decode records (returning the count).
 protocol BenchClient: Sendable {
     func fetch(_ url: URL) async throws -> Int
+    func fetchCheckingHead(_ url: URL) async throws -> Int
     func fetchRecords(_ url: URL) async throws -> Int
     func shutdown() async throws
 }
@@ -54,6 +56,16 @@ struct BenchError: Error, CustomStringConvertible {
     let description: String
 }
 
+/// What `fetchCheckingHead` asks of a response: a 200 with a JSON body.
+enum HeadCheck {
+    static func check(status: Int?, contentType: String?) throws {
+        guard status == 200, contentType?.hasPrefix("application/json") == true else {
+            throw BenchError(
+                description: "status \(String(describing: status)), type \(String(describing: contentType))")
+        }
+    }
+}
+
 final class BluebonnetClient: BenchClient {
     let session: Session
     let handlers: Bool
@@ -72,6 +84,24 @@ final class BluebonnetClient: BenchClient {
         return try await withCheckedThrowingContinuation { continuation in
             session.request(url).responseData(queue: queue) { continuation.resume(with: $0.result.map(\.count)) }
         }
+    }
+
+    /// As Alamofire's examples read a response: the status code and a field from `response.response`, which
+    /// FoundationNetworking's `HTTPURLResponse` answers, then the body.
+    func fetchCheckingHead(_ url: URL) async throws -> Int {
+        guard handlers else { return try Self.checked(await session.request(url).serializingData().response) }
+        return try await withCheckedThrowingContinuation { continuation in
+            session.request(url).responseData(queue: queue) { response in
+                continuation.resume(with: Result { try Self.checked(response) })
+            }
+        }
+    }
+
+    static func checked(_ response: AFDataResponse<Data>) throws -> Int {
+        try HeadCheck.check(
+            status: response.response?.statusCode,
+            contentType: response.response?.value(forHTTPHeaderField: "Content-Type"))
+        return try response.result.get().count
     }
 
     func fetchRecords(_ url: URL) async throws -> Int {
@@ -109,6 +139,14 @@ final class AHCClient: BenchClient {
         try await body(url).readableBytes
     }
 
+    /// As AsyncHTTPClient's user reads a response: the status and a field from its own head.
+    func fetchCheckingHead(_ url: URL) async throws -> Int {
+        let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(120))
+        try HeadCheck.check(
+            status: Int(response.status.code), contentType: response.headers.first(name: "Content-Type"))
+        return try await response.body.collect(upTo: 1 << 30).readableBytes
+    }
+
     func fetchRecords(_ url: URL) async throws -> Int {
         let buffer = try await body(url)
         return try JSONDecoder().decode([Documents.Record].self, from: Data(buffer: buffer)).count
@@ -128,13 +166,21 @@ final class URLSessionClient: BenchClient {
         session = URLSession(configuration: configuration)
     }
 
-    func data(_ url: URL) async throws -> Data {
+    func data(_ url: URL, checkingType: Bool = false) async throws -> Data {
         try await withCheckedThrowingContinuation { continuation in
             session.dataTask(with: url) { data, response, error in
                 if let error { return continuation.resume(throwing: error) }
-                guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-                    return continuation.resume(
-                        throwing: BenchError(description: "status \(String(describing: response))"))
+                let response = response as? HTTPURLResponse
+                do {
+                    if checkingType {
+                        try HeadCheck.check(
+                            status: response?.statusCode,
+                            contentType: response?.value(forHTTPHeaderField: "Content-Type"))
+                    } else if response?.statusCode != 200 {
+                        throw BenchError(description: "status \(String(describing: response))")
+                    }
+                } catch {
+                    return continuation.resume(throwing: error)
                 }
                 continuation.resume(returning: data ?? Data())
             }.resume()
@@ -143,6 +189,10 @@ final class URLSessionClient: BenchClient {
 
     func fetch(_ url: URL) async throws -> Int {
         try await data(url).count
+    }
+
+    func fetchCheckingHead(_ url: URL) async throws -> Int {
+        try await data(url, checkingType: true).count
     }
 
     func fetchRecords(_ url: URL) async throws -> Int {
@@ -168,11 +218,18 @@ final class AHCDelegateClient: BenchClient {
     /// Collects the body on the event loop; AsyncHTTPClient calls a delegate serially on one loop.
     final class Collector: HTTPClientResponseDelegate, @unchecked Sendable {
         typealias Response = ByteBuffer
+        let checksType: Bool
         var body = ByteBuffer()
         var status = 0
+        var contentType: String?
+
+        init(checksType: Bool = false) {
+            self.checksType = checksType
+        }
 
         func didReceiveHead(task: HTTPClient.Task<ByteBuffer>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
             status = Int(head.status.code)
+            if checksType { contentType = head.headers.first(name: "Content-Type") }
             return task.eventLoop.makeSucceededVoidFuture()
         }
 
@@ -183,18 +240,27 @@ final class AHCDelegateClient: BenchClient {
         }
 
         func didFinishRequest(task: HTTPClient.Task<ByteBuffer>) throws -> ByteBuffer {
-            guard status == 200 else { throw BenchError(description: "status \(status)") }
+            if checksType {
+                try HeadCheck.check(status: status, contentType: contentType)
+            } else if status != 200 {
+                throw BenchError(description: "status \(status)")
+            }
             return body
         }
     }
 
-    func body(_ url: URL) async throws -> ByteBuffer {
+    func body(_ url: URL, checkingType: Bool = false) async throws -> ByteBuffer {
         let request = try HTTPClient.Request(url: url.absoluteString)
-        return try await client.execute(request: request, delegate: Collector()).futureResult.get()
+        return try await client.execute(request: request, delegate: Collector(checksType: checkingType)).futureResult
+            .get()
     }
 
     func fetch(_ url: URL) async throws -> Int {
         try await body(url).readableBytes
+    }
+
+    func fetchCheckingHead(_ url: URL) async throws -> Int {
+        try await body(url, checkingType: true).readableBytes
     }
 
     func fetchRecords(_ url: URL) async throws -> Int {

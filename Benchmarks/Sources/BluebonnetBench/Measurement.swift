@@ -50,7 +50,7 @@ enum WorkloadRunner {
     {
         // Warm-up: open connections, touch every code path once.
         for _ in 0..<min(max(inFlight, 4), count) {
-            _ = workload == .w3 ? try await client.fetchRecords(url) : try await client.fetch(url)
+            _ = try await workload.reading.fetch(client, url)
         }
         let before = ResourceUsage.now()
         let start = ContinuousClock.now
@@ -62,7 +62,7 @@ enum WorkloadRunner {
                 group.addTask {
                     var total = 0
                     for _ in 0..<share {
-                        total += workload == .w3 ? try await client.fetchRecords(url) : try await client.fetch(url)
+                        total += try await workload.reading.fetch(client, url)
                     }
                     return total
                 }

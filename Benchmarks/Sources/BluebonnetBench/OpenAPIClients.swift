@@ -36,20 +36,28 @@ struct OpenAPIClient: BenchClient {
             close: { try await client.shutdown() })
     }
 
-    private func body(_ url: URL) async throws -> Data {
+    private func body(_ url: URL, checkingType: Bool = false) async throws -> Data {
         guard let scheme = url.scheme, let host = url.host,
             let base = URL(string: "\(scheme)://\(host):\(url.port ?? 80)")
         else { throw BenchError(description: "not a URL with a host: \(url)") }
         let path = url.path + (url.query.map { "?\($0)" } ?? "")
         let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: path)
         let (response, body) = try await transport.send(request, body: nil, baseURL: base, operationID: "getDocument")
-        guard response.status == .ok else { throw BenchError(description: "status \(response.status)") }
+        if checkingType {
+            try HeadCheck.check(status: response.status.code, contentType: response.headerFields[.contentType])
+        } else if response.status != .ok {
+            throw BenchError(description: "status \(response.status)")
+        }
         guard let body else { return Data() }
         return try await Data(collecting: body, upTo: 1 << 30)
     }
 
     func fetch(_ url: URL) async throws -> Int {
         try await body(url).count
+    }
+
+    func fetchCheckingHead(_ url: URL) async throws -> Int {
+        try await body(url, checkingType: true).count
     }
 
     func fetchRecords(_ url: URL) async throws -> Int {

@@ -7,10 +7,10 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Run one client on one workload and print a JSON line.")
 
-    @Option(help: "bluebonnet, bluebonnet-handler, ahc or urlsession.")
+    @Option(help: "\(ClientKind.allCases.map(\.rawValue).joined(separator: ", ")).")
     var client: String
 
-    @Option(help: "w1, w2, w2-raised, w3 or w4.")
+    @Option(help: "\(Workload.allCases.map(\.rawValue).joined(separator: ", ")).")
     var workload: String
 
     @Option(help: "The server's base URL, e.g. http://127.0.0.1:18089.")
@@ -66,7 +66,7 @@ struct SmokeCommand: AsyncParsableCommand {
         var failures: [String] = []
         for load in Workload.allCases {
             for kind in ClientKind.allCases {
-                let count = load == .w4 ? 1 : (load.inFlight > 1 ? 128 : 8)
+                let count = load.shape == .w4 ? 1 : (load.inFlight > 1 ? 128 : 8)
                 let client = kind.make(connectionLimit: load.connectionLimit)
                 do {
                     let result = try await WorkloadRunner.run(
