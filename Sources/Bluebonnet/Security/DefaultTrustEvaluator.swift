@@ -11,12 +11,13 @@ public final class DefaultTrustEvaluator: ServerTrustEvaluating {
         self.validateHost = validateHost
     }
 
-    /// Checks the host; the chain was verified by the handshake.
+    /// Checks that the chain was verified (by the handshake, in a connection), then the host.
     ///
     /// - Parameters:
     ///   - trust: What the connection showed.
     ///   - host:  The host.
     public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+        try trust.requireTrustedChain(forHost: host)
         if validateHost { try trust.validateHost(host) }
     }
 }

@@ -60,6 +60,7 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating, Trus
     ///   - host:  The host.
     public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
         guard !certificates.isEmpty else { throw AFError.serverTrustEvaluationFailed(reason: .noCertificatesFound) }
+        if requiresTrustedChain { try trust.requireTrustedChain(forHost: host) }
         var anchoredAtPin = pinsAreAnchors && trust.isChainTrusted
         if pinsAreAnchors && !pinsAreRoots {
             try trust.verifyChain(anchoredAt: certificates, forHost: host)

@@ -37,6 +37,7 @@ public final class PublicKeysTrustEvaluator: ServerTrustEvaluating {
     ///   - host:  The host.
     public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
         guard !keys.isEmpty else { throw AFError.serverTrustEvaluationFailed(reason: .noPublicKeysFound) }
+        if performDefaultValidation { try trust.requireTrustedChain(forHost: host) }
         if validateHost { try trust.validateHost(host) }
         guard
             trust.publicKeys.contains(where: keys.contains)

@@ -65,6 +65,7 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
     ///   - trust: What the connection showed.
     ///   - host:  The host.
     public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+        if performDefaultValidation { try trust.requireTrustedChain(forHost: host) }
         if performDefaultValidation, validateHost { try trust.validateHost(host) }
         let required = options.contains(.requirePositiveResponse)
         func failure(_ reason: String) -> AFError {

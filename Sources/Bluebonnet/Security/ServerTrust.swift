@@ -90,6 +90,17 @@ public struct ServerTrust: Sendable {
                 output: .init(host: host, trust: self, error: ChainVerificationError(reasons: reasons))))
     }
 
+    /// Throws `.defaultEvaluationFailed` unless the handshake verified the chain to a trusted root: an evaluator that
+    /// requires a trusted chain refuses a trust nobody verified, whoever calls it (a wrapping evaluator that asked the
+    /// handshake for no chain check, or a direct call).
+    ///
+    /// - Parameter host: The host, for the error.
+    func requireTrustedChain(forHost host: String) throws {
+        guard !isChainTrusted else { return }
+        throw AFError.serverTrustEvaluationFailed(
+            reason: .defaultEvaluationFailed(output: .init(host: host, trust: self, error: UnverifiedChainError())))
+    }
+
     /// Lowercased, without a trailing dot.
     private static func normalised(_ name: String) -> String {
         let lower = name.lowercased()
@@ -109,6 +120,11 @@ public struct ServerTrust: Sendable {
         else { return false }
         return patternLabels.dropFirst().elementsEqual(hostLabels.dropFirst())
     }
+}
+
+/// The chain was not verified to a trusted root, and the evaluator requires it.
+struct UnverifiedChainError: Error, Sendable, CustomStringConvertible {
+    var description: String { "the server's chain was not verified to a trusted root" }
 }
 
 /// Why a chain anchored at pinned certificates did not verify: swift-certificates' policy failures, in its words.
