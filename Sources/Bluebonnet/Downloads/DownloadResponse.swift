@@ -55,6 +55,7 @@ public struct DownloadResponse<Success, Failure: Error> {
     ///   - serializationDuration: The duration taken by serialization.
     ///   - result:                The `Result` of response serialization.
     ///   - timeline:              The times of the request's life. `Request.Timeline()` by default.
+    ///   - taskMetrics:           What Bluebonnet measured of the request's last attempt. `nil` by default.
     public init(
         request: URLRequest?,
         response: HTTPURLResponse?,

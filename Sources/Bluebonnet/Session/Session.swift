@@ -290,11 +290,19 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
     /// tasks are not used: Bluebonnet's requests go through its own engine.
     ///
     /// - Parameters:
-    ///   - session:   The `URLSession` shown as `Session.session`.
-    ///   - delegate:  The delegate, normally `session`'s, whose `FileManager` moves downloaded files.
-    ///   - rootQueue: The serial root queue. Must be serial.
-    ///   - startRequestsImmediately, requestSetup, requestQueue, serializationQueue, interceptor, serverTrustManager,
-    ///     redirectHandler, cachedResponseHandler, eventMonitors: As in `init(configuration:...)`.
+    ///   - session:                  The `URLSession` shown as `Session.session`.
+    ///   - delegate:                 The delegate, normally `session`'s, whose `FileManager` moves downloaded files.
+    ///   - rootQueue:                The serial root queue. Must be serial.
+    ///   - startRequestsImmediately: Whether requests start on their first response handler. `true` by default.
+    ///   - requestSetup:             When requests make their `URLRequest`. `.lazy` by default.
+    ///   - requestQueue:             The queue where `URLRequest`s are made. As in `init(configuration:...)` by default.
+    ///   - serializationQueue:       The queue where responses are serialized. A queue targeting `rootQueue` by
+    ///                               default.
+    ///   - interceptor:              The `RequestInterceptor` for every request. `nil` by default.
+    ///   - serverTrustManager:       Chooses how each TLS host's identity is judged. `nil` by default.
+    ///   - redirectHandler:          The `RedirectHandler` for every request. `nil` by default.
+    ///   - cachedResponseHandler:    Decides what the configuration's `urlCache` stores. `nil` by default.
+    ///   - eventMonitors:            Monitors told of every request's events. None by default.
     public convenience init(
         session: URLSession,
         delegate: SessionDelegate,
