@@ -53,7 +53,7 @@ public enum BonnetCommandLine {
     /// standard output and exit 0.
     public static func run(_ root: any ParsableCommand.Type, arguments: [String], console: Console) async -> Int32 {
         do {
-            var command = try root.parseAsRoot(arguments)
+            var command = try root.parseAsRoot(emptyValuesSpelledOut(arguments))
             if let command = command as? any ConsoleCommand {
                 try await command.run(console: console)
             } else if var command = command as? any AsyncParsableCommand {
@@ -75,6 +75,23 @@ public enum BonnetCommandLine {
             if !message.isEmpty { try? console.errors.write(line: message) }
             return code == .validationFailure ? 1 : code.rawValue
         }
+    }
+}
+
+extension BonnetCommandLine {
+    /// `arguments` with an option given an empty value after `=` (`--raw=`, as httpie takes it) as the option and
+    /// an empty word, which ArgumentParser reads as the empty value (it would take the next word instead).
+    static func emptyValuesSpelledOut(_ arguments: [String]) -> [String] {
+        var spelled: [String] = []
+        for (index, word) in arguments.enumerated() {
+            if word == "--" { return spelled + arguments[index...] }
+            if word.count > 3, word.hasPrefix("--"), word.hasSuffix("="), !word.dropFirst(2).dropLast().contains("=") {
+                spelled += [String(word.dropLast()), ""]
+            } else {
+                spelled.append(word)
+            }
+        }
+        return spelled
     }
 }
 

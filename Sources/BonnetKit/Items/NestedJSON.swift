@@ -7,10 +7,12 @@ enum NestedJSON {
     enum PathError: LocalizedError, CustomStringConvertible {
         case malformed(String)
         case conflict(String)
+        case negativeIndex(String)
 
         var description: String {
             switch self {
             case let .malformed(name): "'\(name)': brackets do not close, or a path part is empty"
+            case let .negativeIndex(name): "'\(name)': an index counts from 0; negative indexes are not supported"
             case let .conflict(name): "'\(name)': the path runs into a value of another kind set by an earlier item"
             }
         }
@@ -53,6 +55,11 @@ enum NestedJSON {
                     steps.append(.append)
                 } else if let index = Int(current), index >= 0, current.allSatisfy(\.isASCII) {
                     steps.append(.index(index))
+                } else if current.hasPrefix("-"), current.count > 1, current.dropFirst().allSatisfy(\.isASCII),
+                    current.dropFirst().allSatisfy(\.isNumber)
+                {
+                    // httpie refuses `a[-1]` rather than take it as a key.
+                    throw PathError.negativeIndex(name)
                 } else {
                     steps.append(.key(current))
                 }

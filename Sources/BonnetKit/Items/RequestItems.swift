@@ -13,12 +13,15 @@ struct RequestItems {
     var fields: [(String, any Sendable)] = []
     /// Files to send as multipart parts: (field name, path).
     var files: [(String, String)] = []
+    /// httpie's `@file`: a file that is the whole request body.
+    var bodyFile: String?
 
     enum ParseError: Error, CustomStringConvertible {
         case unrecognized(String)
         case invalidJSON(String)
         case unreadableFile(item: String, path: String)
         case notText(item: String, path: String)
+        case twoBodyFiles(String)
 
         var description: String {
             switch self {
@@ -30,6 +33,8 @@ struct RequestItems {
                 return "'\(item)': cannot read \(path)"
             case let .notText(item, path):
                 return "'\(item)': \(path) is not UTF-8 text; send a file as a part with name@file"
+            case let .twoBodyFiles(item):
+                return "'\(item)': the body is already a file; give one @file"
             }
         }
     }
@@ -37,6 +42,12 @@ struct RequestItems {
     /// Reads `items`, the files they name (`name=@file`, `name:=@file`) relative to `console`'s folder.
     init(_ items: [String], in console: Console) throws {
         for item in items {
+            // `@file`: the file is the body (an item with no name before its `@`).
+            if item.hasPrefix("@"), item.count > 1 {
+                guard bodyFile == nil else { throw ParseError.twoBodyFiles(item) }
+                bodyFile = String(item.dropFirst())
+                continue
+            }
             // `Header;` is httpie's way to send a header with an empty value.
             if item.hasSuffix(";"), Self.split(item) == nil, item.count > 1 {
                 addHeader(String(item.dropLast()), "")
@@ -45,6 +56,9 @@ struct RequestItems {
             // The earliest separator wins, and at one position the longer one (":=" before ":", "==" before "=").
             guard let (name, separator, value) = Self.split(item) else { throw ParseError.unrecognized(item) }
             switch separator {
+            case "==" where value.hasPrefix("@"):
+                // httpie's `name==@file`: the file's text, its final newlines dropped.
+                query.append((name, try Self.text(ofFile: String(value.dropFirst()), item: item, in: console)))
             case "==":
                 query.append((name, value))
             case ":=":
@@ -62,6 +76,9 @@ struct RequestItems {
                     throw ParseError.notText(item: item, path: path)
                 }
                 fields.append((name, text))
+            case ":" where value.hasPrefix("@"):
+                // httpie's `Header:@file`: the header's value is the file's text, its final newlines dropped.
+                addHeader(name, try Self.text(ofFile: String(value.dropFirst()), item: item, in: console))
             case "=":
                 fields.append((name, value))
             case "@":
@@ -81,9 +98,36 @@ struct RequestItems {
             name: name, value: existing.isEmpty ? value : value.isEmpty ? existing : existing + separator + value)
     }
 
-    /// The query string of `query`, each name and value escaped as `URLEncoding` escapes them, order kept.
+    /// The query string of `query`, order kept, each name and value escaped as httpie (Python's `urlencode`) does.
     var encodedQuery: String {
-        query.map { "\(URLEncoding.default.escape($0.0))=\(URLEncoding.default.escape($0.1))" }.joined(separator: "&")
+        query.map { "\(Self.formEscaped($0.0))=\(Self.formEscaped($0.1))" }.joined(separator: "&")
+    }
+
+    /// `text` escaped for a query or a URL-encoded form as httpie escapes it (Python's `quote_plus`): its UTF-8
+    /// bytes, letters, digits and `_.-~` as they are, a space as `+`, every other byte as `%XX`.
+    static func formEscaped(_ text: String) -> String {
+        var escaped = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"),
+                UInt8(ascii: "~"):
+                escaped.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: " "):
+                escaped += "+"
+            default:
+                escaped += String(format: "%%%02X", byte)
+            }
+        }
+        return escaped
+    }
+
+    /// A file's UTF-8 text without its final newlines, for `name==@file` and `Header:@file`.
+    private static func text(ofFile path: String, item: String, in console: Console) throws -> String {
+        let bytes = try contents(of: console.file(path), item: item)
+        guard var text = String(data: bytes, encoding: .utf8) else { throw ParseError.notText(item: item, path: path) }
+        while text.hasSuffix("\n") { text.removeLast() }
+        return text
     }
 
     private static func contents(of file: URL, item: String) throws -> Data {

@@ -44,6 +44,10 @@ struct ExchangePrinter {
             if plan.sendsMultipart, parts.contains("B"), shown.httpBody == nil {
                 // The form as it was sent: encoded again with the boundary its Content-Type names, the same bytes.
                 shown.httpBody = multipartBody(of: shown)
+            } else if !plan.sendsMultipart, plan.streamedBody == nil, shown.httpBody == nil, !plan.options.body.chunked
+            {
+                // A body sent as an upload (a GET's) is the planned one.
+                shown.httpBody = plan.urlRequest.httpBody
             }
             try printSentRequest(
                 shown, parts: parts, protocolName: protocolName,

@@ -122,6 +122,12 @@ struct Exchange {
             var bodiless = urlRequest
             bodiless.httpBody = nil
             request = session.upload(InputStream(data: body), with: bodiless)
+        } else if urlRequest.method == .get, let body = urlRequest.httpBody {
+            // httpie sends a GET with a body (`GET URL a=1`); the library refuses a GET URLRequest carrying one, as
+            // Alamofire does, but not an upload of the same bytes.
+            var bodiless = urlRequest
+            bodiless.httpBody = nil
+            request = session.upload(body, with: bodiless)
         } else {
             request = session.request(urlRequest)
         }
@@ -166,7 +172,9 @@ struct Exchange {
     func keepSession() {
         guard plan.options.sessions.sessionReadOnly == nil, var file = plan.sessionFile else { return }
         do {
-            try file.update(headers: plan.urlRequest.headers, auth: plan.givenAuth, cookies: plan.cookieStorage)
+            try file.update(
+                headers: plan.urlRequest.headers, auth: plan.givenAuth, cookies: plan.cookieStorage,
+                typedCookies: plan.items.headers.value(for: "Cookie"))
             try file.save()
         } catch {
             if plan.options.printing.quiet < 2 { console.warn("warning: \(error)") }

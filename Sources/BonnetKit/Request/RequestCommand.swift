@@ -44,6 +44,8 @@ public struct RequestCommand: ConsoleCommand {
         switch plan.mode {
         case .offline:
             try await exchange.showOffline()
+            // As httpie does: the session keeps this request's headers and credentials, though nothing was sent.
+            exchange.keepSession()
         case .download:
             try await exchange.download()
             exchange.keepSession()

@@ -54,6 +54,10 @@ struct RequestPlan {
         do { items = try RequestItems(words, in: console) } catch { throw ValidationError("\(error)") }
         let hasItemBody = !items.fields.isEmpty || !items.files.isEmpty
         let body = options.body
+        if body.json, !body.form, !body.multipart, let (name, _) = items.files.first {
+            // httpie's rule: a file part needs a form; `--json` does not quietly become one.
+            throw CommandExit.usage("Invalid file fields (perhaps you meant --form?): \(name)")
+        }
         if body.raw != nil, hasItemBody {
             throw ValidationError("--raw is the whole body: it cannot be mixed with data items (key=value)")
         }
@@ -73,6 +77,20 @@ struct RequestPlan {
                 "Request body (from stdin) and request data (key=value) cannot be mixed. "
                     + "Pass --ignore-stdin to let key/value take priority.")
         }
+        // httpie's `@file`: the file is the body, typed by its extension; one source of body only.
+        var bodyType: String?
+        if let path = items.bodyFile {
+            guard givenBody == nil, !hasItemBody else {
+                throw CommandExit.usage(
+                    "Request body (from stdin, --raw or a file) and request data (key=value) cannot be mixed. "
+                        + "Pass --ignore-stdin to let key/value take priority.")
+            }
+            guard let data = FileManager.default.contents(atPath: console.file(path).path) else {
+                throw CommandExit.usage("'@\(path)': cannot read \(console.file(path).path)")
+            }
+            givenBody = data
+            bodyType = Self.mediaType(ofFile: path)
+        }
         sendsMultipart = body.multipart || !items.files.isEmpty
         let exchange = options.exchange
         var mode: Mode =
@@ -88,8 +106,11 @@ struct RequestPlan {
         historyParts = printing.historyPrint.map(Set.init) ?? parts
         let prettiness = printing.pretty ?? (console.outputIsTerminal ? .all : PrettyStyle.none)
         // Only the response's head and raw body are printed (`bonnet URL > file`, `-h`): they stream, in bounded
-        // memory and whatever the body's size, rather than wait for the whole exchange.
+        // memory and whatever the body's size, rather than wait for the whole exchange. A GET with a body is sent as
+        // an upload by the exchange (the library refuses a GET whose URLRequest carries a body), so it does not stream.
+        let getWithBody = methodWord?.uppercased() == "GET" && (hasItemBody || givenBody != nil)
         if mode == .exchange, streamed == nil, !sendsMultipart, !exchange.offline, !options.body.chunked, !printing.all,
+            !getWithBody,
             !printing.timeline,
             !printing.curl, parts.isSubset(of: ["h", "b"]),
             !parts.contains("b") || (!console.outputIsTerminal && prettiness == .none)
@@ -121,7 +142,8 @@ struct RequestPlan {
         var request: URLRequest
         do {
             request = try Self.request(
-                url: url, method: method, items: items, body: streamed == nil ? givenBody : nil, options: options,
+                url: url, method: method, items: items, body: streamed == nil ? givenBody : nil, bodyType: bodyType,
+                options: options,
                 multipart: sendsMultipart)
             if let streamed, request.value(forHTTPHeaderField: "Content-Type") == nil {
                 // Typed as a body held whole is, from what its first MiB shows: a form, or JSON when it opens like it.
@@ -172,10 +194,29 @@ struct RequestPlan {
                 throw ValidationError("\(error)")
             }
         }
+        // Credentials in the URL (`http://user:pass@host/`) are sent as Basic, as httpie sends them, unless --auth,
+        // the session or an `Authorization` item says otherwise.
+        if givenAuth == nil, sessionFile?.auth == nil, request.value(forHTTPHeaderField: "Authorization") == nil,
+            let target = request.url, let components = URLComponents(url: target, resolvingAgainstBaseURL: false),
+            let user = components.user
+        {
+            request.headers.add(.authorization(username: user, password: components.password ?? ""))
+        }
         self.challengeCredential = challengeCredential
         // Cookies live in memory for the run unless a --session keeps them: nothing is written behind the user's back.
         cookieStorage = URLSessionConfiguration.ephemeral.httpCookieStorage ?? HTTPCookieStorage.shared
         do { try sessionFile?.loadCookies(into: cookieStorage) } catch { throw ValidationError("\(error)") }
+        // A `Cookie:` item joins the session's cookies for this URL, as httpie sends them (the jar's first, a cookie
+        // typed again by name replaced by the typed one), rather than hiding them.
+        if sessionFile != nil, let typed = request.value(forHTTPHeaderField: "Cookie"), let target = request.url {
+            let typedNames = Set(SessionFile.cookiePairs(typed).map(\.name))
+            let stored = cookieStorage.af.cookies(for: target).filter { !typedNames.contains($0.name) }
+            if !stored.isEmpty {
+                request.setValue(
+                    (stored.map { "\($0.name)=\($0.value)" } + [typed]).joined(separator: "; "),
+                    forHTTPHeaderField: "Cookie")
+            }
+        }
         self.sessionFile = sessionFile
         if exchange.offline, exchange.cache {
             // `--offline --cache`: answered by the cache alone: a miss fails rather than reaching the network.
@@ -184,9 +225,24 @@ struct RequestPlan {
         urlRequest = request
     }
 
-    /// The session's default headers, sent with every request unless the items removed them (`Header:`).
+    /// The media type of an `@file` body from its extension, as httpie guesses it (Python's `mimetypes`), for the
+    /// common ones; `nil` for any other, which is then typed as a piped body is.
+    static func mediaType(ofFile path: String) -> String? {
+        let types = [
+            "txt": "text/plain", "text": "text/plain", "html": "text/html", "htm": "text/html", "css": "text/css",
+            "csv": "text/csv", "xml": "text/xml", "json": "application/json", "js": "text/javascript",
+            "pdf": "application/pdf", "zip": "application/zip", "bin": "application/octet-stream",
+            "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "svg": "image/svg+xml",
+        ]
+        return types[(path as NSString).pathExtension.lowercased()]
+    }
+
+    /// The session's default headers, sent with every request unless the items removed them (`Header:`): the
+    /// library's `User-Agent` and `Accept-Encoding`, but not its `Accept-Language`, which httpie never sends and which
+    /// would ask servers for the locale Foundation guesses (`en-001` on Linux) rather than one the user chose.
     var sessionHeaders: HTTPHeaders {
         var defaults = HTTPHeaders.default
+        defaults.remove(name: "Accept-Language")
         for name in items.removedHeaders { defaults.remove(name: name) }
         return defaults
     }
@@ -205,34 +261,53 @@ struct RequestPlan {
     /// The request the items make: headers, query, and a body from standard input, `--raw` or the data items (a
     /// multipart form is built when it is sent).
     private static func request(
-        url: String, method: HTTPMethod, items: RequestItems, body: Data?, options: RequestCommand, multipart: Bool
+        url: String, method: HTTPMethod, items: RequestItems, body: Data?, bodyType: String?, options: RequestCommand,
+        multipart: Bool
     ) throws -> URLRequest {
         var request = try URLRequest(url: url, method: method, headers: items.headers)
         if let timeout = options.exchange.timeout { request.timeoutInterval = timeout }
         if !items.query.isEmpty,
             var components = request.url.flatMap({ URLComponents(url: $0, resolvingAgainstBaseURL: false) })
         {
+            // A `?` typed with nothing after it adds nothing: `/get?` and `q==1` make `/get?q=1`.
             components.percentEncodedQuery = [components.percentEncodedQuery, items.encodedQuery].compactMap { $0 }
-                .joined(separator: "&")
+                .filter { !$0.isEmpty }.joined(separator: "&")
             request.url = components.url
         }
         if let body {
             request.httpBody = body
-            // As httpie types a body it did not build: a form with --form, JSON when it parses as JSON.
+            // As httpie types a body it did not build: a form with --form, JSON when it parses as JSON (and then
+            // JSON is asked for too, as for data items).
             if request.value(forHTTPHeaderField: "Content-Type") == nil {
-                if options.body.form {
+                if let bodyType {
+                    request.setValue(bodyType, forHTTPHeaderField: "Content-Type")
+                    if bodyType == "application/json", request.value(forHTTPHeaderField: "Accept") == nil {
+                        request.setValue("application/json, */*;q=0.5", forHTTPHeaderField: "Accept")
+                    }
+                } else if options.body.form {
                     request.setValue(
                         "application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
                 } else if JSONValidator.isValid(body) {
                     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                    if request.value(forHTTPHeaderField: "Accept") == nil {
+                        request.setValue("application/json, */*;q=0.5", forHTTPHeaderField: "Accept")
+                    }
                 }
             }
         } else if !items.fields.isEmpty, !multipart {
             request = try encodeFields(items.fields, form: options.body.form, into: request)
         }
-        // httpie's `--json` asks for JSON even with nothing to send.
-        if options.body.json, request.value(forHTTPHeaderField: "Accept") == nil {
-            request.setValue("application/json, */*;q=0.5", forHTTPHeaderField: "Accept")
+        // httpie's `--json` says JSON both ways even with nothing to send, and `--form` names its type even for an
+        // empty form.
+        if options.body.json, !options.body.form, !multipart {
+            if request.value(forHTTPHeaderField: "Accept") == nil {
+                request.setValue("application/json, */*;q=0.5", forHTTPHeaderField: "Accept")
+            }
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            }
+        } else if options.body.form, !multipart, request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue("application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
         }
         return request
     }
@@ -243,9 +318,9 @@ struct RequestPlan {
         var request = request
         if form {
             // Every field, repeated ones too, in the order given: a dictionary would keep the last and sort them.
-            let encoding = URLEncoding.httpBody
+            // Escaped as httpie escapes them (a space as `+`).
             let body = fields.map { name, value in
-                encoding.escape(name) + "=" + encoding.escape(RequestItems.text(of: value))
+                RequestItems.formEscaped(name) + "=" + RequestItems.formEscaped(RequestItems.text(of: value))
             }.joined(separator: "&")
             request.httpBody = Data(body.utf8)
             if request.value(forHTTPHeaderField: "Content-Type") == nil {
@@ -292,7 +367,7 @@ struct RequestPlan {
     /// httpie's shorthands: `:8080/get` is `http://localhost:8080/get`, a bare host gets `http://` (or
     /// `defaultScheme`, `--default-scheme`).
     static func expandURL(_ word: String, defaultScheme: String = "http") -> String {
-        let url: String
+        var url: String
         if word.hasPrefix(":") {
             url = "\(defaultScheme)://localhost" + word
         } else if word.range(of: "^[A-Za-z][A-Za-z0-9+.-]*://", options: .regularExpression) != nil {
@@ -300,6 +375,14 @@ struct RequestPlan {
         } else {
             // `localhost:8095/redirect-to?url=http://x/` has a `://` too, but not as its scheme.
             url = "\(defaultScheme)://" + word
+        }
+        // The host as URLs spell it, in lowercase (`LOCALHOST` is `localhost`), as httpie sends it; the user name
+        // and password before an `@` are left as typed.
+        if let authority = url.range(of: "://") {
+            let rest = url[authority.upperBound...]
+            let end = rest.firstIndex { "/?#".contains($0) } ?? rest.endIndex
+            let hostStart = rest[..<end].lastIndex(of: "@").map { rest.index(after: $0) } ?? rest.startIndex
+            url.replaceSubrange(hostStart..<end, with: url[hostStart..<end].lowercased())
         }
         return escapingWhatNeedsEscaping(url)
     }

@@ -50,8 +50,9 @@ enum AuthOption {
     {
         let parts = value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         let user = String(parts[0])
-        guard !user.isEmpty else { throw Failure(description: "--auth needs a user name before the colon") }
+        // `:token` is an empty user name with a password, as httpie sends it (some APIs take a token so).
         if parts.count == 2 { return (user, String(parts[1])) }
+        guard !user.isEmpty else { throw Failure(description: "--auth needs a user name") }
         guard let askPassword, let typed = askPassword(user) else {
             throw Failure(
                 description:

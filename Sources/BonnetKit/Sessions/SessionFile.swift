@@ -122,6 +122,16 @@ struct SessionFile {
         cookies = list
     }
 
+    /// The `name=value` pairs of a `Cookie` header.
+    static func cookiePairs(_ header: String) -> [(name: String, value: String)] {
+        header.split(separator: ";").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = parts[0].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else { return nil }
+            return (name, parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+        }
+    }
+
     /// Python's cookie jar keeps a host without a dot (`localhost`) as `localhost.local`.
     static func domain(fromHTTPie domain: String) -> String {
         let bare = domain.hasPrefix(".") ? domain.dropFirst() : Substring(domain)
@@ -209,13 +219,23 @@ struct SessionFile {
         }
     }
 
-    /// Keeps what this run adds: its session-wide headers, its auth and every cookie (session cookies included).
-    mutating func update(headers sent: HTTPHeaders, auth: StoredAuth?, cookies storage: HTTPCookieStorage) throws {
+    /// Keeps what this run adds: its session-wide headers, its auth and every cookie (session cookies included), the
+    /// cookies of a `Cookie:` item among them, without a domain, as httpie keeps them.
+    mutating func update(
+        headers sent: HTTPHeaders, auth: StoredAuth?, cookies storage: HTTPCookieStorage, typedCookies: String? = nil
+    ) throws {
         for header in sent where !Self.isRequestSpecific(header.name) {
             headers = headers.filter { $0.key.caseInsensitiveCompare(header.name) != .orderedSame }
             headers[header.name] = header.value
         }
         if let auth { self.auth = auth }
+        for (name, value) in Self.cookiePairs(typedCookies ?? "") {
+            guard
+                let cookie = HTTPCookie(properties: [.name: name, .value: value, .domain: host, .path: "/"])
+            else { continue }
+            storage.setCookie(cookie)
+            domainlessCookies.insert([name, "/"])
+        }
         cookies = (storage.cookies ?? []).sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
             .map(httpieEntry)
         cookiesInHTTPieLayout = true
