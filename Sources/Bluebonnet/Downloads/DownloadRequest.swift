@@ -143,13 +143,14 @@ public final class DownloadRequest: Request, @unchecked Sendable {
 
     /// Tells monitors of a chunk written to the file, as URLSession tells Alamofire's.
     private func didWriteToFile(bytes: Int, length: Int64) {
-        guard let (monitor, urlSession, task) = taskEventTarget(), let task = task as? URLSessionDownloadTask else {
-            return
-        }
+        guard sessionMonitoredEvents.contains(.other) else { return }
         let expected = downloadState.write { $0.expectedFileLength }
-        monitor.urlSession(
-            urlSession, downloadTask: task, didWriteData: Int64(bytes), totalBytesWritten: length,
-            totalBytesExpectedToWrite: expected)
+        tellSessionMonitor { monitor, urlSession, task in
+            guard let task = task as? URLSessionDownloadTask else { return }
+            monitor.urlSession(
+                urlSession, downloadTask: task, didWriteData: Int64(bytes), totalBytesWritten: length,
+                totalBytesExpectedToWrite: expected)
+        }
     }
 
     // MARK: - Cancelling
@@ -354,11 +355,13 @@ extension DownloadRequest: ResponseBodyConsumer {
         if let stale { Offload.run { try? FileManager.default.removeItem(at: stale) } }
         writer.begin(keeping: offset)
         // The server sent the rest of the file: URLSession tells Alamofire's monitors where the download goes on from.
-        if resumed, let offset, let (monitor, urlSession, task) = taskEventTarget(),
-            let task = task as? URLSessionDownloadTask
-        {
+        if resumed, let offset, sessionMonitoredEvents.contains(.other) {
             let expected = downloadState.write { $0.expectedFileLength }
-            monitor.urlSession(urlSession, downloadTask: task, didResumeAtOffset: offset, expectedTotalBytes: expected)
+            tellSessionMonitor { monitor, urlSession, task in
+                guard let task = task as? URLSessionDownloadTask else { return }
+                monitor.urlSession(
+                    urlSession, downloadTask: task, didResumeAtOffset: offset, expectedTotalBytes: expected)
+            }
         }
     }
 
@@ -409,12 +412,13 @@ extension DownloadRequest: ResponseBodyConsumer {
                     completion(nil)
                     return
                 }
-                let target = taskEventTarget()
-                if let (monitor, urlSession, task) = target, let task = task as? URLSessionDownloadTask {
+                let attempt = mutableState.read { $0.task }
+                tellSessionMonitor(ended: attempt) { monitor, urlSession, task in
+                    guard let task = task as? URLSessionDownloadTask else { return }
                     monitor.urlSession(urlSession, downloadTask: task, didFinishDownloadingTo: written.url)
                 }
                 let moved = moveToDestination(written.url, response: response)
-                if let (monitor, _, task) = target {
+                tellSessionMonitor(ended: attempt) { [self] monitor, _, task in
                     monitor.request(self, didFinishDownloadingUsing: task, with: moved)
                 }
                 if case let .failure(error) = moved { completion(error) } else { completion(nil) }

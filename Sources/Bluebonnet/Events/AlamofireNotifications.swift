@@ -47,7 +47,7 @@ extension Notification {
 /// Notifications are posted from `queue`, never from a NIO event loop, so an observer may block without stalling
 /// other requests' I/O. They are posted in order, and together: an event waits at most a millisecond for others, so
 /// that the notifications of many requests cost one wake-up of `queue`.
-public final class AlamofireNotifications: EventMonitor, SelectiveEventMonitor, BatchingEventMonitor {
+public final class AlamofireNotifications: EventMonitor, TasklessTaskEventMonitor, BatchingEventMonitor {
     /// The queue notifications are posted from: a serial queue of the monitor's own, not `.main`, which a server
     /// process may never drain.
     public let queue: DispatchQueue
@@ -98,18 +98,18 @@ public final class AlamofireNotifications: EventMonitor, SelectiveEventMonitor, 
     /// Posts `Request.didFinishNotification`.
     public func requestDidFinish(_ request: Request) { post(Request.didFinishNotification, request, last: true) }
     /// Posts `Request.didResumeTaskNotification`.
-    public func request(_ request: Request, didResumeTask task: URLSessionTask) { post(.resume, of: request) }
+    public func request(_ request: Request, didResumeTask task: URLSessionTask) { taskEvent(.resume, of: request) }
     /// Posts `Request.didSuspendTaskNotification`.
-    public func request(_ request: Request, didSuspendTask task: URLSessionTask) { post(.suspend, of: request) }
+    public func request(_ request: Request, didSuspendTask task: URLSessionTask) { taskEvent(.suspend, of: request) }
     /// Posts `Request.didCancelTaskNotification`.
-    public func request(_ request: Request, didCancelTask task: URLSessionTask) { post(.cancel, of: request) }
+    public func request(_ request: Request, didCancelTask task: URLSessionTask) { taskEvent(.cancel, of: request) }
     /// Posts `Request.didCompleteTaskNotification`.
     public func request(_ request: Request, didCompleteTask task: URLSessionTask, with error: AFError?) {
-        post(.complete, of: request)
+        taskEvent(.complete, of: request)
     }
 
     /// Posts the notification of a task event, which names the request alone: the task is never made for it.
-    func post(_ event: TaskEvent, of request: Request) {
+    func taskEvent(_ event: TaskEvent, of request: Request) {
         switch event {
         case .create: break
         case .resume: post(Request.didResumeTaskNotification, request)

@@ -381,11 +381,15 @@ final class EventMailbox: Sendable {
         case task(TaskEvent, Request, RequestTask, AFError?)
         case other(@Sendable (any EventMonitor) -> Void)
 
-        func run(for monitor: any EventMonitor) {
+        func run(for monitor: any EventMonitor, taskless: (any TasklessTaskEventMonitor)?) {
             switch self {
             case let .request(event, request): event(monitor, request)
             case let .task(event, request, task, error):
-                event.deliver(to: monitor, request: request, task: task, error: error)
+                if let taskless {
+                    taskless.taskEvent(event, of: request)
+                } else {
+                    event.deliver(to: monitor, request: request, task: task, error: error)
+                }
             case let .other(event): event(monitor)
             }
         }
@@ -409,14 +413,20 @@ final class EventMailbox: Sendable {
     let window: DispatchTimeInterval?
     private let state = Protected(State())
 
-    init(queue: DispatchQueue, window: DispatchTimeInterval? = nil) {
+    /// The monitor, when it is told of task events without the task.
+    private let taskless: (any TasklessTaskEventMonitor)?
+
+    init(queue: DispatchQueue, window: DispatchTimeInterval? = nil, taskless: (any TasklessTaskEventMonitor)? = nil) {
         self.queue = queue
         self.window = window
+        self.taskless = taskless
     }
 
     /// The mailbox for `monitor`: on its queue, batching as it asks.
     convenience init(for monitor: any EventMonitor) {
-        self.init(queue: monitor.queue, window: (monitor as? any BatchingEventMonitor)?.batchingWindow)
+        self.init(
+            queue: monitor.queue, window: (monitor as? any BatchingEventMonitor)?.batchingWindow,
+            taskless: monitor as? any TasklessTaskEventMonitor)
     }
 
     func post(_ event: Event, to monitor: any EventMonitor) {
@@ -454,7 +464,7 @@ final class EventMailbox: Sendable {
                 swap(&batch, &state.events)
             }
             guard !batch.isEmpty else { return }
-            for posted in batch { posted.event.run(for: posted.monitor) }
+            for posted in batch { posted.event.run(for: posted.monitor, taskless: taskless) }
             batch.removeAll(keepingCapacity: true)
         }
     }

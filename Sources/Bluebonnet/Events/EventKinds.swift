@@ -39,3 +39,11 @@ protocol SelectiveEventMonitor: EventMonitor {
     /// The events it handles; the others are not dispatched to it.
     var handledEvents: EventKinds { get }
 }
+
+/// A monitor of Bluebonnet's own that is told of task events without the attempt's `URLSessionTask` (Alamofire's
+/// notifications name the request alone), so that none is made for it. Its mailbox finds it out once, when it is
+/// made, rather than at every event.
+protocol TasklessTaskEventMonitor: SelectiveEventMonitor {
+    /// Tells the monitor of an event of the request's task.
+    func taskEvent(_ event: TaskEvent, of request: Request)
+}

@@ -21,12 +21,9 @@ enum TaskEvent: Sendable {
     /// The group of events it belongs to.
     var kind: EventKinds { self == .create ? .taskCreation : .taskLifecycle }
 
-    /// Tells `monitor` of the event, on the monitor's queue.
+    /// Tells `monitor` of the event, on the monitor's queue, with the attempt's `URLSessionTask` (made here if it was
+    /// not yet).
     func deliver(to monitor: any EventMonitor, request: Request, task: RequestTask, error: AFError?) {
-        if let notifications = monitor as? AlamofireNotifications {
-            notifications.post(self, of: request)
-            return
-        }
         let sessionTask = request.sessionTask(for: task)
         switch self {
         case .create: monitor.request(request, didCreateTask: sessionTask)
@@ -50,7 +47,11 @@ extension Request {
         if let composite = eventMonitor as? CompositeEventMonitor {
             composite.performEvent(event, of: self, task: task, error: error)
         } else {
-            event.deliver(to: eventMonitor, request: self, task: task, error: error)
+            if let taskless = eventMonitor as? any TasklessTaskEventMonitor {
+                taskless.taskEvent(event, of: self)
+            } else {
+                event.deliver(to: eventMonitor, request: self, task: task, error: error)
+            }
         }
     }
 }
@@ -59,22 +60,22 @@ extension Request {
     /// Tells a monitor that a redirect to `next` is about to be weighed by the redirect handler, as URLSession tells
     /// Alamofire's delegate before asking its handler.
     func tellWillRedirect(_ head: ResponseHead, to next: URLRequest) {
-        guard let (monitor, urlSession, task) = taskEventTarget() else { return }
-        monitor.urlSession(urlSession, task: task, willPerformHTTPRedirection: head.httpResponse, newRequest: next)
+        tellSessionMonitor {
+            $0.urlSession($1, task: $2, willPerformHTTPRedirection: head.httpResponse, newRequest: next)
+        }
     }
 
     /// Tells a monitor that the request's `InputStream` body would have to be sent again, which it cannot be.
     func tellNeedsNewBodyStream() {
-        guard let (monitor, urlSession, task) = taskEventTarget() else { return }
-        monitor.urlSession(urlSession, taskNeedsNewBodyStream: task)
+        tellSessionMonitor { $0.urlSession($1, taskNeedsNewBodyStream: $2) }
     }
 
     /// Tells a monitor of the head of the response the request delivers, when its task is a data task.
     func tellDidReceiveResponse(_ head: ResponseHead) {
-        guard let (monitor, urlSession, task) = taskEventTarget(), let dataTask = task as? URLSessionDataTask else {
-            return
+        tellSessionMonitor { monitor, urlSession, task in
+            guard let dataTask = task as? URLSessionDataTask else { return }
+            monitor.urlSession(urlSession, dataTask: dataTask, didReceive: head.httpResponse)
         }
-        monitor.urlSession(urlSession, dataTask: dataTask, didReceive: head.httpResponse)
     }
 
     /// Tells a monitor of body bytes the request received, when its task is a data task.
@@ -83,27 +84,28 @@ extension Request {
     ///   - data:  The bytes.
     ///   - ended: The attempt's task, when the attempt has just ended (the request no longer holds it).
     func tellDidReceiveData(_ data: Data, ended: RequestTask? = nil) {
-        guard sessionMonitoredEvents.contains(.bodyData),
-            let (monitor, urlSession, task) = taskEventTarget(ended: ended),
-            let dataTask = task as? URLSessionDataTask
-        else { return }
-        monitor.urlSession(urlSession, dataTask: dataTask, didReceive: data)
+        guard sessionMonitoredEvents.contains(.other) else { return }
+        tellSessionMonitor(.bodyData, ended: ended) { monitor, urlSession, task in
+            guard let dataTask = task as? URLSessionDataTask else { return }
+            monitor.urlSession(urlSession, dataTask: dataTask, didReceive: data)
+        }
     }
 
     /// Tells a monitor of a piece of the body sent.
     func tellDidSendBodyData(_ count: Int) {
-        guard let (monitor, urlSession, task) = taskEventTarget() else { return }
+        guard sessionMonitoredEvents.contains(.other) else { return }
         let (sent, total) = mutableState.read { ($0.progress.upload.completed, $0.progress.upload.total) }
-        monitor.urlSession(
-            urlSession, task: task, didSendBodyData: Int64(count), totalBytesSent: sent,
-            totalBytesExpectedToSend: total)
+        tellSessionMonitor {
+            $0.urlSession(
+                $1, task: $2, didSendBodyData: Int64(count), totalBytesSent: sent, totalBytesExpectedToSend: total)
+        }
     }
 
     /// Tells a monitor that `proposed` may be stored in the cache, when the request's task is a data task.
     func tellWillCacheResponse(_ proposed: CachedURLResponse) {
-        guard let (monitor, urlSession, task) = taskEventTarget(), let dataTask = task as? URLSessionDataTask else {
-            return
+        tellSessionMonitor { monitor, urlSession, task in
+            guard let dataTask = task as? URLSessionDataTask else { return }
+            monitor.urlSession(urlSession, dataTask: dataTask, willCacheResponse: proposed)
         }
-        monitor.urlSession(urlSession, dataTask: dataTask, willCacheResponse: proposed)
     }
 }

@@ -14,15 +14,41 @@ final class OrderedHTTPURLResponse: HTTPURLResponse, @unchecked Sendable {
     /// under the first spelling of the name (`set-cookie` and `Set-Cookie` are one field).
     init(url: URL, statusCode: Int, httpVersion: String, orderedFields: [(name: String, value: String)]) {
         self.orderedFields = orderedFields
-        var fields: [String: String] = [:]
+        // FoundationNetworking's initialiser is failable in signature only: it has no path that returns `nil`.
+        super.init(
+            url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: Self.joined(orderedFields))!
+    }
+
+    /// Up to how many fields `joined(_:)` finds a repeated name by comparing it with the fields before it.
+    static let fieldsComparedPairwise = 32
+
+    /// The fields as one dictionary: a repeated field's values joined by `", "` under the first spelling of its name.
+    ///
+    /// A head of a few dozen fields (every real one) is joined by comparing each name with those before it, ASCII
+    /// case folded byte by byte: no string is lowercased or hashed twice, which was most of what building the response
+    /// cost beside FoundationNetworking's own initialiser. A longer head, which only a hostile server sends, is
+    /// joined through a dictionary of lowercased names, so that its cost stays linear.
+    static func joined(_ orderedFields: [(name: String, value: String)]) -> [String: String] {
+        var fields = [String: String](minimumCapacity: orderedFields.count)
+        if orderedFields.count <= fieldsComparedPairwise {
+            for index in orderedFields.indices {
+                let (name, value) = orderedFields[index]
+                if let first = orderedFields[..<index].first(where: { $0.name.equalsIgnoringCase(name) }) {
+                    fields[first.name, default: ""] += ", " + value
+                } else {
+                    fields[name] = value
+                }
+            }
+            return fields
+        }
         var firstSpelling: [String: String] = [:]
         for (name, value) in orderedFields {
-            let key = firstSpelling[name.lowercased(), default: name]
-            firstSpelling[name.lowercased()] = key
+            let lowercased = name.lowercased()
+            let key = firstSpelling[lowercased, default: name]
+            firstSpelling[lowercased] = key
             fields[key] = fields[key].map { $0 + ", " + value } ?? value
         }
-        // FoundationNetworking's initialiser is failable in signature only: it has no path that returns `nil`.
-        super.init(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: fields)!
+        return fields
     }
 
     required init?(coder: NSCoder) {

@@ -70,6 +70,15 @@ import FoundationNetworking
         }
         return value
     }
+
+    /// The body length the server announced: `Content-Length` when it is one non-negative decimal number, else `nil`
+    /// (a hostile or broken field, `-5`, `5, 5` or `+5`, announces nothing).
+    var declaredContentLength: Int64? {
+        guard let value = value(for: "Content-Length"), !value.isEmpty,
+            value.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+        else { return nil }
+        return Int64(value)
+    }
 }
 
 /// Where a response's `HTTPURLResponse` comes from.

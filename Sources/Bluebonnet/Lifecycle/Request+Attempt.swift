@@ -293,15 +293,26 @@ extension Request {
         return Origin.same(firstURL, url)
     }
 
-    /// Where Alamofire's task-level events go (`urlSession(_:downloadTask:...)`): the monitor, the session's
-    /// `URLSession` and the attempt's task, when a monitor listens for them.
+    /// Tells the session's monitor one of URLSession's own events (`urlSession(...)`), when it listens for `kind`.
+    /// The attempt's `URLSessionTask`, and whatever else `event` makes (an `HTTPURLResponse`), is made on each
+    /// monitor's queue when the event runs there: the caller may be an event loop, which does bookkeeping only.
     ///
-    /// - Parameter ended: The attempt's task, when the attempt has just ended (the request no longer holds it).
-    func taskEventTarget(ended: RequestTask? = nil) -> (any EventMonitor, URLSession, URLSessionTask)? {
-        guard sessionMonitoredEvents.contains(.other), let sessionMonitor,
+    /// - Parameters:
+    ///   - kind:  What kind of event it is.
+    ///   - ended: The attempt's task, when the attempt has just ended (the request no longer holds it).
+    ///   - event: Tells one monitor, given the session's `URLSession` and the attempt's task.
+    func tellSessionMonitor(
+        _ kind: EventKinds = .other, ended: RequestTask? = nil,
+        _ event: @escaping @Sendable (any EventMonitor, URLSession, URLSessionTask) -> Void
+    ) {
+        guard sessionMonitoredEvents.contains(kind), let sessionMonitor,
             let task = ended ?? mutableState.read({ $0.task }), let urlSession = session?.session
-        else { return nil }
-        return (sessionMonitor, urlSession, sessionTask(for: task))
+        else { return }
+        if let composite = sessionMonitor as? CompositeEventMonitor {
+            composite.performEvent(kind) { [self] monitor in event(monitor, urlSession, sessionTask(for: task)) }
+        } else {
+            event(sessionMonitor, urlSession, sessionTask(for: task))
+        }
     }
 
     /// What a monitor is told once an attempt ended: a value rather than a closure, so ending an attempt allocates
@@ -328,9 +339,8 @@ extension Request {
         guard let end else { return }
         if let metrics = end.metrics { tellMonitor(.metrics) { $0.request(self, didGatherTaskMetrics: metrics) } }
         // URLSession's delegate hears of the task's end first, with the error as URLSession reports it.
-        if let (monitor, urlSession, task) = taskEventTarget(ended: end.task) {
-            monitor.urlSession(urlSession, task: task, didCompleteWithError: end.error?.underlyingError ?? end.error)
-        }
+        let error = end.error?.underlyingError ?? end.error
+        tellSessionMonitor(ended: end.task) { $0.urlSession($1, task: $2, didCompleteWithError: error) }
         tellTask(.complete, end.task, error: end.error)
     }
 

@@ -61,7 +61,7 @@ struct AttemptTaskSource: Sendable {
                 reading.error = ended.error
                 reading.received = last?.countOfResponseBodyBytesReceived ?? 0
                 reading.sent = last?.countOfRequestBodyBytesSent ?? 0
-                reading.expectedToReceive = last?.head?.value(for: "Content-Length").flatMap { Int64($0) } ?? -1
+                reading.expectedToReceive = last?.head?.declaredContentLength ?? -1
                 reading.expectedToSend = reading.sent
                 return reading
             }

@@ -1,4 +1,5 @@
-@testable import Bluebonnet
+@_spi(Transport) @testable import Bluebonnet
+import BluebonnetTesting
 import Foundation
 import XCTest
 #if canImport(FoundationNetworking)
@@ -69,6 +70,53 @@ final class URLSessionTaskTests: ServerTestCase {
         XCTAssertEqual(task.countOfBytesSent, 0)
         XCTAssertNil(task.error)
         XCTAssertEqual(response.data?.count, 1000)
+    }
+
+    /// URLSession's events carry objects FoundationNetworking makes (the attempt's task, the `HTTPURLResponse`), which
+    /// cost thousands of instructions: they are made on the monitor's queue when its event runs, never where the
+    /// engine reported the event (an event loop). With the monitor's queue held, the request ends having made neither.
+    func testATaskAndAResponseForAMonitorAreMadeOnItsQueueNotWhereTheEngineReports() async throws {
+        let held = DispatchQueue(label: "held.monitor.queue")
+        held.suspend()
+        let monitor = ClosureEventMonitor(queue: held)
+        let told = DispatchSemaphore(value: 0)
+        let statuses = Protected<[Int]>([])
+        monitor.dataTaskDidReceiveResponse = { _, _, response in
+            statuses.write { $0.append((response as? HTTPURLResponse)?.statusCode ?? 0) }
+            told.signal()
+        }
+        let session = Session(eventMonitors: [monitor])
+        let request = session.request(url("/response-headers?X-One=1&X-Two=2"))
+        let response = await request.serializingData().response
+        XCTAssertNotNil(response.data)
+        guard case let .head(head) = try XCTUnwrap(response.source) else { return XCTFail("no head from the engine") }
+        XCTAssertFalse(head.isMade, "the HTTPURLResponse was made before the monitor's queue ran")
+        XCTAssertTrue(
+            request.mutableState.read { $0.sessionTasks.isEmpty }, "the task was made before the monitor's queue ran")
+        held.resume()
+        XCTAssertEqual(told.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(statuses.read(), [200])
+        XCTAssertTrue(head.isMade)
+        await Task.detached { held.sync {} }.value
+        XCTAssertFalse(request.mutableState.read { $0.sessionTasks.isEmpty }, "the monitor's events made the task")
+    }
+
+    /// A server's `Content-Length` is untrusted: a negative or malformed one is an unknown length (-1) on the task,
+    /// never a negative count of bytes to come.
+    func testAHostileContentLengthIsAnUnknownLengthOnTheTask() async throws {
+        let transport = StubTransport()
+        let session = transport.session()
+        for (index, declared) in ["-5", "+7", "5, 5", "", "99999999999999999999", "12"].enumerated() {
+            let request = session.request("https://api.example.com/\(index)")
+            let response = request.serializingData()
+            let attempt = await transport.attempt(index + 1)
+            attempt.respond(headers: ["Content-Length": declared])
+            attempt.complete()
+            _ = await response.response
+            let task = try XCTUnwrap(request.task)
+            XCTAssertEqual(
+                task.countOfBytesExpectedToReceive, declared == "12" ? 12 : -1, "Content-Length: \(declared)")
+        }
     }
 
     func testAFailedAttemptsTaskCarriesItsError() async throws {

@@ -81,4 +81,52 @@ final class ResponseHeadTests: ServerTestCase {
             }
         }
     }
+
+    /// Repeated names are joined under their first spelling whichever way the fields are joined: pairwise for a head
+    /// of real size, through lowercased names past `fieldsComparedPairwise`, so a hostile head's cost stays linear.
+    func testRepeatedFieldsJoinUnderTheirFirstSpellingInHeadsOfEverySize() {
+        let limit = OrderedHTTPURLResponse.fieldsComparedPairwise
+        for count in [0, 1, 5, limit, limit + 1, 4 * limit] {
+            var fields: [(name: String, value: String)] = []
+            for index in 0..<count {
+                switch index % 4 {
+                case 0: fields.append((name: "X-Field-\(index)", value: "\(index)"))
+                case 1: fields.append((name: "Set-Cookie", value: "c\(index)=1"))
+                case 2: fields.append((name: "set-COOKIE", value: "c\(index)=2"))
+                default: fields.append((name: "x-field-\(index - 3)", value: "again"))
+                }
+            }
+            // What the join must be, from its definition.
+            var expected: [String: String] = [:]
+            var spelling: [String: String] = [:]
+            for (name, value) in fields {
+                let key = spelling[name.lowercased()] ?? name
+                spelling[name.lowercased()] = key
+                expected[key] = expected[key].map { "\($0), \(value)" } ?? value
+            }
+            XCTAssertEqual(OrderedHTTPURLResponse.joined(fields), expected, "\(count) fields")
+            let made = OrderedHTTPURLResponse(
+                url: URL(string: "http://example.com/")!, statusCode: 200, httpVersion: "HTTP/1.1",
+                orderedFields: fields)
+            XCTAssertEqual(made.allHeaderFields.count, expected.count, "\(count) fields")
+            if count > 2 {
+                XCTAssertEqual(made.value(forHTTPHeaderField: "set-cookie"), expected["Set-Cookie"])
+                XCTAssertEqual(made.af.fields.count, count, "\(count) fields: each field as received")
+            }
+        }
+    }
+
+    func testOnlyOneNonNegativeDecimalContentLengthDeclaresALength() {
+        let url = URL(string: "http://example.com/")!
+        let cases: [([String], Int64?)] = [
+            (["12"], 12), (["0"], 0), (["-5"], nil), (["+5"], nil), ([" 5"], nil), (["5 "], nil), ([""], nil),
+            (["0x10"], nil), (["99999999999999999999"], nil), (["5", "5"], nil), ([], nil), (["٣"], nil),
+        ]
+        for (values, expected) in cases {
+            let head = ResponseHead(
+                url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                fields: values.map { (name: "Content-Length", value: $0) })
+            XCTAssertEqual(head.declaredContentLength, expected, "\(values)")
+        }
+    }
 }

@@ -221,15 +221,15 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
         guard stage.load(ordering: .relaxed) != Stage.ended else {
             return task.eventLoop.makeFailedFuture(HTTPClientError.readTimeout)
         }
-        let declared = head.headers.first(name: "content-length").flatMap(Int64.init)
-        // A decoded body is longer than the `Content-Length` the server announced, so its length is unknown.
-        let expected = head.headers.contains(name: "content-encoding") ? -1 : Int64(declared ?? -1)
         let response = ResponseHead(
             url: url,
             statusCode: Int(head.status.code),
             httpVersion: head.version == .http1_1 ? "HTTP/1.1" : "HTTP/\(head.version.major).\(head.version.minor)",
             fields: head.headers.map { (name: $0.name, value: $0.value) }
         )
+        let declared = response.declaredContentLength
+        // A decoded body is longer than the `Content-Length` the server announced, so its length is unknown.
+        let expected = head.headers.contains(name: "content-encoding") ? -1 : declared ?? -1
         // `.none`: not decoded, so the bytes received are the bytes delivered.
         let encoded: Int64?? = head.headers.contains(name: "content-encoding") ? .some(declared) : .none
         let protocolName =
