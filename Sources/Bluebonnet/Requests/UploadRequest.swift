@@ -43,6 +43,8 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         var sends = 0
         /// Where the latest attempt's adapters chose a coding for the body.
         var codingChoice: UploadBodyCodingChoice?
+        /// Why the file to upload cannot be read: the attempt fails with it once sent, as URLSession's task does.
+        var unreadableFile: URLError?
     }
 
     private let uploadState = Protected(UploadState())
@@ -81,9 +83,19 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         }
         let uploadable: Uploadable
         let body: UploadBody
+        var unreadableFile: URLError?
         do {
             uploadable = try upload.createUploadable()
-            body = try Self.body(for: uploadable, fileManager: fileManager)
+            if case let .file(url, _) = uploadable,
+                let failure = Self.unreadableFileError(url, fileManager: fileManager)
+            {
+                // URLSession makes an upload task from a file it cannot read, and the task fails once it runs: the
+                // adapters, the monitors and the task see the request first, as Alamofire's do.
+                body = UploadBody(source: .file(url), length: 0)
+                unreadableFile = failure
+            } else {
+                body = try Self.body(for: uploadable, fileManager: fileManager)
+            }
         } catch {
             let failure = error.asAFError(or: .createUploadableFailed(error: error))
             eventMonitor?.request(self, didFailToCreateUploadableWithError: failure)
@@ -94,6 +106,7 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         let alreadyCleanedUp = uploadState.write { state -> Bool in
             state.uploadable = uploadable
             state.body = body
+            state.unreadableFile = unreadableFile
             return state.cleanedUp
         }
         if alreadyCleanedUp { removeTemporaryFile(of: uploadable) }
@@ -102,6 +115,26 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         eventMonitor?.request(self, didCreateUploadable: uploadable)
         // The stream is the body from here on: a monitor is handed it, as Alamofire's is when URLSession asks for it.
         if case let .stream(stream) = uploadable { eventMonitor?.request(self, didProvideInputStream: stream) }
+    }
+
+    /// Why URLSession's task could not read the file at `url`, or `nil` when it is a readable file.
+    static func unreadableFileError(_ url: URL, fileManager: FileManager) -> URLError? {
+        var isDirectory: ObjCBool = false
+        let (code, reason): (URLError.Code, String)
+        if !fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+            (code, reason) = (.fileDoesNotExist, "does not exist")
+        } else if isDirectory.boolValue {
+            (code, reason) = (.fileIsDirectory, "is a folder")
+        } else if !fileManager.isReadableFile(atPath: url.path) {
+            (code, reason) = (.noPermissionsToReadFile, "cannot be read (permission denied)")
+        } else {
+            return nil
+        }
+        return URLError(
+            code,
+            userInfo: [
+                NSLocalizedDescriptionKey: "The file to upload, \(url.path), \(reason).", NSFilePathErrorKey: url.path,
+            ])
     }
 
     static func body(for uploadable: Uploadable, fileManager: FileManager) throws -> UploadBody {
@@ -127,10 +160,12 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     override var sendsUploadBody: Bool { uploadState.read { $0.body != nil } }
 
     override func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? {
-        let (plainBody, sends, coding) = uploadState.write { state -> (UploadBody?, Int, UploadBodyCoding?) in
+        let (plainBody, sends, coding, unreadableFile) = uploadState.write {
+            state -> (UploadBody?, Int, UploadBodyCoding?, URLError?) in
             state.sends += 1
-            return (state.body, state.sends, state.codingChoice?.chosen)
+            return (state.body, state.sends, state.codingChoice?.chosen, state.unreadableFile)
         }
+        if let unreadableFile { throw AFError.sessionTaskFailed(error: unreadableFile) }
         guard let plainBody else { return nil }
         let body = coding.map(plainBody.coded(with:)) ?? plainBody
         if hop > 0 {

@@ -78,12 +78,15 @@ final class EventMonitorTests: ServerTestCase {
             if case let .data(data) = uploadable { events.append("data \(data.count)") }
         }
         monitor.requestDidFailToCreateUploadableWithError = { _, error in
-            events.append(error.isCreateUploadableError ? "uploadable failed" : "other")
+            events.append(error.isMultipartEncodingError ? "uploadable failed" : "other")
         }
         monitor.requestDidFailToCreateURLRequestWithError = { _, _ in events.append("url request failed") }
         let session = Session(eventMonitors: [monitor])
         _ = await session.upload(Data("12345".utf8), to: url("/post")).serializingData().response
-        _ = await session.upload(URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString)"), to: url("/post"))
+        // A form with a missing file cannot be made into an uploadable (a missing file alone can: its task fails, as
+        // URLSession's does).
+        let missing = URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString)")
+        _ = await session.upload(multipartFormData: { $0.append(missing, withName: "f") }, to: url("/post"))
             .serializingData().response
         try await waitUntil { events.values.count == 2 }
         XCTAssertEqual(Set(events.values), ["data 5", "uploadable failed"])

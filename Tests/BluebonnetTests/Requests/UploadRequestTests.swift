@@ -94,13 +94,38 @@ final class UploadRequestTests: ServerTestCase {
 
     // MARK: - Errors
 
-    func testMissingFileFailsWithCreateUploadableFailed() async throws {
+    /// As URLSession's upload task from a file it cannot read: the request is adapted and its task made, then the task
+    /// fails with `URLError.fileDoesNotExist` (Alamofire's `testThatSessionCallsRequestAdaptersWhenCreatingUploadRequestWithFile`),
+    /// and nothing is sent.
+    func testMissingFileIsAdaptedAndFailsItsTaskWithFileDoesNotExist() async throws {
         let missing = URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString).bin")
-        let response = await session.upload(missing, to: url("/drain")).serializingData().response
-        guard case let .createUploadableFailed(error)? = response.error else {
+        let adapted = Protected(0)
+        let adapter = Adapter { request, _, completion in
+            adapted.write { $0 += 1 }
+            completion(.success(request))
+        }
+        let request = session.upload(missing, to: url("/drain"), interceptor: Interceptor(adapters: [adapter]))
+        let response = await request.serializingData().response
+        guard case let .sessionTaskFailed(error)? = response.error else {
             return XCTFail("\(String(describing: response.error))")
         }
-        XCTAssertTrue(error is CocoaError || (error as NSError).domain == NSCocoaErrorDomain, "\(error)")
+        XCTAssertEqual((error as? URLError)?.code, .fileDoesNotExist, "\(error)")
+        XCTAssertTrue(error.localizedDescription.contains(missing.path), error.localizedDescription)
+        XCTAssertEqual(adapted.read(), 1, "the request is adapted before its task fails")
+        XCTAssertNotNil(request.task, "the request has its task, as URLSession's upload task from a file")
+        XCTAssertNil(response.response, "nothing may be sent")
+        guard case .file(missing, shouldRemove: false)? = request.uploadable else {
+            return XCTFail("\(String(describing: request.uploadable))")
+        }
+    }
+
+    func testAFolderOrAnUnreadableFileFailsItsTaskAsURLSessionWould() async throws {
+        let folder = FileManager.default.temporaryDirectory
+        let response = await session.upload(folder, to: url("/drain")).serializingData().response
+        guard case let .sessionTaskFailed(error)? = response.error else {
+            return XCTFail("\(String(describing: response.error))")
+        }
+        XCTAssertEqual((error as? URLError)?.code, .fileIsDirectory, "\(error)")
         XCTAssertNil(response.response, "nothing may be sent")
     }
 
