@@ -43,6 +43,9 @@ let package = Package(
             path: "Benchmarks/Allocations",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // What FoundationNetworking's `HTTPURLResponse.init` costs per header field against an ASCII fast path
+        // (issue 47, item 3): Foundation only, no Bluebonnet.
+        .executableTarget(name: "HeaderNameCanonicalisation"),
     ],
     swiftLanguageModes: [.v6]
 )
