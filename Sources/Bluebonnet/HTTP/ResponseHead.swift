@@ -73,10 +73,14 @@ import FoundationNetworking
 
     /// The body length the server announced: `Content-Length` when it is one non-negative decimal number, else `nil`
     /// (a hostile or broken field, `-5`, `5, 5` or `+5`, announces nothing).
-    var declaredContentLength: Int64? {
-        guard let value = value(for: "Content-Length"), !value.isEmpty,
-            value.utf8.allSatisfy({ (0x30...0x39).contains($0) })
-        else { return nil }
+    var declaredContentLength: Int64? { Self.declaredLength(value(for: "Content-Length")) }
+
+    /// A `Content-Length` value as a length: one non-negative decimal number that fits, else `nil`.
+    ///
+    /// - Parameter value: The field's value (repeated fields joined by commas).
+    /// - Returns: The length, or `nil`.
+    static func declaredLength(_ value: String?) -> Int64? {
+        guard let value, !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         return Int64(value)
     }
 }

@@ -227,7 +227,8 @@ final class AHCResponseDelegate: HTTPClientResponseDelegate {
             httpVersion: head.version == .http1_1 ? "HTTP/1.1" : "HTTP/\(head.version.major).\(head.version.minor)",
             fields: head.headers.map { (name: $0.name, value: $0.value) }
         )
-        let declared = response.declaredContentLength
+        // NIO's parser refuses a malformed length on HTTP/1; HTTP/2's is checked here.
+        let declared = ResponseHead.declaredLength(head.headers.first(name: "content-length"))
         // A decoded body is longer than the `Content-Length` the server announced, so its length is unknown.
         let expected = head.headers.contains(name: "content-encoding") ? -1 : declared ?? -1
         // `.none`: not decoded, so the bytes received are the bytes delivered.
