@@ -42,6 +42,29 @@ final class CachedResponseHandlerTests: ServerTestCase {
         }
     }
 
+    /// A stream's response is proposed to the cache as a data request's is (Alamofire's
+    /// `testThatDataStreamCallsCachedResponseHandler`), with the whole body the stream delivered.
+    func testAStreamsResponseIsProposedToTheHandlerAndStored() async throws {
+        for cache in caches() {
+            let proposed = Recorder<Int>()
+            let cacher = ResponseCacher(
+                behavior: .modify { _, response in
+                    proposed.append(response.data.count)
+                    return response
+                })
+            let session = session(using: nil, cache: cache)
+            let request = session.streamRequest(url("/bytes/3000?seed=4")).cacheResponse(using: cacher)
+            var received = Data()
+            for await chunk in request.streamTask().streamingData() {
+                if case let .success(data) = chunk.result { received.append(data) }
+            }
+            XCTAssertEqual(received.count, 3000, "\(type(of: cache))")
+            XCTAssertEqual(proposed.values, [3000], "\(type(of: cache))")
+            let stored = cache.cachedResponse(for: try XCTUnwrap(request.request))
+            XCTAssertEqual(stored?.data, received, "\(type(of: cache))")
+        }
+    }
+
     func testAModifyingHandlerKeepsItsUserInfo() async throws {
         for cache in caches() {
             let cacher = ResponseCacher(
