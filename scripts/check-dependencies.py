@@ -4,7 +4,8 @@
 Each top-level folder (and Transport/AsyncHTTPClient, the engine) is a concept. A file depends on another folder when it
 names a type declared at the top level of a file there (comments and string literals aside). Every such dependency
 must be allowed by RULES below or listed, with its reason, in ALLOWED; and only the engine folder imports NIO or
-AsyncHTTPClient. Extensions are not tracked: a method a feature adds to `Request` is reached through `Request`.
+AsyncHTTPClient. A member an extension adds to a type of another folder (a method a feature adds to `Request`) counts
+too: a file that calls it depends on the folder that declares it, when its name is declared nowhere else.
 
     scripts/check-dependencies.py            fails (exit 1) on a dependency the rules do not allow
     scripts/check-dependencies.py --graph    prints every folder's dependencies, with the types behind each
@@ -41,13 +42,28 @@ RULES = {
     "HTTP": {"Support", "Errors"},
     "Errors": {"Support", "HTTP"},
     "Transport": FOUNDATION,
-    "Lifecycle": FOUNDATION | {"Transport", "Interception", "Events", "Session"},
+    "Lifecycle": FOUNDATION | {"Transport", "Interception", "Events"},
     ENGINE: FOUNDATION | {"Transport", "Security"},
     SOCKET_ENGINE: FOUNDATION | {"Transport", "Security", ENGINE},
     "Session": FOUNDATION | {"Transport", "Lifecycle", ENGINE, SOCKET_ENGINE} | API | FEATURES,
 }
-for folder in API:
-    RULES[folder] = FOUNDATION | {"Transport", "Lifecycle", "Session"} | API
+# Within the vocabulary each folder names only what its table lists, so a new edge between them is a reviewed change:
+# encoding names nothing of it; responses know the lifecycle; requests are built from encoding, interception, events,
+# responses and the async API; validation and serialization read requests and responses; the async API wraps requests
+# and their serializers (Requests and Async name each other: a request hands out its async task, which awaits it).
+CORE = FOUNDATION | {"Transport", "Lifecycle"}
+API_RULES = {
+    "Encoding": FOUNDATION,
+    "Interception": CORE | {"Session"},
+    "Responses": CORE,
+    "Events": CORE | {"Requests", "Responses"},
+    "Requests": CORE | {"Session", "Async", "Encoding", "Events", "Interception", "Responses"},
+    "Validation": CORE | {"Requests", "Responses"},
+    "Serialization": CORE | {"Requests", "Responses", "Validation", "Async"},
+    "Async": CORE | {"Requests", "Responses", "Serialization", "Events"},
+}
+assert set(API_RULES) == API
+RULES.update(API_RULES)
 for folder in FEATURES:
     RULES[folder] = FOUNDATION | {"Transport", "Lifecycle", "Session"} | API
 
@@ -235,8 +251,58 @@ def check_contributing(problems):
                     "run scripts/check-dependencies.py --write-doc")
 
 
+EXTENSION = re.compile(
+    r"^(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:public|internal|package)\s+)?extension\s+[\w.<>, ]+?(?:\s*:[^{]*|\s+where[^{]*)?\{",
+    re.M)
+MEMBER = re.compile(
+    r"^    (?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:public|internal|package|open|static|class|final|override|mutating|"
+    r"nonisolated|convenience)\s+)*(?:func|var)\s+([a-z_]\w*)", re.M)
+# Names an extension declares here that other modules' types declare too, so a use may be theirs: (name) -> whose.
+EXTERNAL_MEMBERS = {
+    "addHandler": "NIO's ChannelPipeline.addHandler, which the engines call",
+}
+ANY_DECLARATION = re.compile(r"\b(?:func|var|let|case)\s+`?([a-z_]\w*)")
+
+
+def block_at(text, start):
+    """The text of the block whose `{` is at `start`, braces balanced."""
+    depth = 0
+    for index in range(start, len(text)):
+        if text[index] == "{":
+            depth += 1
+        elif text[index] == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start:index + 1]
+    return text[start:]
+
+
+def extension_members(texts, folder):
+    """Members that top-level extensions declare (not private), by name, with the folder that declares each: only
+    names declared once in the whole library, so that a use can only mean that member."""
+    declared = {}
+    for text in texts.values():
+        for name in ANY_DECLARATION.findall(text):
+            declared[name] = declared.get(name, 0) + 1
+    members = {}
+    for path, text in texts.items():
+        for match in EXTENSION.finditer(text):
+            # An extension that adds a conformance implements its protocol's requirements (`makeIterator`), which
+            # are called through the protocol, not through this folder.
+            if re.search(r"extension\s+[\w.<>, ]+?\s*:", match.group(0)):
+                continue
+            for name in MEMBER.findall(block_at(text, match.end() - 1)):
+                if declared.get(name) == 1 and name not in EXTERNAL_MEMBERS:
+                    members[name] = folder(path)
+    return members
+
+
 def main():
     texts, owner = read_sources(ROOT, folder_of)
+    members = extension_members(texts, folder_of)
+    names = "|".join(sorted(members, key=len, reverse=True))
+    # `.name` (not a label), or `name(` called unqualified from another extension of the same type.
+    member_use = re.compile(r"\.(" + names + r")\b(?!\s*:)|(?<![.\w])(" + names + r")\s*\(") if members else None
     graph, problems = {}, []
     for path, text in sorted(texts.items()):
         source_folder = folder_of(path)
@@ -253,6 +319,15 @@ def main():
                 problems.append(f"{relative}: folder {source_folder} has no rule")
             elif target not in RULES[source_folder] and (source_folder, name) not in ALLOWED:
                 problems.append(f"{relative}: {source_folder} must not depend on {target} (names {name})")
+        used = {qualified or called for qualified, called in member_use.findall(text)} if member_use else set()
+        for name in sorted(used):
+            target = members[name]
+            if target == source_folder:
+                continue
+            graph.setdefault(source_folder, {}).setdefault(target, set()).add("." + name)
+            if source_folder in RULES and target not in RULES[source_folder] and (source_folder, name) not in ALLOWED:
+                problems.append(f"{relative}: {source_folder} must not depend on {target} (calls .{name}, an "
+                                f"extension member declared there)")
     check_cli(problems)
     check_openapi(problems)
     check_contributing(problems)

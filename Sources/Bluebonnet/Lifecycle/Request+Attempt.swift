@@ -306,7 +306,7 @@ extension Request {
         _ event: @escaping @Sendable (any EventMonitor, URLSession, URLSessionTask) -> Void
     ) {
         guard sessionMonitoredEvents.contains(kind), let sessionMonitor,
-            let task = ended ?? mutableState.read({ $0.task }), let urlSession = session?.session
+            let task = ended ?? mutableState.read({ $0.task }), let urlSession = lifecycleDelegate?.eventURLSession
         else { return }
         if let composite = sessionMonitor as? CompositeEventMonitor {
             composite.performEvent(kind) { [self] monitor in event(monitor, urlSession, sessionTask(for: task)) }

@@ -137,7 +137,7 @@ public class Request: @unchecked Sendable {
         if context.createsRequestsOnResume && !makesURLRequestOnRequestQueue {
             creation = .onResume
         } else {
-            creation = context.requestSetup == .lazy ? .onResumeOnRequestQueue : .bySession
+            creation = context.setsUpEagerly ? .bySession : .onResumeOnRequestQueue
         }
         let intercepted = interceptor != nil || context.interceptor != nil
         let policy = RequestStateMachine.Policy(
@@ -147,9 +147,6 @@ public class Request: @unchecked Sendable {
         state.interceptor = interceptor
         mutableState = Protected(state)
     }
-
-    /// The `Session` that made the request, while it lives.
-    var session: Session? { delegate as? Session }
 
     // MARK: - State
 
@@ -438,7 +435,7 @@ public class Request: @unchecked Sendable {
         }
         if let existing { queue.async { handler(existing) } }
         // A lazy request makes its `URLRequest` on its first resume; an eager one was queued when it was made.
-        if create, context.requestSetup == .eager { createURLRequestOnRequestQueue() }
+        if create, context.setsUpEagerly { createURLRequestOnRequestQueue() }
         return self
     }
 

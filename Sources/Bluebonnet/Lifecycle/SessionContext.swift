@@ -18,8 +18,9 @@ struct SessionContext: Sendable {
     /// `URLSessionConfiguration.timeoutIntervalForResource`: a deadline for the whole request, every hop included.
     let resourceTimeout: TimeInterval?
     let startRequestsImmediately: Bool
-    /// `Session.requestSetup`.
-    let requestSetup: Session.RequestSetup
+    /// Whether each request makes its `URLRequest` as soon as it is made (`Session.requestSetup` `.eager`), rather
+    /// than on its first `resume()`.
+    let setsUpEagerly: Bool
     /// Whether a request's `URLRequest` is made inline by its first `resume()` (the default queues) rather than on
     /// `requestQueue`: the first handler resumes the request at once, so a hop to another thread would only add a
     /// context switch to every request.
@@ -199,6 +200,8 @@ public protocol RequestDelegate: AnyObject, Sendable {
 
 /// What a `Request` tells the `Session` that made it while the session lives.
 protocol RequestLifecycleDelegate: RequestDelegate {
+    /// The session's `URLSession`, handed to URLSession's events (`urlSession(...)`) a monitor is told of.
+    var eventURLSession: URLSession { get }
     /// The request was resumed for the first time: it is active until it ends. Returns why it may not start (its
     /// session is shutting down), or `nil`.
     func requestDidStart(_ request: Request) -> AFError?

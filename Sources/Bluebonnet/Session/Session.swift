@@ -72,6 +72,9 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
         }
     }
 
+    /// `session`, for the URLSession events a request tells monitors of.
+    var eventURLSession: URLSession { session }
+
     /// The delegate of `session`, whose `FileManager` moves downloaded files to their destinations.
     public let delegate: SessionDelegate
 
@@ -269,7 +272,7 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
             requestTimeout: requestTimeout,
             resourceTimeout: resourceTimeout,
             startRequestsImmediately: startRequestsImmediately,
-            requestSetup: requestSetup,
+            setsUpEagerly: requestSetup == .eager,
             createsRequestsOnResume: requestSetup == .lazy && requestQueue == nil,
             interceptor: interceptor,
             requestQueue: self.requestQueue,
