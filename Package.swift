@@ -12,7 +12,6 @@ let package = Package(
         .library(name: "BluebonnetTestServer", targets: ["BluebonnetTestServer"]),
         .library(name: "BluebonnetTesting", targets: ["BluebonnetTesting"]),
         .library(name: "BluebonnetOpenAPI", targets: ["BluebonnetOpenAPI"]),
-        .library(name: "BluebonnetTopLevelNames", targets: ["BluebonnetTopLevelNames"]),
         .library(name: "BonnetKit", targets: ["BonnetKit"]),
         .executable(name: "bonnet", targets: ["bonnet"]),
     ],
@@ -118,11 +117,6 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-suppress-warnings"])]
         ),
         .target(
-            name: "BluebonnetTopLevelNames",
-            dependencies: ["Bluebonnet"],
-            swiftSettings: noWarnings
-        ),
-        .target(
             name: "TopLevelNameFixtures",
             path: "Tests/TopLevelNameFixtures",
             swiftSettings: noWarnings
@@ -155,7 +149,6 @@ let package = Package(
                 "Bluebonnet",
                 "BluebonnetTestServer",
                 "BluebonnetTesting",
-                "BluebonnetTopLevelNames",
                 "BluebonnetOpenAPI",
                 "OpenAPIFixtureClient",
                 "BonnetKit",

@@ -64,10 +64,9 @@ extension DownloadRequest {
     /// - Returns: The instance.
     @discardableResult
     public func validate() -> Self {
-        validate { request, response, fileURL in
-            let statusResult = ResponseValidator.validate(statusCode: response.statusCode, acceptable: 200..<300)
-            guard case .success = statusResult else { return statusResult }
-            return Self.validate(
+        // Two validators, as Alamofire's: a monitor hears of the status check and, when it passed, the content type's.
+        validate(statusCode: 200..<300).validate { request, response, fileURL in
+            Self.validate(
                 contentType: ResponseValidator.acceptableContentTypes(for: request), response: response,
                 fileURL: fileURL)
         }

@@ -242,11 +242,14 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
     /// - Returns: The instance.
     @discardableResult
     public func validate() -> Self {
+        // Two validators, as Alamofire's: a monitor hears of the status check and, when it passed, the content type's.
         validate(
+            head: { _, head in ResponseValidator.validate(statusCode: head.statusCode, acceptable: 200..<300) },
+            runsInline: true
+        )
+        .validate(
             head: { request, head in
-                let status = ResponseValidator.validate(statusCode: head.statusCode, acceptable: 200..<300)
-                guard case .success = status else { return status }
-                return ResponseValidator.validate(
+                ResponseValidator.validate(
                     contentType: ResponseValidator.acceptableContentTypes(for: request),
                     header: head.value(for: "Content-Type"), data: Data([0]))
             }, runsInline: true)

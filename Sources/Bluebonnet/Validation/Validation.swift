@@ -86,19 +86,18 @@ extension DataRequest {
     }
 
     /// Validates that the response has a status code in `200..<300` and a content type matching the request's
-    /// `Accept` header (any type when there is none).
+    /// `Accept` header (any type when there is none): two validators, as Alamofire's, so a monitor is told of the
+    /// status check and, when it passed, of the content type check.
     ///
     /// - Returns: The instance.
     @discardableResult
     public func validate() -> Self {
-        validate(
+        validate(statusCode: 200..<300).validate(
             lightweight: true,
             head: { request, head, data in
-                let statusResult = ResponseValidator.validate(statusCode: head.statusCode, acceptable: 200..<300)
-                guard case .success = statusResult else { return statusResult }
-                let accepted = ResponseValidator.acceptableContentTypes(for: request)
-                return ResponseValidator.validate(
-                    contentType: accepted, header: head.value(for: "Content-Type"), data: data)
+                ResponseValidator.validate(
+                    contentType: ResponseValidator.acceptableContentTypes(for: request),
+                    header: head.value(for: "Content-Type"), data: data)
             })
     }
 }

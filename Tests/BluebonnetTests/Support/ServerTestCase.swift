@@ -74,6 +74,11 @@ final class Recorder<Value: Sendable>: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         return storage
     }
+
+    func removeAll() {
+        lock.lock(); defer { lock.unlock() }
+        storage.removeAll()
+    }
 }
 
 extension AFError {

@@ -13,6 +13,35 @@ final class ValidationTests: ServerTestCase {
         XCTAssertEqual(response.response?.statusCode, 404)
     }
 
+    /// `validate()` is Alamofire's two validators: a monitor hears of the status check and, when it passed, of the
+    /// content type check; after a failed status, the content type is not checked. For each kind of request.
+    func testValidateTellsAMonitorOfEachOfItsTwoChecks() async throws {
+        let events = Recorder<String>()
+        let monitor = ClosureEventMonitor(queue: DispatchQueue(label: "validation.monitor"))
+        @Sendable func record(_ kind: String, _ result: Request.ValidationResult) {
+            if case .success = result { events.append("\(kind) ok") } else { events.append("\(kind) failed") }
+        }
+        monitor.requestDidValidateRequestResponseDataWithResult = { _, _, _, _, result in record("data", result) }
+        monitor.requestDidValidateRequestResponseWithResult = { _, _, _, result in record("stream", result) }
+        monitor.requestDidValidateRequestResponseFileURLWithResult = { _, _, _, _, result in record("download", result)
+        }
+        let session = Session(eventMonitors: [monitor])
+        for (path, expected) in [("/json", "ok"), ("/status/404", "failed")] {
+            _ = await session.request(url(path)).validate().serializingData(emptyResponseCodes: [404]).response
+            var streamed = 0
+            for await _ in session.streamRequest(url(path)).validate().streamTask().streamingData() { streamed += 1 }
+            _ = await session.download(url(path)).validate().serializingDownloadedFileURL().response
+            let count = expected == "ok" ? 6 : 3
+            try await waitUntil { events.values.count == count }
+            let each = expected == "ok" ? ["ok", "ok"] : ["failed"]
+            for kind in ["data", "stream", "download"] {
+                XCTAssertEqual(
+                    events.values.filter { $0.hasPrefix(kind + " ") }, each.map { "\(kind) \($0)" }, "\(path)")
+            }
+            events.removeAll()
+        }
+    }
+
     func testValidateStatusCodeAcceptsAnySequence() async {
         let ok = await session.request(url("/status/404")).validate(statusCode: [404]).serializingResponse().response
         XCTAssertNil(ok.error)
