@@ -3,16 +3,45 @@ import Foundation
 
 /// What the body is made of and how it is sent: httpie's content types, `--raw`, `--chunked`, `--compress`.
 struct BodyOptions: ParsableArguments {
-    @Flag(name: [.customShort("j"), .long], help: "Send data items as a JSON object (the default).")
-    var json = false
+    /// `--json`, `--form` and `--multipart`: as in httpie, the one given last wins.
+    enum Kind: String, EnumerableFlag {
+        case json
+        case form
+        case multipart
 
-    @Flag(
-        name: [.customShort("f"), .long],
-        help: "Send data items as a URL-encoded form instead of JSON (multipart when there are name@file items).")
-    var form = false
+        static func name(for value: Kind) -> NameSpecification {
+            switch value {
+            case .json: [.customShort("j"), .long]
+            case .form: [.customShort("f"), .long]
+            case .multipart: .long
+            }
+        }
 
-    @Flag(name: .long, help: "Send data and file items as a multipart/form-data form.")
-    var multipart = false
+        static func help(for value: Kind) -> ArgumentHelp? {
+            switch value {
+            case .json: "Send data items as a JSON object (the default)."
+            case .form:
+                "Send data items as a URL-encoded form instead of JSON (multipart when there are name@file items)."
+            case .multipart: "Send data and file items as a multipart/form-data form."
+            }
+        }
+    }
+
+    @Flag(exclusivity: .chooseLast) var kind: Kind?
+
+    /// `--json` is the last of the three given.
+    var json: Bool { kind == .json }
+    /// `--form` is the last of the three given.
+    var form: Bool { kind == .form }
+    /// `--multipart` is the last of the three given.
+    var multipart: Bool { kind == .multipart }
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The boundary of a multipart form (--multipart, or --form with name@file items), instead of a random one.",
+            valueName: "boundary"))
+    var boundary: String?
 
     @Option(
         name: .long,
@@ -33,6 +62,18 @@ struct BodyOptions: ParsableArguments {
             "Send the body deflated (Content-Encoding: deflate), when that makes it smaller; -xx deflates it anyway."
     )
     var compress: Int
+
+    func validate() throws {
+        // RFC 2046 §5.1.1: 1 to 70 characters of its set, not ending with a space.
+        let allowed = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'()+_,-./:=? ")
+        if let boundary,
+            boundary.isEmpty || boundary.count > 70 || !boundary.allSatisfy(allowed.contains)
+                || boundary.hasSuffix(" ")
+        {
+            throw ValidationError(
+                "--boundary takes 1 to 70 letters, digits or '()+_,-./:=? (not ending with a space), not \(boundary)")
+        }
+    }
 }
 
 /// What is shown, and how: httpie's `--print` and its shorthands, `--pretty`, `--style`, sorting and formatting.

@@ -339,6 +339,22 @@ struct RequestPlan {
         return request
     }
 
+    /// The `boundary` parameter of a `Content-Type` value, unquoted; `nil` when it has none.
+    static func boundaryParameter(of contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else {
+                continue
+            }
+            var value = pair[1].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
+            return value.isEmpty ? nil : value
+        }
+        return nil
+    }
+
     /// The data items as fields, the `name@file` items as file parts (their paths relative to `directory`).
     func appendParts(to form: MultipartFormData, in console: Console) {
         for (name, value) in items.fields {

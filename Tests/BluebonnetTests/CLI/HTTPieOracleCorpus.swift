@@ -225,6 +225,10 @@ extension HTTPieOracle {
         c("json-flag-post-empty", "--json POST {u}/post"),
         c("json-with-header", "{u}/post a=1 X-A:1 b:=2"),
         c("json-empty-key", "{u}/post =v"),
+        c("json-empty-key-raw", "{u}/post :=1"),
+        c("json-empty-key-file", "{u}/post =@hello.txt"),
+        c("query-empty-key", "{u}/get ==v"),
+        c("form-empty-key", "--form {u}/post =v"),
         c("json-many", "{u}/post " + (1...40).map { "k\($0)=v\($0)" }.joined(separator: " ")),
     ]
 
@@ -326,6 +330,10 @@ extension HTTPieOracle {
         c("multipart-boundary-flag", "--multipart --boundary=xoxo {u}/post a=1"),
         c("multipart-file-without-form-flag-json", "--json {u}/post f@hello.txt"),
         c("multipart-content-type-given", "--multipart {u}/post Content-Type:multipart/mixed a=1"),
+        c("multipart-empty-boundary-flag", "--multipart --boundary=xoxo POST {u}/post"),
+        c("multipart-then-form", "--multipart --form {u}/post a=1"),
+        c("form-then-multipart", "--form --multipart {u}/post a=1"),
+        c("multipart-then-json", "--multipart --json {u}/post a=1"),
     ]
 
     static let bodies: [OracleCase] = [

@@ -168,19 +168,6 @@ extension HTTPieOracle {
             "CONNECT goes as HTTP/1.1 with Host (RFC 9110 §9.3.6, §7.2); urllib3 sends HTTP/1.0 without one"),
 
         // MARK: Bugs, and httpie features bonnet lacks: to be fixed
-        .bug(
-            ["json-empty-key"], [.status, .output, .requests],
-            "`=v` (an empty field name) is refused as not an item; httpie sends the field \"\""),
-        .bug(
-            ["multipart-empty"], [.header("content-length"), .body],
-            "an empty multipart form is sent with no body, not even the closing boundary: MultipartFormData of no "
-                + "parts encodes to nothing (Sources/Bluebonnet)"),
-        .bug(
-            ["multipart-content-type-given"], [.header("content-type")],
-            "a multipart/* Content-Type item (multipart/mixed) is replaced by multipart/form-data"),
-        .bug(
-            ["multipart-boundary-flag", "flag-boundary-form"], [.status, .output, .requests],
-            "--boundary is missing (issue 43, httpie flags still missing)"),
         .bug(["print-meta"], [.status, .requests], "-m/--meta is missing (issue 43, httpie flags still missing)"),
         .bug(["auth-netrc"], [.header("authorization")], "~/.netrc is not read (issue 43, httpie flags still missing)"),
         .bug(
@@ -207,9 +194,5 @@ extension HTTPieOracle {
         .bug(
             ["flag-ssl-version", "flag-ciphers", "flag-traceback"], [.status, .output, .requests],
             "--ssl, --ciphers and --traceback are missing (issue 43, httpie flags still missing)"),
-        .bug(
-            ["flag-form-and-json"],
-            [.header("accept"), .header("content-length"), .header("content-type"), .body],
-            "--form and --json together: --form wins; httpie takes the one given last"),
     ]
 }
