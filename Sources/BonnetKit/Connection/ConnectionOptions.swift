@@ -46,9 +46,44 @@ public struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The passphrase of an encrypted --cert-key.", valueName: "passphrase"))
     var certKeyPass: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The TLS version, as httpie names them: ssl2.3 (the default: the highest both sides speak) is the only "
+                + "one bonnet's TLS engine honours; tls1, tls1.1 and tls1.2 (one version only) are refused.",
+            valueName: "ssl2.3|tls1|tls1.1|tls1.2"))
+    var ssl: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "OpenSSL's cipher list: refused, as bonnet's TLS engine does not let a client choose its cipher suites.",
+            valueName: "ciphers"))
+    var ciphers: String?
+
+    /// httpie's `--ssl` choices.
+    static let sslVersions = ["ssl2.3", "tls1", "tls1.1", "tls1.2"]
+
     public func validate() throws {
         if certKey != nil, cert == nil {
             throw ValidationError("--cert-key needs --cert, the certificate it belongs to")
+        }
+        if let ssl {
+            guard Self.sslVersions.contains(ssl) else {
+                throw ValidationError(
+                    "--ssl: '\(ssl)' is not a choice (choose from \(Self.sslVersions.joined(separator: ", ")))")
+            }
+            // A value that cannot be honoured is refused, never accepted and ignored.
+            guard ssl == "ssl2.3" else {
+                throw ValidationError(
+                    "--ssl=\(ssl) asks for that TLS version only, and bonnet's TLS engine cannot be held to one: it "
+                        + "speaks the highest version the server does (TLS 1.0 to 1.3); leave --ssl out or give ssl2.3")
+            }
+        }
+        if ciphers != nil {
+            throw ValidationError(
+                "--ciphers: bonnet's TLS engine does not let a client choose its cipher suites (it offers its own "
+                    + "modern set); leave --ciphers out")
         }
     }
 

@@ -52,8 +52,22 @@ public enum BonnetCommandLine {
     /// A usage error exits 1, as httpie's do (ArgumentParser's status is 64); `--help` and `--version` go to
     /// standard output and exit 0.
     public static func run(_ root: any ParsableCommand.Type, arguments: [String], console: Console) async -> Int32 {
+        var arguments = arguments
         do {
-            var command = try root.parseAsRoot(emptyValuesSpelledOut(arguments))
+            // httpie's `default_options` go before the words of a request (not another command's).
+            let first = arguments.first ?? ""
+            let request = RequestCommand.configuration.commandName
+            let commands = root.configuration.subcommands.compactMap { $0.configuration.commandName }
+            if first == request || !commands.contains(first) {
+                let defaults = try HTTPieConfiguration.defaultOptions(in: console)
+                arguments.insert(contentsOf: defaults, at: first == request ? 1 : 0)
+            }
+        } catch {
+            console.warn("error: \(error)")
+            return 1
+        }
+        do {
+            var command = try root.parseAsRoot(emptyValuesSpelledOut(manualAsHelp(arguments)))
             if let command = command as? any ConsoleCommand {
                 try await command.run(console: console)
             } else if var command = command as? any AsyncParsableCommand {
@@ -75,6 +89,12 @@ public enum BonnetCommandLine {
             if !message.isEmpty { try? console.errors.write(line: message) }
             return code == .validationFailure ? 1 : code.rawValue
         }
+    }
+
+    /// `arguments` with httpie's `--manual` read as `--help`: the manual is the full help.
+    static func manualAsHelp(_ arguments: [String]) -> [String] {
+        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        return arguments[..<end].map { $0 == "--manual" ? "--help" : $0 } + arguments[end...]
     }
 }
 

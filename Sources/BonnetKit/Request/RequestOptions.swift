@@ -87,6 +87,11 @@ struct PrintOptions: ParsableArguments {
     @Flag(name: [.customShort("b"), .long], help: "Print only the response body (--print=b).")
     var body = false
 
+    @Flag(
+        name: [.customShort("m"), .long],
+        help: "Print only the response's metadata (--print=m): the request's timeline, with how long it took.")
+    var meta = false
+
     @Option(
         name: [.customShort("p"), .customLong("print")],
         help: ArgumentHelp(
@@ -116,8 +121,11 @@ struct PrintOptions: ParsableArguments {
     @Option(
         name: [.customShort("s"), .long],
         help: ArgumentHelp(
-            "The output's colours: \(ColorStyle.allValueStrings.joined(separator: ", ")) (auto by default).",
-            valueName: "style"))
+            "The output's colours, by any of httpie's style names: \(ColorStyle.allValueStrings.joined(separator: ", ")) "
+                + "(auto by default: the terminal's own); each is shown with the nearest of bonnet's palettes (auto, "
+                + "monokai, solarized, fruity, bw).",
+            valueName: "style"),
+        transform: ColorStyle.named)
     var style: ColorStyle = .auto
 
     @Flag(name: .long, help: "Sort headers and JSON keys (the default, as httpie).")
@@ -267,4 +275,20 @@ struct DownloadOptions: ParsableArguments {
         if resume, output == nil { throw ValidationError("--continue needs -o FILE, the partial download to resume") }
         if stream, savesToFile { throw ValidationError("--stream and --download contradict each other") }
     }
+}
+
+/// What helps find out what went wrong: `--traceback`, `--debug`, and `--manual` (read before parsing, by
+/// `BonnetCommandLine`).
+struct TroubleshootingOptions: ParsableArguments {
+    @Flag(name: .long, help: "On failure, print the error in full (every underlying error), then the message.")
+    var traceback = false
+
+    @Flag(
+        name: .long,
+        help: "Print bonnet's version, the system and the request planned on standard error first; implies --traceback."
+    )
+    var debug = false
+
+    @Flag(name: .long, help: "Print the manual: the full help of every option.")
+    var manual = false
 }

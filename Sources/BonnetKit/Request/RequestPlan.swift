@@ -202,6 +202,12 @@ struct RequestPlan {
         {
             request.headers.add(.authorization(username: user, password: components.password ?? ""))
         }
+        // Else `.netrc`'s credentials for the host, as httpie sends them, unless --ignore-netrc.
+        if givenAuth == nil, sessionFile?.auth == nil, request.value(forHTTPHeaderField: "Authorization") == nil,
+            let header = authentication.netrcHeader(for: request.url, in: console)
+        {
+            request.headers.add(header)
+        }
         self.challengeCredential = challengeCredential
         // Cookies live in memory for the run unless a --session keeps them: nothing is written behind the user's back.
         cookieStorage = URLSessionConfiguration.ephemeral.httpCookieStorage ?? HTTPCookieStorage.shared
@@ -255,6 +261,7 @@ struct RequestPlan {
         if printing.verbose { return ["H", "B", "h", "b"] }
         if printing.headers { return ["h"] }
         if printing.body { return ["b"] }
+        if printing.meta { return ["m"] }
         return toTerminal ? ["h", "b"] : ["b"]
     }
 

@@ -427,6 +427,11 @@ extension HTTPieOracle {
         c("print-pretty-all", "--pretty=all {u}/get").responds(.json(#"{"b": 1, "a": [1, 2]}"#)),
         c("print-json-body", "{u}/get").responds(.json(#"{"b": 1, "a": [1, 2]}"#)),
         c("print-style", "--style=monokai {u}/get"),
+        c("print-style-httpie-dark", "--style=dracula {u}/get"),
+        c("print-style-httpie-light", "--style=pie-light {u}/get"),
+        c("print-style-httpie-grey", "--style=friendly_grayscale {u}/get"),
+        c("print-style-unknown", "--style=neon {u}/get"),
+        c("print-meta-long", "--meta {u}/get"),
         c("print-unsorted", "--unsorted {u}/get"),
         c("print-sorted", "--sorted {u}/get"),
         c("print-meta", "-m {u}/get"),
@@ -485,6 +490,12 @@ extension HTTPieOracle {
         c("auth-netrc-ignored", "--ignore-netrc {u}/netrc").homeFile(
             ".netrc", "machine 127.0.0.1 login nu password np\n"),
         c("auth-netrc-flag-wins", "-a user:pass {u}/netrc").homeFile(
+            ".netrc", "machine 127.0.0.1 login nu password np\n"),
+        c("auth-netrc-default", "{u}/netrc").homeFile(".netrc", "default login du password dp\n"),
+        c("auth-netrc-other-host", "{u}/netrc").homeFile(".netrc", "machine example.org login nu password np\n"),
+        c("auth-netrc-multiline", "{u}/netrc").homeFile(
+            ".netrc", "machine example.org\n  login a\n  password b\n\nmachine 127.0.0.1\n  login nu\n  password np\n"),
+        c("auth-netrc-header-wins", "{u}/netrc Authorization:Bearer-t").homeFile(
             ".netrc", "machine 127.0.0.1 login nu password np\n"),
     ]
 
@@ -629,6 +640,8 @@ extension HTTPieOracle {
             .responds(.file(payload, headers: [("Content-Type", "application/octet-stream")])),
         c("download-piped", "-d {u}/piped.bin")
             .responds(.file(payload, headers: [("Content-Type", "application/octet-stream")])),
+        c("download-output-dash", "-d -o - {u}/dash.bin")
+            .responds(.file(payload, headers: [("Content-Type", "application/octet-stream")])),
         c("download-verbose", "-v -d {u}/v.bin").onTerminal()
             .responds(.file(payload, headers: [("Content-Type", "application/octet-stream")])),
         c("download-post", "-d {u}/export a=1").onTerminal()
@@ -707,6 +720,16 @@ extension HTTPieOracle {
         c("flag-ciphers", "--ciphers=ECDHE-RSA-AES128-GCM-SHA256 {u}/get"),
         c("flag-boundary-form", "--form --boundary=xoxo {u}/post f@hello.txt"),
         c("flag-traceback", "--traceback {u}/get"),
+        c("flag-ssl-negotiate", "--ssl=ssl2.3 {u}/get"),
+        c("flag-ssl-unknown", "--ssl=tls9 {u}/get"),
+        c("flag-debug", "--debug {u}/post a=1"),
+        c("config-default-options", "{u}/post a=1").homeFile(
+            ".config/httpie/config.json", #"{"default_options": ["--form"]}"#),
+        c("config-default-options-overridden", "--json {u}/post a=1").homeFile(
+            ".config/httpie/config.json", #"{"default_options": ["--form"]}"#),
+        c("config-default-options-empty", "{u}/post a=1").homeFile(
+            ".config/httpie/config.json", #"{"default_options": []}"#),
+        c("config-bad-json", "{u}/post a=1").homeFile(".config/httpie/config.json", "{not json"),
         c("flag-double-dash", "{u}/post -- -a=1"),
         c("flag-raw-and-json", "--json --raw=x {u}/post"),
         c("flag-form-and-json", "--form --json {u}/post a=1"),
