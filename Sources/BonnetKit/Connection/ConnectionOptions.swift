@@ -157,7 +157,7 @@ public struct ConnectionOptions: ParsableArguments {
         if ["no", "false"].contains(verify?.lowercased()) { trustManager = TrustingEveryHost() }
         if let bundle {
             guard let data = contents(bundle.path) else {
-                throw ValidationError("\(bundle.source): cannot read \(bundle.path)")
+                throw ValidationError("\(bundle.source): \(Self.unreadable(bundle.path, in: console))")
             }
             let roots = CertificateFiles.certificates(in: data)
             guard !roots.isEmpty else {
@@ -167,11 +167,11 @@ public struct ConnectionOptions: ParsableArguments {
         }
         if let cert {
             guard let chain = contents(cert) else {
-                throw ValidationError("--cert: cannot read \(cert)")
+                throw ValidationError("--cert: \(Self.unreadable(cert, in: console))")
             }
             let keyPath = certKey ?? cert
             guard let key = contents(keyPath) else {
-                throw ValidationError("--cert-key: cannot read \(keyPath)")
+                throw ValidationError("--cert-key: \(Self.unreadable(keyPath, in: console))")
             }
             do {
                 tls.clientCertificate = try ClientCertificate(
@@ -190,6 +190,15 @@ public struct ConnectionOptions: ParsableArguments {
             }
         }
         return (trustManager, tls)
+    }
+
+    /// Why the file at `path` could not be read, in a person's words: it is missing, a folder, or unreadable.
+    static func unreadable(_ path: String, in console: Console) -> String {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: console.file(path).path, isDirectory: &isFolder) else {
+            return "cannot read \(path): there is no such file"
+        }
+        return isFolder.boolValue ? "cannot read \(path): it is a folder, not a file" : "cannot read \(path)"
     }
 
     /// `proxy` with any password in it replaced by `***`, for an error's text.

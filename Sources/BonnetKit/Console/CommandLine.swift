@@ -86,9 +86,23 @@ public enum BonnetCommandLine {
                 try? console.output.write(line: message)
                 return 0
             }
-            if !message.isEmpty { try? console.errors.write(line: message) }
-            return code == .validationFailure ? 1 : code.rawValue
+            guard code == .validationFailure else {
+                if !message.isEmpty { try? console.errors.write(line: message) }
+                return code.rawValue
+            }
+            // A usage error: what is wrong and where help is, as httpie says it, not the whole usage block.
+            console.warn("error: " + root.message(for: error))
+            try? console.errors.write(line: "bonnet: run '\(helpCommand(in: message))' for the options")
+            return 1
         }
+    }
+
+    /// The `--help` command ArgumentParser's full message points to (`bonnet ws --help`), else `bonnet --help`.
+    static func helpCommand(in fullMessage: String) -> String {
+        guard let quoted = fullMessage.range(of: #"'[^']*--help'"#, options: .regularExpression) else {
+            return "bonnet --help"
+        }
+        return String(fullMessage[quoted].dropFirst().dropLast())
     }
 
     /// `arguments` with httpie's `--manual` read as `--help`: the manual is the full help.

@@ -55,7 +55,21 @@ public struct RequestCommand: ConsoleCommand {
     private func perform(console: Console) async throws {
         let plan = try RequestPlan(self, console: console)
         if troubleshooting.debug { Self.printDebugInformation(plan, console: console) }
-        try await exchange(plan, console: console)
+        do {
+            try await exchange(plan, console: console)
+        } catch let exit as CommandExit
+            where exit.message == ErrorMessage.closedBeforeAnswering
+            && plan.urlRequest.url?.scheme?.lowercased() == "https"
+        {
+            // Over TLS, that is how a server that requires a client certificate refuses one it was not given or does
+            // not accept: the TLS alert saying so is lost with the connection.
+            let hint =
+                connection.cert == nil
+                ? "; a server that requires a client certificate does this when given none: give one with --cert"
+                : "; a server that requires a client certificate does this when it does not accept the one given"
+            throw CommandExit(
+                status: exit.status, message: ErrorMessage.closedBeforeAnswering + hint, detail: exit.detail)
+        }
     }
 
     /// Sends the planned request and shows what came back, as `plan.mode` says.

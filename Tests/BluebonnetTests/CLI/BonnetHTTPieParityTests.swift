@@ -181,4 +181,36 @@ extension BonnetCommandTests {
         let unknown = try await bonnet(["--style", "Monokai", url("/get")])
         XCTAssertEqual(unknown.status, 1)
     }
+
+    func testAMissingClientCertificateFileIsReportedAsAMissingFile() async throws {
+        let directory = try TemporaryDirectory()
+        let missing = directory.url.appendingPathComponent("client.pem").path
+        for arguments in [
+            ["--cert", missing, "https://127.0.0.1:1/"], ["ws", "--cert", missing, "wss://127.0.0.1:1/"],
+        ] {
+            let run = try await bonnet(arguments)
+            XCTAssertEqual(run.status, 1, "\(arguments)")
+            XCTAssertEqual(
+                run.errors.components(separatedBy: "\n").first,
+                "bonnet: error: --cert: cannot read \(missing): there is no such file", "\(arguments)")
+            XCTAssertFalse(run.errors.contains("closed channel"), run.errors)
+        }
+        let folder = try await bonnet(["--cert", directory.url.path, "https://127.0.0.1:1/"])
+        XCTAssertTrue(folder.errors.contains("it is a folder, not a file"), folder.errors)
+    }
+
+    func testAUsageErrorPointsToHelpRatherThanPrintingTheUsage() async throws {
+        let run = try await bonnet(["--print=x", url("/get")])
+        XCTAssertEqual(run.status, 1)
+        let lines = run.errors.components(separatedBy: "\n")
+        XCTAssertEqual(lines.first, "bonnet: error: --print takes letters of HBhbm, e.g. --print=Hh", run.errors)
+        XCTAssertEqual(lines.count, 3, "two lines: \(run.errors)")
+        XCTAssertTrue(lines.dropFirst().first?.hasPrefix("bonnet: run 'bonnet") == true, run.errors)
+        XCTAssertTrue(run.errors.contains("--help' for the options"), run.errors)
+        XCTAssertFalse(run.errors.lowercased().contains("usage:"), run.errors)
+        let ws = try await bonnet(["ws", "--nope", "ws://127.0.0.1:1/"])
+        XCTAssertEqual(ws.status, 1)
+        XCTAssertFalse(ws.errors.lowercased().contains("usage:"), ws.errors)
+        XCTAssertTrue(ws.errors.contains("'bonnet ws --help'"), ws.errors)
+    }
 }
