@@ -46,9 +46,44 @@ public struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The passphrase of an encrypted --cert-key.", valueName: "passphrase"))
     var certKeyPass: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The TLS version, as httpie names them: ssl2.3 (the default: the highest both sides speak) is the only "
+                + "one bonnet's TLS engine honours; tls1, tls1.1 and tls1.2 (one version only) are refused.",
+            valueName: "ssl2.3|tls1|tls1.1|tls1.2"))
+    var ssl: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "OpenSSL's cipher list: refused, as bonnet's TLS engine does not let a client choose its cipher suites.",
+            valueName: "ciphers"))
+    var ciphers: String?
+
+    /// httpie's `--ssl` choices.
+    static let sslVersions = ["ssl2.3", "tls1", "tls1.1", "tls1.2"]
+
     public func validate() throws {
         if certKey != nil, cert == nil {
             throw ValidationError("--cert-key needs --cert, the certificate it belongs to")
+        }
+        if let ssl {
+            guard Self.sslVersions.contains(ssl) else {
+                throw ValidationError(
+                    "--ssl: '\(ssl)' is not a choice (choose from \(Self.sslVersions.joined(separator: ", ")))")
+            }
+            // A value that cannot be honoured is refused, never accepted and ignored.
+            guard ssl == "ssl2.3" else {
+                throw ValidationError(
+                    "--ssl=\(ssl) asks for that TLS version only, and bonnet's TLS engine cannot be held to one: it "
+                        + "speaks the highest version the server does (TLS 1.0 to 1.3); leave --ssl out or give ssl2.3")
+            }
+        }
+        if ciphers != nil {
+            throw ValidationError(
+                "--ciphers: bonnet's TLS engine does not let a client choose its cipher suites (it offers its own "
+                    + "modern set); leave --ciphers out")
         }
     }
 
@@ -122,7 +157,7 @@ public struct ConnectionOptions: ParsableArguments {
         if ["no", "false"].contains(verify?.lowercased()) { trustManager = TrustingEveryHost() }
         if let bundle {
             guard let data = contents(bundle.path) else {
-                throw ValidationError("\(bundle.source): cannot read \(bundle.path)")
+                throw ValidationError("\(bundle.source): \(Self.unreadable(bundle.path, in: console))")
             }
             let roots = CertificateFiles.certificates(in: data)
             guard !roots.isEmpty else {
@@ -132,11 +167,11 @@ public struct ConnectionOptions: ParsableArguments {
         }
         if let cert {
             guard let chain = contents(cert) else {
-                throw ValidationError("--cert: cannot read \(cert)")
+                throw ValidationError("--cert: \(Self.unreadable(cert, in: console))")
             }
             let keyPath = certKey ?? cert
             guard let key = contents(keyPath) else {
-                throw ValidationError("--cert-key: cannot read \(keyPath)")
+                throw ValidationError("--cert-key: \(Self.unreadable(keyPath, in: console))")
             }
             do {
                 tls.clientCertificate = try ClientCertificate(
@@ -155,6 +190,15 @@ public struct ConnectionOptions: ParsableArguments {
             }
         }
         return (trustManager, tls)
+    }
+
+    /// Why the file at `path` could not be read, in a person's words: it is missing, a folder, or unreadable.
+    static func unreadable(_ path: String, in console: Console) -> String {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: console.file(path).path, isDirectory: &isFolder) else {
+            return "cannot read \(path): there is no such file"
+        }
+        return isFolder.boolValue ? "cannot read \(path): it is a folder, not a file" : "cannot read \(path)"
     }
 
     /// `proxy` with any password in it replaced by `***`, for an error's text.

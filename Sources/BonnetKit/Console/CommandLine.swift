@@ -52,8 +52,22 @@ public enum BonnetCommandLine {
     /// A usage error exits 1, as httpie's do (ArgumentParser's status is 64); `--help` and `--version` go to
     /// standard output and exit 0.
     public static func run(_ root: any ParsableCommand.Type, arguments: [String], console: Console) async -> Int32 {
+        var arguments = arguments
         do {
-            var command = try root.parseAsRoot(emptyValuesSpelledOut(arguments))
+            // httpie's `default_options` go before the words of a request (not another command's).
+            let first = arguments.first ?? ""
+            let request = RequestCommand.configuration.commandName
+            let commands = root.configuration.subcommands.compactMap { $0.configuration.commandName }
+            if first == request || !commands.contains(first) {
+                let defaults = try HTTPieConfiguration.defaultOptions(in: console)
+                arguments.insert(contentsOf: defaults, at: first == request ? 1 : 0)
+            }
+        } catch {
+            console.warn("error: \(error)")
+            return 1
+        }
+        do {
+            var command = try root.parseAsRoot(emptyValuesSpelledOut(manualAsHelp(arguments)))
             if let command = command as? any ConsoleCommand {
                 try await command.run(console: console)
             } else if var command = command as? any AsyncParsableCommand {
@@ -72,9 +86,29 @@ public enum BonnetCommandLine {
                 try? console.output.write(line: message)
                 return 0
             }
-            if !message.isEmpty { try? console.errors.write(line: message) }
-            return code == .validationFailure ? 1 : code.rawValue
+            guard code == .validationFailure else {
+                if !message.isEmpty { try? console.errors.write(line: message) }
+                return code.rawValue
+            }
+            // A usage error: what is wrong and where help is, as httpie says it, not the whole usage block.
+            console.warn("error: " + root.message(for: error))
+            try? console.errors.write(line: "bonnet: run '\(helpCommand(in: message))' for the options")
+            return 1
         }
+    }
+
+    /// The `--help` command ArgumentParser's full message points to (`bonnet ws --help`), else `bonnet --help`.
+    static func helpCommand(in fullMessage: String) -> String {
+        guard let quoted = fullMessage.range(of: #"'[^']*--help'"#, options: .regularExpression) else {
+            return "bonnet --help"
+        }
+        return String(fullMessage[quoted].dropFirst().dropLast())
+    }
+
+    /// `arguments` with httpie's `--manual` read as `--help`: the manual is the full help.
+    static func manualAsHelp(_ arguments: [String]) -> [String] {
+        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        return arguments[..<end].map { $0 == "--manual" ? "--help" : $0 } + arguments[end...]
     }
 }
 

@@ -14,11 +14,27 @@ enum JSONValidator {
     }
 
     private static func isValid(buffer: UnsafeRawBufferPointer) -> Bool {
+        stop(in: buffer) == nil
+    }
+
+    /// Where `data` stops being JSON, as a person finds it in an editor: the line and column (from 1) of the byte
+    /// the reader stopped at; `nil` when it is one JSON text.
+    static func firstError(in data: Data) -> (line: Int, column: Int)? {
+        let bytes = [UInt8](data)
+        guard let offset = bytes.withUnsafeBytes({ stop(in: $0) }) else { return nil }
+        let before = bytes[..<offset]
+        let line = before.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+        let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+        return (line, String(decoding: bytes[lineStart..<offset], as: UTF8.self).count + 1)
+    }
+
+    /// The offset the reader stopped at, `nil` when the bytes are one JSON text.
+    private static func stop(in buffer: UnsafeRawBufferPointer) -> Int? {
         var reader = Reader(bytes: buffer)
         reader.skipWhitespace()
-        guard reader.value() else { return false }
+        guard reader.value() else { return min(reader.index, buffer.endIndex) - buffer.startIndex }
         reader.skipWhitespace()
-        return reader.index == buffer.endIndex
+        return reader.index == buffer.endIndex ? nil : reader.index - buffer.startIndex
     }
 
     /// A reader over bytes that stay valid while it reads (the caller's `withUnsafeBytes`).

@@ -17,7 +17,14 @@ extension Exchange {
         var urlRequest = plan.urlRequest
         let quiet = plan.options.printing.quiet
         var explicitTarget: DownloadTarget?
-        if let output = plan.options.download.output {
+        // httpie's rule: `-o -`, or `--download` without `-o` while standard output is not a terminal, writes the
+        // body to standard output (`bonnet -d URL | tar x`), the head and progress still on standard error.
+        let output = plan.options.download.output
+        let toStandardOutput = output == "-" || output == nil && !console.outputIsTerminal
+        if toStandardOutput, plan.options.download.resume {
+            throw CommandExit(status: 1, message: "--continue appends to a file, and standard output is not one")
+        }
+        if !toStandardOutput, let output {
             do {
                 explicitTarget = try DownloadTarget.inspect(console.file(output))
             } catch {
@@ -44,6 +51,7 @@ extension Exchange {
         let directory = console.directory
         let started = Date()
         var file: DownloadFile?
+        var piped: Int64 = 0
         var decision: DownloadPlan?
         var failure: AFError?
         var response: HTTPURLResponse?
@@ -58,6 +66,18 @@ extension Exchange {
                         if case .save = decision {} else { request.cancel() }
                     }
                     guard case let .save(target, appending)? = decision else { continue }
+                    if toStandardOutput {
+                        do {
+                            try console.output.write(chunk)
+                        } catch {
+                            request.cancel()
+                            throw error
+                        }
+                        piped += Int64(chunk.count)
+                        let expected = request.response?.expectedContentLength ?? -1
+                        bar?.update(completed: piped, total: expected)
+                        continue
+                    }
                     let sink = file ?? DownloadFile(target: target, appending: appending)
                     file = sink
                     do {
@@ -121,6 +141,16 @@ extension Exchange {
                 message:
                     "the server's Content-Range (\(contentRange ?? "none")) does not continue the \(offset)-byte file; "
                     + "nothing appended")
+        case .save? where toStandardOutput:
+            if let failure {
+                if let interruption { throw Self.interrupted(interruption, saying: "the output was cut short") }
+                throw CommandExit.failure(failure)
+            }
+            guard quiet == 0 else { return }
+            let seconds = max(Date().timeIntervalSince(started), 0.001)
+            try? console.errors.write(
+                line: "Done. \(ProgressBar.size(piped)) in \(String(format: "%.2f", seconds)) s "
+                    + "(\(ProgressBar.size(Int64(Double(piped) / seconds)))/s): written to standard output")
         case let .save(target, appending)?:
             let sink = file ?? DownloadFile(target: target, appending: appending)
             guard let failure else {

@@ -8,10 +8,17 @@ public struct CommandExit: Error, Sendable, Equatable {
     public let status: Int32
     /// What went wrong, in the user's terms; `nil` when it was already said (or nothing is to be said).
     public let message: String?
+    /// The error in full, for `--traceback`: every underlying error, in the library's and the system's own terms.
+    public let detail: String?
 
     public init(status: Int32, message: String? = nil) {
+        self.init(status: status, message: message, detail: nil)
+    }
+
+    init(status: Int32, message: String?, detail: String?) {
         self.status = status
         self.message = message
+        self.detail = detail
     }
 
     /// The reader of standard output went away (`bonnet URL | head`): ended quietly with the status of a program
@@ -25,7 +32,16 @@ public struct CommandExit: Error, Sendable, Equatable {
 
     /// A request that failed: httpie's statuses, 2 for a timeout, 6 for too many redirects, 1 for anything else.
     static func failure(_ error: any Error) -> CommandExit {
-        CommandExit(status: status(for: error), message: ErrorMessage.describe(error))
+        CommandExit(status: status(for: error), message: ErrorMessage.describe(error), detail: traceback(of: error))
+    }
+
+    /// `error` in full, as `--traceback` prints it: its description, then its structure with every underlying
+    /// error.
+    static func traceback(of error: any Error) -> String {
+        var structure = ""
+        dump(error, to: &structure, maxDepth: 12)
+        return "Traceback (the error in full):\n  \(String(reflecting: error))\n"
+            + structure.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
     }
 
     /// A response with an error status under `--check-status`: 3, 4 or 5; `nil` for any status outside 300–599

@@ -7,6 +7,9 @@ import FoundationNetworking
 /// What went wrong, in the terms of a person at a terminal: no library framing ("URLSessionTask failed with error"),
 /// no engine type names or source paths, the file or host involved named.
 enum ErrorMessage {
+    /// A connection the server closed before it answered: NIO's "I/O on closed channel" in a person's words.
+    static let closedBeforeAnswering = "the server closed the connection before it answered"
+
     static func describe(_ error: any Error) -> String {
         guard let error = error.asAFError else { return error.localizedDescription }
         switch error {
@@ -15,6 +18,11 @@ enum ErrorMessage {
             // The library's own words for what went wrong (a proxy that refused a tunnel) say it best.
             if let own = urlError.userInfo[NSLocalizedDescriptionKey] as? String, !own.isEmpty {
                 return own.prefix(1).lowercased() + own.dropFirst()
+            }
+            if urlError.code == .networkConnectionLost,
+                urlError.userInfo[NSUnderlyingErrorKey].map({ "\($0)" }) == "I/O on closed channel"
+            {
+                return closedBeforeAnswering
             }
             let phrase: String =
                 switch urlError.code {
@@ -56,10 +64,13 @@ enum ErrorMessage {
         if let range = text.range(of: #"OPENSSL_internal:([A-Z0-9_]+)"#, options: .regularExpression) {
             let reason = text[range].dropFirst("OPENSSL_internal:".count)
             let hint =
-                reason == "WRONG_VERSION_NUMBER"
-                ? " (does the server speak TLS on that port?)"
-                : reason == "CERTIFICATE_VERIFY_FAILED"
-                    ? " (the certificate is not trusted: --verify FILE or --verify=no)" : ""
+                switch reason {
+                case "WRONG_VERSION_NUMBER": " (does the server speak TLS on that port?)"
+                case "CERTIFICATE_VERIFY_FAILED": " (the certificate is not trusted: --verify FILE or --verify=no)"
+                case "TLSV1_ALERT_CERTIFICATE_REQUIRED":
+                    " (the server requires a client certificate: give one with --cert)"
+                default: ""
+                }
             return reason.replacingOccurrences(of: "_", with: " ").lowercased() + hint
         }
         // NIO's `connection reset (error set): Connection refused) (errno: 111)`: the system's words.

@@ -29,6 +29,8 @@ enum NestedJSON {
 
     /// The steps of `name`: `a[b][]` is `.key("a"), .key("b"), .append`.
     static func steps(of name: String) throws -> [Step] {
+        // `=v`: the empty key, as httpie takes it.
+        if name.isEmpty { return [.key("")] }
         var steps: [Step] = []
         var current = ""
         var inBrackets = false

@@ -156,7 +156,9 @@ struct RequestItems {
                 continue
             }
             if let separator = separators.first(where: { Array(characters[index...].prefix($0.count)) == $0 }) {
-                guard index > 0 else { return nil }
+                // As in httpie, a field or a query parameter may have an empty name (`=v` is the field ""), but a
+                // header or a file part may not.
+                guard index > 0 || separator != [":"] && separator != ["@"] else { return nil }
                 let name = unescaped(String(characters[..<index]))
                 let value = unescaped(String(characters[(index + separator.count)...]))
                 return (name, String(separator), value)

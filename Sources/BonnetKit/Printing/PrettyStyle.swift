@@ -36,8 +36,44 @@ struct ColorStyle: ExpressibleByArgument, Equatable {
 
     static let all = [auto, monokai, solarized, fruity, blackAndWhite]
 
+    /// Every name httpie 3.2.4's `--style` takes, each with the palette of bonnet's that is nearest: the dark themes
+    /// as monokai, the light ones as solarized (which reads on either background), the grey ones as bw, httpie's own
+    /// `pie` themes as the terminal's colours.
+    static let httpieNames: [String: ColorStyle] = {
+        var names: [String: ColorStyle] = [:]
+        for name in ["auto", "pie", "pie-dark", "pie-light"] { names[name] = auto }
+        for name in [
+            "monokai", "coffee", "dracula", "github-dark", "gruvbox-dark", "inkpot", "lightbulb", "material", "native",
+            "night-owl", "nord", "nord-darker", "one-dark", "paraiso-dark", "rrt", "stata-dark", "vim", "zenburn",
+        ] {
+            names[name] = monokai
+        }
+        for name in [
+            "solarized", "solarized-dark", "solarized-light", "abap", "arduino", "autumn", "borland", "colorful",
+            "default", "emacs", "friendly", "gruvbox-light", "igor", "lilypond", "lovelace", "manni", "murphy",
+            "paraiso-light", "pastie", "perldoc", "rainbow_dash", "sas", "staroffice", "stata-light", "tango", "trac",
+            "vs", "xcode",
+        ] {
+            names[name] = solarized
+        }
+        names["fruity"] = fruity
+        for name in ["bw", "algol", "algol_nu", "friendly_grayscale"] { names[name] = blackAndWhite }
+        return names
+    }()
+
+    /// The style `name` names, as `--style` reads it: a name httpie takes, exactly as httpie spells it; any other is
+    /// refused, as httpie refuses it, with the names it could have been.
+    static func named(_ name: String) throws -> ColorStyle {
+        guard let style = ColorStyle(argument: name) else {
+            let names = allValueStrings.map { "'\($0)'" }.joined(separator: ", ")
+            throw ValidationError("--style: '\(name)' is not a style (choose from \(names))")
+        }
+        return style
+    }
+
+    /// A name httpie takes, exactly as httpie spells it; any other is refused, as httpie refuses it.
     init?(argument: String) {
-        guard let style = Self.all.first(where: { $0.name == argument.lowercased() }) else { return nil }
+        guard let style = Self.httpieNames[argument] else { return nil }
         self = style
     }
 
@@ -58,6 +94,6 @@ struct ColorStyle: ExpressibleByArgument, Equatable {
         self.failure = failure
     }
 
-    static var allValueStrings: [String] { all.map(\.name) }
+    static var allValueStrings: [String] { httpieNames.keys.sorted() }
     var defaultValueDescription: String { name }
 }

@@ -66,11 +66,25 @@ struct Exchange {
         return console.homeDirectory.appendingPathComponent(".cache/bonnet")
     }
 
-    /// The multipart form of the data and file items.
+    /// The multipart form of the data and file items: its boundary `--boundary`'s, or the one a given
+    /// `Content-Type` names, else a random one; a given `Content-Type` kept as typed, with the boundary added as httpie
+    /// adds it.
     private func multipartForm() -> MultipartFormData {
-        let form = MultipartFormData()
+        let given = plan.urlRequest.value(forHTTPHeaderField: "Content-Type")?.trimmingCharacters(in: .whitespaces)
+        let named = given.flatMap(RequestPlan.boundaryParameter(of:))
+        let form = MultipartFormData(boundary: named ?? plan.options.body.boundary)
+        if let given, !given.isEmpty {
+            form.contentType = named == nil ? "\(given); boundary=\(form.boundary)" : given
+        }
         plan.appendParts(to: form, in: console)
         return form
+    }
+
+    /// The bytes of `form`; a form of no parts is its closing delimiter alone, as httpie sends it (RFC 2046 §5.1.1
+    /// asks for at least one part, and a form of none encodes to nothing, which is not a multipart body at all).
+    private func encoded(_ form: MultipartFormData) throws -> Data {
+        guard plan.items.fields.isEmpty, plan.items.files.isEmpty else { return try form.encode() }
+        return Data("--\(form.boundary)--\r\n".utf8)
     }
 
     /// `--offline`: the exact request, multipart body included and deflated as `-x` would send it, so that it can be
@@ -79,7 +93,7 @@ struct Exchange {
         var request = plan.urlRequest
         if plan.sendsMultipart {
             let form = multipartForm()
-            do { request.httpBody = try form.encode() } catch { throw CommandExit.failure(error) }
+            do { request.httpBody = try encoded(form) } catch { throw CommandExit.failure(error) }
             request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
         }
         if let compressor = Self.compressor(plan.options.body.compress) {
@@ -110,14 +124,22 @@ struct Exchange {
             let form = multipartForm()
             formRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
             do {
-                request = session.upload(InputStream(data: try form.encode()), with: formRequest)
+                request = session.upload(InputStream(data: try encoded(form)), with: formRequest)
+            } catch {
+                throw CommandExit.failure(error)
+            }
+        } else if plan.sendsMultipart, plan.items.fields.isEmpty, plan.items.files.isEmpty {
+            // A form of no parts: its closing delimiter, which the library's form does not make.
+            var formRequest = urlRequest
+            let form = multipartForm()
+            formRequest.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+            do {
+                request = session.upload(try encoded(form), with: formRequest)
             } catch {
                 throw CommandExit.failure(error)
             }
         } else if plan.sendsMultipart {
-            let (plan, console) = (plan, console)
-            request = session.upload(
-                multipartFormData: { form in plan.appendParts(to: form, in: console) }, with: urlRequest)
+            request = session.upload(multipartFormData: multipartForm(), with: urlRequest)
         } else if options.body.chunked, let body = urlRequest.httpBody {
             var bodiless = urlRequest
             bodiless.httpBody = nil

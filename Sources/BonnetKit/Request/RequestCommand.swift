@@ -31,6 +31,7 @@ public struct RequestCommand: ConsoleCommand {
     @OptionGroup(title: "Sessions") var sessions: SessionOptions
     @OptionGroup(title: "Downloads and streams") var download: DownloadOptions
     @OptionGroup(title: "Connection") var connection: ConnectionOptions
+    @OptionGroup(title: "Troubleshooting") var troubleshooting: TroubleshootingOptions
 
     public init() {}
 
@@ -39,7 +40,40 @@ public struct RequestCommand: ConsoleCommand {
     }
 
     public func run(console: Console) async throws {
+        let tracing = troubleshooting.traceback || troubleshooting.debug
+        do {
+            try await perform(console: console)
+        } catch let exit as CommandExit where tracing {
+            if let detail = exit.detail { try? console.errors.write(line: detail) }
+            throw exit
+        } catch  where tracing && !(error is CommandExit) {
+            try? console.errors.write(line: CommandExit.traceback(of: error))
+            throw error
+        }
+    }
+
+    private func perform(console: Console) async throws {
         let plan = try RequestPlan(self, console: console)
+        if troubleshooting.debug { Self.printDebugInformation(plan, console: console) }
+        do {
+            try await exchange(plan, console: console)
+        } catch let exit as CommandExit
+            where exit.message == ErrorMessage.closedBeforeAnswering
+            && plan.urlRequest.url?.scheme?.lowercased() == "https"
+        {
+            // Over TLS, that is how a server that requires a client certificate refuses one it was not given or does
+            // not accept: the TLS alert saying so is lost with the connection.
+            let hint =
+                connection.cert == nil
+                ? "; a server that requires a client certificate does this when given none: give one with --cert"
+                : "; a server that requires a client certificate does this when it does not accept the one given"
+            throw CommandExit(
+                status: exit.status, message: ErrorMessage.closedBeforeAnswering + hint, detail: exit.detail)
+        }
+    }
+
+    /// Sends the planned request and shows what came back, as `plan.mode` says.
+    private func exchange(_ plan: RequestPlan, console: Console) async throws {
         let exchange = try Exchange(plan: plan, console: console)
         switch plan.mode {
         case .offline:
@@ -57,6 +91,25 @@ public struct RequestCommand: ConsoleCommand {
             if outcome.response.response != nil { exchange.keepSession() }
             try ExchangePrinter(plan: plan, console: console).print(outcome)
         }
+    }
+
+    /// `--debug`: what a bug report needs, on standard error: the versions, the system, and the request planned,
+    /// credentials and cookies hidden.
+    private static func printDebugInformation(_ plan: RequestPlan, console: Console) {
+        let request = plan.urlRequest
+        var lines = [
+            "bonnet \(bluebonnetVersion) (Bluebonnet \(bluebonnetVersion))",
+            "\(ProcessInfo.processInfo.operatingSystemVersionString)",
+            "mode: \(plan.mode), printing: \(String(plan.parts.sorted()))",
+            ">>> \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")",
+        ]
+        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let hidden = ["authorization", "proxy-authorization", "cookie"].contains(name.lowercased())
+            lines.append("    \(name): \(hidden ? "(hidden)" : value)")
+        }
+        if let body = request.httpBody { lines.append("    (a body of \(body.count) bytes)") }
+        if plan.streamedBody != nil { lines.append("    (a body streamed from standard input)") }
+        for line in lines { try? console.errors.write(line: line) }
     }
 
     /// The method word, when the first word is one: letters only, and followed by something that is not an item.

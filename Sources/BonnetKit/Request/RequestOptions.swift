@@ -3,16 +3,45 @@ import Foundation
 
 /// What the body is made of and how it is sent: httpie's content types, `--raw`, `--chunked`, `--compress`.
 struct BodyOptions: ParsableArguments {
-    @Flag(name: [.customShort("j"), .long], help: "Send data items as a JSON object (the default).")
-    var json = false
+    /// `--json`, `--form` and `--multipart`: as in httpie, the one given last wins.
+    enum Kind: String, EnumerableFlag {
+        case json
+        case form
+        case multipart
 
-    @Flag(
-        name: [.customShort("f"), .long],
-        help: "Send data items as a URL-encoded form instead of JSON (multipart when there are name@file items).")
-    var form = false
+        static func name(for value: Kind) -> NameSpecification {
+            switch value {
+            case .json: [.customShort("j"), .long]
+            case .form: [.customShort("f"), .long]
+            case .multipart: .long
+            }
+        }
 
-    @Flag(name: .long, help: "Send data and file items as a multipart/form-data form.")
-    var multipart = false
+        static func help(for value: Kind) -> ArgumentHelp? {
+            switch value {
+            case .json: "Send data items as a JSON object (the default)."
+            case .form:
+                "Send data items as a URL-encoded form instead of JSON (multipart when there are name@file items)."
+            case .multipart: "Send data and file items as a multipart/form-data form."
+            }
+        }
+    }
+
+    @Flag(exclusivity: .chooseLast) var kind: Kind?
+
+    /// `--json` is the last of the three given.
+    var json: Bool { kind == .json }
+    /// `--form` is the last of the three given.
+    var form: Bool { kind == .form }
+    /// `--multipart` is the last of the three given.
+    var multipart: Bool { kind == .multipart }
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The boundary of a multipart form (--multipart, or --form with name@file items), instead of a random one.",
+            valueName: "boundary"))
+    var boundary: String?
 
     @Option(
         name: .long,
@@ -33,6 +62,18 @@ struct BodyOptions: ParsableArguments {
             "Send the body deflated (Content-Encoding: deflate), when that makes it smaller; -xx deflates it anyway."
     )
     var compress: Int
+
+    func validate() throws {
+        // RFC 2046 §5.1.1: 1 to 70 characters of its set, not ending with a space.
+        let allowed = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'()+_,-./:=? ")
+        if let boundary,
+            boundary.isEmpty || boundary.count > 70 || !boundary.allSatisfy(allowed.contains)
+                || boundary.hasSuffix(" ")
+        {
+            throw ValidationError(
+                "--boundary takes 1 to 70 letters, digits or '()+_,-./:=? (not ending with a space), not \(boundary)")
+        }
+    }
 }
 
 /// What is shown, and how: httpie's `--print` and its shorthands, `--pretty`, `--style`, sorting and formatting.
@@ -45,6 +86,11 @@ struct PrintOptions: ParsableArguments {
 
     @Flag(name: [.customShort("b"), .long], help: "Print only the response body (--print=b).")
     var body = false
+
+    @Flag(
+        name: [.customShort("m"), .long],
+        help: "Print only the response's metadata (--print=m): the request's timeline, with how long it took.")
+    var meta = false
 
     @Option(
         name: [.customShort("p"), .customLong("print")],
@@ -75,8 +121,11 @@ struct PrintOptions: ParsableArguments {
     @Option(
         name: [.customShort("s"), .long],
         help: ArgumentHelp(
-            "The output's colours: \(ColorStyle.allValueStrings.joined(separator: ", ")) (auto by default).",
-            valueName: "style"))
+            "The output's colours, by any of httpie's style names: \(ColorStyle.allValueStrings.joined(separator: ", ")) "
+                + "(auto by default: the terminal's own); each is shown with the nearest of bonnet's palettes (auto, "
+                + "monokai, solarized, fruity, bw).",
+            valueName: "style"),
+        transform: ColorStyle.named)
     var style: ColorStyle = .auto
 
     @Flag(name: .long, help: "Sort headers and JSON keys (the default, as httpie).")
@@ -226,4 +275,20 @@ struct DownloadOptions: ParsableArguments {
         if resume, output == nil { throw ValidationError("--continue needs -o FILE, the partial download to resume") }
         if stream, savesToFile { throw ValidationError("--stream and --download contradict each other") }
     }
+}
+
+/// What helps find out what went wrong: `--traceback`, `--debug`, and `--manual` (read before parsing, by
+/// `BonnetCommandLine`).
+struct TroubleshootingOptions: ParsableArguments {
+    @Flag(name: .long, help: "On failure, print the error in full (every underlying error), then the message.")
+    var traceback = false
+
+    @Flag(
+        name: .long,
+        help: "Print bonnet's version, the system and the request planned on standard error first; implies --traceback."
+    )
+    var debug = false
+
+    @Flag(name: .long, help: "Print the manual: the full help of every option.")
+    var manual = false
 }

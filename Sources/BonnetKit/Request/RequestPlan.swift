@@ -202,6 +202,12 @@ struct RequestPlan {
         {
             request.headers.add(.authorization(username: user, password: components.password ?? ""))
         }
+        // Else `.netrc`'s credentials for the host, as httpie sends them, unless --ignore-netrc.
+        if givenAuth == nil, sessionFile?.auth == nil, request.value(forHTTPHeaderField: "Authorization") == nil,
+            let header = authentication.netrcHeader(for: request.url, in: console)
+        {
+            request.headers.add(header)
+        }
         self.challengeCredential = challengeCredential
         // Cookies live in memory for the run unless a --session keeps them: nothing is written behind the user's back.
         cookieStorage = URLSessionConfiguration.ephemeral.httpCookieStorage ?? HTTPCookieStorage.shared
@@ -255,6 +261,7 @@ struct RequestPlan {
         if printing.verbose { return ["H", "B", "h", "b"] }
         if printing.headers { return ["h"] }
         if printing.body { return ["b"] }
+        if printing.meta { return ["m"] }
         return toTerminal ? ["h", "b"] : ["b"]
     }
 
@@ -337,6 +344,22 @@ struct RequestPlan {
             request.setValue("application/json, */*;q=0.5", forHTTPHeaderField: "Accept")
         }
         return request
+    }
+
+    /// The `boundary` parameter of a `Content-Type` value, unquoted; `nil` when it has none.
+    static func boundaryParameter(of contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else {
+                continue
+            }
+            var value = pair[1].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
+            return value.isEmpty ? nil : value
+        }
+        return nil
     }
 
     /// The data items as fields, the `name@file` items as file parts (their paths relative to `directory`).

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Bluebonnet
+import Foundation
 
 /// `--auth` and `--auth-type`, for requests and `bonnet ws` alike.
 struct AuthOptions: ParsableArguments {
@@ -15,6 +17,20 @@ struct AuthOptions: ParsableArguments {
             "basic (sent up front, as httpie does), digest (answers the server's Digest or Basic challenge) or bearer.",
             valueName: "type"))
     var authType: AuthType = .basic
+
+    @Flag(
+        name: .long,
+        help: "Do not send the credentials ~/.netrc (or $NETRC) holds for the host when --auth gives none.")
+    var ignoreNetrc = false
+
+    /// `.netrc`'s credentials for `url`'s host, as Basic, when nothing else gives any: `nil` with `--auth` or
+    /// `--ignore-netrc`, or when the file has no entry for the host.
+    func netrcHeader(for url: URL?, in console: Console) -> HTTPHeader? {
+        guard auth == nil, !ignoreNetrc, let host = url?.host, !host.isEmpty,
+            let (user, password) = Netrc.file(in: console)?.credentials(for: host)
+        else { return nil }
+        return .authorization(username: user, password: password)
+    }
 }
 
 /// The session file that keeps headers, credentials and cookies between runs.

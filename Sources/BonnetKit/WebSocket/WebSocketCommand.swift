@@ -96,6 +96,10 @@ public struct WebSocketCommand: ConsoleCommand {
             } catch {
                 throw ValidationError("\(error)")
             }
+        } else if request.value(forHTTPHeaderField: "Authorization") == nil,
+            let header = authentication.netrcHeader(for: target, in: console)
+        {
+            request.headers.add(header)
         }
         let socket = session.webSocketRequest(
             performing: request,

@@ -17,19 +17,21 @@ final class BonnetCommandTests: ServerTestCase {
     ///   - environment: Variables added to this process's.
     ///   - unsetting:   Variables of this process's left out (`swift test` sets `NO_COLOR`).
     ///   - closeOutputAfter: Bytes of standard output taken before it behaves as a closed pipe (`| head -c N`).
+    ///   - outputIsTerminal: Whether standard output counts as a terminal (`--download` saves a file only then).
     func bonnet(
         _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 60, in directory: URL? = nil,
-        environment: [String: String] = [:], unsetting: [String] = [], closeOutputAfter: Int? = nil
+        environment: [String: String] = [:], unsetting: [String] = [], closeOutputAfter: Int? = nil,
+        outputIsTerminal: Bool = false
     ) async throws -> Run {
-        let console = Console.captured(
-            input: stdin,
+        let console = Console(
+            output: ConsoleStream(capacity: closeOutputAfter), errors: ConsoleStream(capacity: nil),
+            input: stdin.map(ConsoleInput.bytes) ?? .terminal, outputIsTerminal: outputIsTerminal,
             // The machine's own proxy variables stay out: bonnet honours them, and the tests talk to loopback servers.
             environment: ProcessInfo.processInfo.environment
                 .filter { !["http_proxy", "https_proxy", "all_proxy", "no_proxy"].contains($0.key.lowercased()) }
                 .merging(environment) { $1 }
                 .filter { !unsetting.contains($0.key) },
-            directory: directory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
-            closeOutputAfter: closeOutputAfter)
+            directory: directory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         let status = try await withThrowingTaskGroup(of: Int32?.self) { group in
             group.addTask { await BonnetCommandLine.run(arguments: arguments, console: console) }
             group.addTask {

@@ -260,7 +260,7 @@ extension BonnetCommandTests {
     /// user's umask, not 0600.
     func testDownloadNamesTakeAnExtensionAndTheUsersUmask() async throws {
         let directory = try TemporaryDirectory()
-        let run = try await bonnet(["--download", url("/html")], in: directory.url)
+        let run = try await bonnet(["--download", url("/html")], in: directory.url, outputIsTerminal: true)
         XCTAssertEqual(run.status, 0, run.errors)
         let saved = directory.url.appendingPathComponent("html.html")
         XCTAssertTrue(
@@ -273,7 +273,7 @@ extension BonnetCommandTests {
         ).intValue
         XCTAssertEqual(mode, 0o666 & ~Int(mask), String(mode, radix: 8))
         // A URL that ends in `/` names no file: `index`, with the type's extension.
-        let index = try await bonnet(["--download", url("/anything/")], in: directory.url)
+        let index = try await bonnet(["--download", url("/anything/")], in: directory.url, outputIsTerminal: true)
         XCTAssertEqual(index.status, 0, index.errors)
         XCTAssertTrue(
             FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("index.json").path),

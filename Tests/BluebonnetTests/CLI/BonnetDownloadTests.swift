@@ -9,7 +9,8 @@ extension BonnetCommandTests {
         let expected = SeededBytes.bytes(seed: 1, offset: 0, count: 200_000)
         for _ in 0..<2 {
             let run = try await bonnet(
-                ["--download", url("/download/200000?filename=../report.bin")], in: directory.url)
+                ["--download", url("/download/200000?filename=../report.bin")], in: directory.url,
+                outputIsTerminal: true)
             XCTAssertEqual(run.status, 0, run.errors)
             XCTAssertTrue(run.errors.contains("200 OK"), "the head goes to standard error: \(run.errors)")
             XCTAssertTrue(run.output.isEmpty, "nothing on standard output: \(run.output)")

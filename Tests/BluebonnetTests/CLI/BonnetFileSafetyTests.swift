@@ -96,7 +96,8 @@ extension BonnetCommandTests {
         let directory = try TemporaryDirectory()
         let long = String(repeating: "a", count: 400) + ".bin"
         for _ in 0..<2 {
-            let run = try await bonnet(["-d", url("/download/100?seed=63&filename=\(long)")], in: directory.url)
+            let run = try await bonnet(
+                ["-d", url("/download/100?seed=63&filename=\(long)")], in: directory.url, outputIsTerminal: true)
             XCTAssertEqual(run.status, 0, run.errors)
         }
         let saved = names(in: directory.url)

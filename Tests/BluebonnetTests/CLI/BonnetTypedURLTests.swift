@@ -70,7 +70,8 @@ extension BonnetCommandTests {
         XCTAssertTrue(stream.output.hasPrefix("GET /bytes/10?seed=3 HTTP/1.1"), stream.output)
         XCTAssertTrue(stream.output.contains("X-Shown: yes"), stream.output)
         let directory = try TemporaryDirectory()
-        let download = try await bonnet(["-v", "-d", url("/bytes/10?seed=3"), "X-Shown:yes"], in: directory.url)
+        let download = try await bonnet(
+            ["-v", "-d", url("/bytes/10?seed=3"), "X-Shown:yes"], in: directory.url, outputIsTerminal: true)
         XCTAssertEqual(download.status, 0, download.errors)
         XCTAssertTrue(download.errors.contains("GET /bytes/10?seed=3 HTTP/1.1"), download.errors)
         XCTAssertTrue(download.errors.contains("X-Shown: yes"), download.errors)

@@ -225,6 +225,10 @@ extension HTTPieOracle {
         c("json-flag-post-empty", "--json POST {u}/post"),
         c("json-with-header", "{u}/post a=1 X-A:1 b:=2"),
         c("json-empty-key", "{u}/post =v"),
+        c("json-empty-key-raw", "{u}/post :=1"),
+        c("json-empty-key-file", "{u}/post =@hello.txt"),
+        c("query-empty-key", "{u}/get ==v"),
+        c("form-empty-key", "--form {u}/post =v"),
         c("json-many", "{u}/post " + (1...40).map { "k\($0)=v\($0)" }.joined(separator: " ")),
     ]
 
@@ -326,6 +330,10 @@ extension HTTPieOracle {
         c("multipart-boundary-flag", "--multipart --boundary=xoxo {u}/post a=1"),
         c("multipart-file-without-form-flag-json", "--json {u}/post f@hello.txt"),
         c("multipart-content-type-given", "--multipart {u}/post Content-Type:multipart/mixed a=1"),
+        c("multipart-empty-boundary-flag", "--multipart --boundary=xoxo POST {u}/post"),
+        c("multipart-then-form", "--multipart --form {u}/post a=1"),
+        c("form-then-multipart", "--form --multipart {u}/post a=1"),
+        c("multipart-then-json", "--multipart --json {u}/post a=1"),
     ]
 
     static let bodies: [OracleCase] = [
@@ -419,6 +427,11 @@ extension HTTPieOracle {
         c("print-pretty-all", "--pretty=all {u}/get").responds(.json(#"{"b": 1, "a": [1, 2]}"#)),
         c("print-json-body", "{u}/get").responds(.json(#"{"b": 1, "a": [1, 2]}"#)),
         c("print-style", "--style=monokai {u}/get"),
+        c("print-style-httpie-dark", "--style=dracula {u}/get"),
+        c("print-style-httpie-light", "--style=pie-light {u}/get"),
+        c("print-style-httpie-grey", "--style=friendly_grayscale {u}/get"),
+        c("print-style-unknown", "--style=neon {u}/get"),
+        c("print-meta-long", "--meta {u}/get"),
         c("print-unsorted", "--unsorted {u}/get"),
         c("print-sorted", "--sorted {u}/get"),
         c("print-meta", "-m {u}/get"),
@@ -477,6 +490,12 @@ extension HTTPieOracle {
         c("auth-netrc-ignored", "--ignore-netrc {u}/netrc").homeFile(
             ".netrc", "machine 127.0.0.1 login nu password np\n"),
         c("auth-netrc-flag-wins", "-a user:pass {u}/netrc").homeFile(
+            ".netrc", "machine 127.0.0.1 login nu password np\n"),
+        c("auth-netrc-default", "{u}/netrc").homeFile(".netrc", "default login du password dp\n"),
+        c("auth-netrc-other-host", "{u}/netrc").homeFile(".netrc", "machine example.org login nu password np\n"),
+        c("auth-netrc-multiline", "{u}/netrc").homeFile(
+            ".netrc", "machine example.org\n  login a\n  password b\n\nmachine 127.0.0.1\n  login nu\n  password np\n"),
+        c("auth-netrc-header-wins", "{u}/netrc Authorization:Bearer-t").homeFile(
             ".netrc", "machine 127.0.0.1 login nu password np\n"),
     ]
 
@@ -621,6 +640,8 @@ extension HTTPieOracle {
             .responds(.file(payload, headers: [("Content-Type", "application/octet-stream")])),
         c("download-piped", "-d {u}/piped.bin")
             .responds(.file(payload, headers: [("Content-Type", "application/octet-stream")])),
+        c("download-output-dash", "-d -o - {u}/dash.bin")
+            .responds(.file(payload, headers: [("Content-Type", "application/octet-stream")])),
         c("download-verbose", "-v -d {u}/v.bin").onTerminal()
             .responds(.file(payload, headers: [("Content-Type", "application/octet-stream")])),
         c("download-post", "-d {u}/export a=1").onTerminal()
@@ -699,6 +720,16 @@ extension HTTPieOracle {
         c("flag-ciphers", "--ciphers=ECDHE-RSA-AES128-GCM-SHA256 {u}/get"),
         c("flag-boundary-form", "--form --boundary=xoxo {u}/post f@hello.txt"),
         c("flag-traceback", "--traceback {u}/get"),
+        c("flag-ssl-negotiate", "--ssl=ssl2.3 {u}/get"),
+        c("flag-ssl-unknown", "--ssl=tls9 {u}/get"),
+        c("flag-debug", "--debug {u}/post a=1"),
+        c("config-default-options", "{u}/post a=1").homeFile(
+            ".config/httpie/config.json", #"{"default_options": ["--form"]}"#),
+        c("config-default-options-overridden", "--json {u}/post a=1").homeFile(
+            ".config/httpie/config.json", #"{"default_options": ["--form"]}"#),
+        c("config-default-options-empty", "{u}/post a=1").homeFile(
+            ".config/httpie/config.json", #"{"default_options": []}"#),
+        c("config-bad-json", "{u}/post a=1").homeFile(".config/httpie/config.json", "{not json"),
         c("flag-double-dash", "{u}/post -- -a=1"),
         c("flag-raw-and-json", "--json --raw=x {u}/post"),
         c("flag-form-and-json", "--form --json {u}/post a=1"),

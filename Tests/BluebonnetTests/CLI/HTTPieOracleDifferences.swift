@@ -127,8 +127,8 @@ extension HTTPieOracle {
             "--offline --chunked shows the chunked framing that would be sent (issue 43, item 10); httpie shows a "
                 + "Content-Length beside Transfer-Encoding and the body unframed"),
         .deliberate(
-            ["auth-header-wins"], [.header("authorization")],
-            "an Authorization item is sent as typed, over --auth; httpie's --auth replaces it"),
+            ["auth-header-wins", "auth-netrc-header-wins"], [.header("authorization")],
+            "an Authorization item is sent as typed, over --auth and ~/.netrc; httpie's --auth and .netrc replace it"),
         .deliberate(
             ["chunked-no-body"], [.header("transfer-encoding")],
             "without a body there is no framing to announce; httpie sends a GET with an empty chunked body"),
@@ -144,7 +144,7 @@ extension HTTPieOracle {
                 "download-name-from-url", "download-content-disposition", "download-output", "download-existing-name",
                 "download-no-name", "download-json-type", "download-query-in-url", "download-unicode-disposition",
                 "download-hostile-name", "download-error-status", "download-resume-missing-file", "download-quiet",
-                "download-piped", "download-verbose", "download-post", "download-empty-body",
+                "download-piped", "download-verbose", "download-post", "download-empty-body", "download-output-dash",
             ], [.header("accept-encoding")],
             "a download asks for a compressed transfer and saves the decoded body; only a resumed one asks for "
                 + "identity, where the range must count the file's bytes; httpie always asks for identity"),
@@ -164,32 +164,19 @@ extension HTTPieOracle {
             ["redirect-too-many"], [.requests],
             "--max-redirects=2 follows two redirects (three requests) before failing; httpie 3.2.4 fails after one"),
         .deliberate(
+            ["flag-ssl-version", "flag-ciphers"], [.status, .output, .requests],
+            "the TLS engine cannot be held to one TLS version nor given a cipher list, so bonnet refuses --ssl=tls1.2 "
+                + "and --ciphers rather than accept them and do otherwise (--ssl=ssl2.3, what it does, is taken); "
+                + "httpie takes them, and with an http:// URL they change nothing"),
+        .deliberate(
+            ["config-bad-json"], [.status, .output, .requests],
+            "a config.json that is not JSON stops bonnet with an error naming the file: its default options may be "
+                + "what keeps the request safe (--verify, --auth); httpie warns and sends without them"),
+        .deliberate(
             ["proxy-https-connect"], [.line, .header("host")],
             "CONNECT goes as HTTP/1.1 with Host (RFC 9110 §9.3.6, §7.2); urllib3 sends HTTP/1.0 without one"),
 
         // MARK: Bugs, and httpie features bonnet lacks: to be fixed
-        .bug(
-            ["json-empty-key"], [.status, .output, .requests],
-            "`=v` (an empty field name) is refused as not an item; httpie sends the field \"\""),
-        .bug(
-            ["multipart-empty"], [.header("content-length"), .body],
-            "an empty multipart form is sent with no body, not even the closing boundary: MultipartFormData of no "
-                + "parts encodes to nothing (Sources/Bluebonnet)"),
-        .bug(
-            ["multipart-content-type-given"], [.header("content-type")],
-            "a multipart/* Content-Type item (multipart/mixed) is replaced by multipart/form-data"),
-        .bug(
-            ["multipart-boundary-flag", "flag-boundary-form"], [.status, .output, .requests],
-            "--boundary is missing (issue 43, httpie flags still missing)"),
-        .bug(["print-meta"], [.status, .requests], "-m/--meta is missing (issue 43, httpie flags still missing)"),
-        .bug(["auth-netrc"], [.header("authorization")], "~/.netrc is not read (issue 43, httpie flags still missing)"),
-        .bug(
-            ["auth-netrc-ignored"], [.status, .output, .requests],
-            "--ignore-netrc is missing (issue 43, httpie flags still missing)"),
-        .bug(
-            ["download-piped"], [.files],
-            "-d with standard output piped saves a file; httpie writes the body to standard output (issue 43, "
-                + "`-d -o -`)"),
         .bug(
             [
                 "proxy-http", "proxy-http-query", "proxy-http-auth", "proxy-environment", "proxy-environment-upper",
@@ -204,12 +191,5 @@ extension HTTPieOracle {
                 .body,
             ],
             "an http:// URL through an http proxy is tunnelled with CONNECT (issue 43, item 12; Sources/Bluebonnet)"),
-        .bug(
-            ["flag-ssl-version", "flag-ciphers", "flag-traceback"], [.status, .output, .requests],
-            "--ssl, --ciphers and --traceback are missing (issue 43, httpie flags still missing)"),
-        .bug(
-            ["flag-form-and-json"],
-            [.header("accept"), .header("content-length"), .header("content-type"), .body],
-            "--form and --json together: --form wins; httpie takes the one given last"),
     ]
 }

@@ -165,7 +165,17 @@ struct HTTPieDriver {
             home = Path(job['home'])
             config = home / '.config' / 'httpie'
             config.mkdir(parents=True, exist_ok=True)
-            (config / 'config.json').write_text('{"disable_update_warnings": true}')
+            # A case's own config.json (default_options) is kept, with update warnings off; one that is not JSON
+            # is left as it is, for httpie to say so.
+            settings = {}
+            if (config / 'config.json').exists():
+                try:
+                    settings = json.loads((config / 'config.json').read_text())
+                except ValueError:
+                    settings = None
+            if isinstance(settings, dict):
+                settings['disable_update_warnings'] = True
+                (config / 'config.json').write_text(json.dumps(settings))
             os.chdir(job['directory'])
             saved = dict(os.environ)
             os.environ['HOME'] = str(home)

@@ -164,7 +164,10 @@ final class HTTPieOracleTests: XCTestCase {
                 try Self.resolved(contents, port: port).write(to: file)
             }
             for (path, contents) in corpus[index].homeFiles {
-                try Self.resolved(contents, port: port).write(to: folders.home.appendingPathComponent(path))
+                let file = folders.home.appendingPathComponent(path)
+                try FileManager.default.createDirectory(
+                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Self.resolved(contents, port: port).write(to: file)
             }
             return folders
         }
