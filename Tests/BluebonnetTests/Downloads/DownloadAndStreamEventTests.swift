@@ -44,7 +44,8 @@ final class DownloadAndStreamEventTests: ServerTestCase {
         await fulfillment(of: [unserialized], timeout: 30)
         session.drain()
         XCTAssertEqual(destinations.values, [target, target, target])
-        XCTAssertEqual(validations.values, [target])
+        // `validate()` is two validators, as Alamofire's: the status, then the content type.
+        XCTAssertEqual(validations.values, [target, target])
         XCTAssertEqual(parsed.values, [200])
     }
 
@@ -108,6 +109,6 @@ final class DownloadAndStreamEventTests: ServerTestCase {
         XCTAssertEqual(monitor.events.values.count, 2)
         XCTAssertTrue(
             monitor.events.values.allSatisfy { $0.hasPrefix("parseStream Line(id: ") }, "\(monitor.events.values)")
-        XCTAssertEqual(validations.values, [200])
+        XCTAssertEqual(validations.values, [200, 200], "validate() is two validators, as Alamofire's")
     }
 }

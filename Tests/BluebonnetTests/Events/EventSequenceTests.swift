@@ -68,7 +68,7 @@ final class EventSequenceTests: FaultServerTestCase {
             events,
             [
                 "resume", "initial", "send /flaky", "task", "taskResume", "metrics 1", "taskDone",
-                "valid", "finish", "parsed",
+                "valid", "valid", "finish", "parsed",
             ])
     }
 
@@ -112,7 +112,7 @@ final class EventSequenceTests: FaultServerTestCase {
             [
                 "resume", "initial", "adapted", "send /flaky", "task", "taskResume", "metrics 1",
                 "taskFailed", "retrying", "initial", "adapted", "send /flaky", "task", "taskResume",
-                "metrics 1", "taskDone", "valid", "finish", "parsed",
+                "metrics 1", "taskDone", "valid", "valid", "finish", "parsed",
             ])
     }
 
@@ -126,7 +126,8 @@ final class EventSequenceTests: FaultServerTestCase {
         XCTAssertEqual(
             events,
             [
-                "resume", "initial", "send /flaky", "task", "taskResume", "metrics 1", "taskDone", "valid", "finish",
+                "resume", "initial", "send /flaky", "task", "taskResume", "metrics 1", "taskDone", "valid", "valid",
+                "finish",
                 "parsed",
             ])
         XCTAssertEqual(sessionMonitor.recorded, events, "the session's monitor hears it too")
@@ -168,7 +169,7 @@ final class EventSequenceTests: FaultServerTestCase {
             events,
             [
                 "initial", "adapted", "send /flaky", "task", "suspend", "taskSuspend", "resume", "taskResume",
-                "metrics 1", "taskDone", "valid", "finish", "parsed",
+                "metrics 1", "taskDone", "valid", "valid", "finish", "parsed",
             ], "the hop is announced once")
     }
 
