@@ -25,6 +25,7 @@ struct Bench: AsyncParsableCommand {
             RunCommand.self, SmokeCommand.self, GenerateCommand.self, UploadCommand.self, DrainServerCommand.self,
             DownloadCommand.self,
             CacheStoreCommand.self, CookieFloodCommand.self, QueueDeadlineCommand.self,
+            FloodCommand.self, HangServerCommand.self, H2Command.self,
         ]
     )
 }

@@ -129,6 +129,10 @@ final class AHCClient: BenchClient {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
+    init(client: HTTPClient) {
+        self.client = client
+    }
+
     func body(_ url: URL) async throws -> ByteBuffer {
         let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(120))
         guard response.status == .ok else { throw BenchError(description: "status \(response.status)") }
