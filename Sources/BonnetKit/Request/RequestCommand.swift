@@ -101,7 +101,7 @@ public struct RequestCommand: ConsoleCommand {
             "bonnet \(bluebonnetVersion) (Bluebonnet \(bluebonnetVersion))",
             "\(ProcessInfo.processInfo.operatingSystemVersionString)",
             "mode: \(plan.mode), printing: \(String(plan.parts.sorted()))",
-            ">>> \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")",
+            ">>> \(request.httpMethod ?? "GET") \(request.url.map(Self.withoutPassword) ?? "")",
         ]
         for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
             let hidden = ["authorization", "proxy-authorization", "cookie"].contains(name.lowercased())
@@ -110,6 +110,14 @@ public struct RequestCommand: ConsoleCommand {
         if let body = request.httpBody { lines.append("    (a body of \(body.count) bytes)") }
         if plan.streamedBody != nil { lines.append("    (a body streamed from standard input)") }
         for line in lines { try? console.errors.write(line: line) }
+    }
+
+    /// `url` with its password, if any, shown as `(hidden)`: a bug report is meant to be shared.
+    static func withoutPassword(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.password != nil
+        else { return url.absoluteString }
+        components.percentEncodedPassword = "(hidden)"
+        return components.string ?? url.absoluteString
     }
 
     /// The method word, when the first word is one: letters only, and followed by something that is not an item.

@@ -133,6 +133,12 @@ extension BonnetCommandTests {
         XCTAssertTrue(run.errors.contains("bonnet \(bluebonnetVersion)"), run.errors)
         XCTAssertTrue(run.errors.contains(">>> POST \(url("/post"))"), run.errors)
         XCTAssertFalse(run.errors.contains("secret"), run.errors)
+        // A password in the URL is not in the report either (it is sent as Basic, which is hidden too).
+        let withPassword = url("/get").replacingOccurrences(of: "://", with: "://user:hunter2@")
+        let credentials = try await bonnet(["--debug", "--offline", withPassword])
+        XCTAssertEqual(credentials.status, 0, credentials.errors)
+        XCTAssertFalse(credentials.errors.contains("hunter2"), credentials.errors)
+        XCTAssertTrue(credentials.errors.contains("user:(hidden)@"), credentials.errors)
         let failed = try await bonnet(["--debug", "http://127.0.0.1:1/"])
         XCTAssertTrue(failed.errors.contains("Traceback"), failed.errors)
     }
