@@ -26,13 +26,19 @@ enum HTTPieConfiguration {
         return console.homeDirectory.appendingPathComponent(".config/httpie")
     }
 
+    /// The most `config.json` is read of.
+    static let maximumLength = 1 << 20
+
     /// The `default_options` of `config.json`; none when there is no such file.
     static func defaultOptions(in console: Console) throws -> [String] {
         let file = directory(in: console).appendingPathComponent("config.json")
-        guard FileManager.default.fileExists(atPath: file.path) else { return [] }
-        guard let data = FileManager.default.contents(atPath: file.path) else {
-            throw Failure(description: "cannot read httpie's configuration file \(file.path)")
+        let read: Data?
+        do {
+            read = try SettingsFile.read(file, limit: maximumLength)
+        } catch {
+            throw Failure(description: "httpie's configuration file: \(error)")
         }
+        guard let data = read else { return [] }
         if let (line, column) = JSONValidator.firstError(in: data) {
             throw Failure(
                 description: "httpie's configuration file \(file.path) is not valid JSON (line \(line), column "

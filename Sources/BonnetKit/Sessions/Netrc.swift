@@ -33,12 +33,16 @@ struct Netrc: Equatable {
             } else {
                 [".netrc", "_netrc"].map { console.homeDirectory.appendingPathComponent($0) }
             }
+        // Read back as untrusted: a FIFO or a device named by `$NETRC` is not read, nor more than a netrc can hold.
         guard let url = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }),
-            let data = FileManager.default.contents(atPath: url.path),
+            let data = try? SettingsFile.read(url, limit: maximumLength),
             let text = String(data: data, encoding: .utf8)
         else { return nil }
         return Netrc(parsing: text)
     }
+
+    /// The most a `.netrc` file is read of: larger, it gives no credentials.
+    static let maximumLength = 1 << 20
 
     /// Parses `text`; `nil` when it is not a `.netrc` (a token out of place, an entry with no name).
     init?(parsing text: String) {

@@ -27,6 +27,32 @@ extension BonnetCommandTests {
         }
     }
 
+    /// `.netrc` and `config.json` are read back as untrusted: a FIFO is not opened (it would block the command), and a
+    /// file larger than such a file can be gives no credentials (`.netrc`) or a clear error (`config.json`).
+    func testSettingsFilesThatAreFIFOsOrHugeAreNotRead() async throws {
+        let home = try home([:])
+        let fifo = home.url.appendingPathComponent("netrc-fifo")
+        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
+        let target = url("/hidden-basic-auth/user/passwd")
+        let throughFIFO = try await bonnet(
+            ["--check-status", target], environment: ["HOME": home.url.path, "NETRC": fifo.path])
+        XCTAssertEqual(throughFIFO.status, 4, throughFIFO.errors + throughFIFO.output)
+        let huge = try self.home([
+            "n": "default login user password passwd\n" + String(repeating: "# padding\n", count: 110_000)
+        ])
+        let tooLarge = try await bonnet(
+            ["--check-status", target],
+            environment: ["HOME": huge.url.path, "NETRC": huge.url.appendingPathComponent("n").path])
+        XCTAssertEqual(tooLarge.status, 4, "a netrc over 1 MiB gives no credentials: \(tooLarge.errors)")
+        let config = try self.home([
+            ".config/httpie/config.json": #"{"default_options": []}"# + String(repeating: " ", count: 1 << 20)
+        ])
+        let environment = ["HOME": config.url.path, "HTTPIE_CONFIG_DIR": "", "XDG_CONFIG_HOME": ""]
+        let refused = try await bonnet(["--offline", url("/get")], environment: environment)
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.errors.contains("larger than such a file can be"), refused.errors)
+    }
+
     func testNetrcGivesTheHostsCredentialsUnlessIgnored() async throws {
         let host = try XCTUnwrap(URL(string: url("/"))?.host)
         let home = try home([
