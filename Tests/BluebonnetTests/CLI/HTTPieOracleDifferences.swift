@@ -176,20 +176,5 @@ extension HTTPieOracle {
             ["proxy-https-connect"], [.line, .header("host")],
             "CONNECT goes as HTTP/1.1 with Host (RFC 9110 §9.3.6, §7.2); urllib3 sends HTTP/1.0 without one"),
 
-        // MARK: Bugs, and httpie features bonnet lacks: to be fixed
-        .bug(
-            [
-                "proxy-http", "proxy-http-query", "proxy-http-auth", "proxy-environment", "proxy-environment-upper",
-                "proxy-environment-all", "proxy-flag-over-environment",
-            ], [.status, .output, .line],
-            "an http:// URL through an http proxy is tunnelled with CONNECT, not sent in absolute form (issue 43, "
-                + "item 12): the engine's proxy handling, in Sources/Bluebonnet"),
-        .bug(
-            ["proxy-http-post"],
-            [
-                .status, .output, .line, .header("accept"), .header("content-length"), .header("content-type"),
-                .body,
-            ],
-            "an http:// URL through an http proxy is tunnelled with CONNECT (issue 43, item 12; Sources/Bluebonnet)"),
     ]
 }

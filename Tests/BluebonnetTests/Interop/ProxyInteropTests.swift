@@ -6,8 +6,8 @@ import XCTest
 import FoundationNetworking
 #endif
 
-/// `connectionProxyDictionary` through a real proxy (tinyproxy): plain and TLS targets tunnelled with `CONNECT`,
-/// Basic credentials that reach the proxy and never the origin, a 407 as a clear error, and exceptions going direct.
+/// `connectionProxyDictionary` through a real proxy (tinyproxy): plain targets forwarded in absolute form, TLS targets
+/// tunnelled with `CONNECT`, Basic credentials that reach the proxy and never the origin, a 407 as a clear error, and exceptions going direct.
 final class ProxyInteropTests: ServerTestCase {
     /// Sessions made by the test, kept alive until it ends.
     private var sessions: [Session] = []
@@ -34,20 +34,45 @@ final class ProxyInteropTests: ServerTestCase {
         return (tlsServer, pinned)
     }
 
-    func testPlainHTTPGoesThroughTheProxy() async throws {
+    /// Issue 43 (12): a plain `http://` request was tunnelled with `CONNECT`; it goes to the proxy in absolute form,
+    /// with the origin's `Host`, and the field that carries the origin to the connection never leaves it.
+    func testPlainHTTPGoesThroughTheProxyInAbsoluteForm() async throws {
         let proxy = try Tinyproxy()
-        let response = await session(proxy: proxy.dictionary()).request(url("/get?via=proxy")).serializingData()
-            .response
+        let session = session(proxy: proxy.dictionary())
+        let response = await session.request(url("/get?via=proxy")).serializingData().response
         XCTAssertNil(response.error)
-        XCTAssertEqual(try json(response.data)["args"] as? [String: String], ["via": "proxy"])
-        XCTAssertEqual(proxy.tunnels, ["127.0.0.1:\(server.port)"])
+        let body = try json(response.data)
+        XCTAssertEqual(body["args"] as? [String: String], ["via": "proxy"])
+        let headers = try XCTUnwrap(body["headers"] as? [String: String])
+        XCTAssertEqual(headers.first { $0.key.lowercased() == "host" }?.value, "127.0.0.1:\(server.port)")
+        XCTAssertFalse(headers.keys.contains { $0.lowercased().hasPrefix("x-bluebonnet") }, "\(headers)")
+        let posted = await session.upload(Data("abc".utf8), to: url("/post?n=2"), method: .post).serializingData()
+            .response
+        XCTAssertEqual(try json(posted.data)["data"] as? String, "abc")
+        XCTAssertEqual(
+            proxy.forwarded,
+            ["GET http://127.0.0.1:\(server.port)/get?via=proxy", "POST http://127.0.0.1:\(server.port)/post?n=2"])
+        XCTAssertEqual(proxy.tunnels, [], "nothing was tunnelled")
+    }
+
+    /// Issue 43 (12): a proxy that opens tunnels to port 443 only (squid's default) refused every plain `http://`
+    /// request, which it forwards.
+    func testAPlainHTTPRequestPassesAProxyThatTunnelsTo443Only() async throws {
+        let proxy = try Tinyproxy(connectPorts: [443])
+        let response = await session(proxy: proxy.dictionary()).request(url("/get")).serializingData().response
+        XCTAssertNil(response.error)
+        XCTAssertEqual(response.response?.statusCode, 200)
+        XCTAssertEqual(proxy.forwarded, ["GET http://127.0.0.1:\(server.port)/get"])
     }
 
     func testAProxyThatRefusesTheTunnelIsNamedInTheError() async throws {
-        // tinyproxy allowing CONNECT to port 443 only, as squid does by default: AsyncHTTPClient tunnels a plain
-        // http:// request too, so the proxy refuses it, and the error says so rather than blaming the server.
+        // tinyproxy allowing CONNECT to port 443 only, as squid does by default: a TLS target on another port is
+        // refused, and the error says so rather than blaming the server.
         let proxy = try Tinyproxy(connectPorts: [443])
-        let response = await session(proxy: proxy.dictionary()).request(url("/get")).serializingData().response
+        let (tlsServer, pinned) = try await pinnedTLSServer()
+        let response = await session(proxy: proxy.dictionary(), trust: pinned).request(tlsServer.url("/get"))
+            .serializingData().response
+        await tlsServer.stop()
         guard case let .sessionTaskFailed(error as URLError)? = response.error else {
             return XCTFail("\(String(describing: response.error))")
         }
@@ -55,9 +80,9 @@ final class ProxyInteropTests: ServerTestCase {
         XCTAssertTrue(
             error.localizedDescription.contains(
                 "proxy 127.0.0.1:\(proxy.port) refused to open a tunnel (CONNECT) to "
-                    + "127.0.0.1:\(server.port)"), error.localizedDescription)
-        XCTAssertEqual(error.failingURL?.absoluteString, url("/get"))
-        XCTAssertTrue(server.arrivals.targets.isEmpty, "nothing reached the server")
+                    + "127.0.0.1:\(tlsServer.port)"), error.localizedDescription)
+        XCTAssertEqual(error.failingURL, tlsServer.url("/get"))
+        XCTAssertTrue(tlsServer.arrivals.targets.isEmpty, "nothing reached the server")
     }
 
     func testATLSTargetIsTunnelledAndItsTrustStillEnforced() async throws {
@@ -83,20 +108,28 @@ final class ProxyInteropTests: ServerTestCase {
 
     func testBasicCredentialsReachTheProxyAndNeverTheOrigin() async throws {
         let proxy = try Tinyproxy(credentials: ("walker", "s3cret"))
+        // A forwarded request gets the proxy's answer as its response, as from any server.
         let missing = await session(proxy: proxy.dictionary()).request(url("/get")).serializingData().response
-        XCTAssertEqual(missing.error?.urlErrorCode, .userAuthenticationRequired, "tinyproxy answers 407")
+        XCTAssertNil(missing.error)
+        XCTAssertEqual(missing.response?.statusCode, 407, "tinyproxy answers 407")
         let wrong = await session(proxy: proxy.dictionary(user: "walker", password: "nope")).request(url("/get"))
             .serializingData().response
-        // tinyproxy answers wrong credentials with 401, which AsyncHTTPClient reports as an invalid proxy response
-        // without its status: the proxy refused the tunnel.
-        XCTAssertEqual(wrong.error?.urlErrorCode, .cannotConnectToHost)
+        XCTAssertEqual(wrong.response?.statusCode, 401, "tinyproxy answers wrong credentials with 401")
         let right = await session(proxy: proxy.dictionary(user: "walker", password: "s3cret")).request(url("/headers"))
             .serializingData().response
         XCTAssertNil(right.error)
+        XCTAssertEqual(right.response?.statusCode, 200)
         let headers = try XCTUnwrap(try json(right.data)["headers"] as? [String: String])
         XCTAssertFalse(
             headers.keys.contains { $0.lowercased() == "proxy-authorization" },
             "the origin saw the proxy's credentials: \(headers)")
+        XCTAssertEqual(proxy.tunnels, [])
+        // A tunnel the proxy refuses for want of credentials is an error: no response of the target's came.
+        let (tlsServer, pinned) = try await pinnedTLSServer()
+        let tunnelled = await session(proxy: proxy.dictionary(), trust: pinned).request(tlsServer.url("/get"))
+            .serializingData().response
+        await tlsServer.stop()
+        XCTAssertEqual(tunnelled.error?.urlErrorCode, .userAuthenticationRequired, "tinyproxy answers 407")
     }
 
     func testExceptionsGoDirect() async throws {
@@ -105,6 +138,8 @@ final class ProxyInteropTests: ServerTestCase {
             .serializingData().response
         XCTAssertNil(response.error)
         XCTAssertEqual(proxy.tunnels, [])
+        XCTAssertEqual(proxy.forwarded, [])
+        XCTAssertEqual(server.arrivals.targets, ["/get"])
     }
 
     func testASOCKSProxyCarriesPlainAndTLSTargetsAndHonoursExceptions() async throws {
@@ -264,7 +299,8 @@ final class ProxyInteropTests: ServerTestCase {
         // A's own credentials still reach A.
         let plain = await client.request(url("/get")).serializingData().response
         XCTAssertNil(plain.error)
-        XCTAssertEqual(proxyA.tunnels, ["127.0.0.1:\(server.port)"])
+        XCTAssertEqual(plain.response?.statusCode, 200)
+        XCTAssertEqual(proxyA.forwarded, ["GET http://127.0.0.1:\(server.port)/get"])
         await tlsServer.stop()
     }
 }

@@ -62,6 +62,19 @@ final class Tinyproxy {
         return dictionary
     }
 
+    /// The requests the proxy took to forward, in absolute form, as `METHOD target`.
+    var forwarded: [String] {
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            guard let range = line.range(of: "Request (file descriptor "),
+                let start = line[range.upperBound...].range(of: "): ")
+            else { return nil }
+            let words = line[start.upperBound...].split(separator: " ")
+            guard words.count == 3, words[0] != "CONNECT" else { return nil }
+            return "\(words[0]) \(words[1])"
+        }
+    }
+
     /// The `CONNECT` requests the proxy logged, as `host:port`.
     var tunnels: [String] {
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""

@@ -43,6 +43,8 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     private struct ClientKey: Hashable {
         let host: String?
         let proxy: HTTPClient.Configuration.Proxy?
+        /// The `host:port` of the HTTP proxy a forwarding client sends plain `http://` requests to.
+        var forwarder: String? = nil
     }
 
     private struct HostClient {
@@ -168,21 +170,29 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     /// has its own identity.
     private func client(for url: URL) throws -> (HTTPClient, ServerTrustEnforcer?) {
         if let configurationError { throw configurationError }
-        let proxy = proxy(for: url)
+        let forwarder = forwardingProxy(for: url)
+        // A forwarded request goes to the proxy as to a server: its client has no proxy of AsyncHTTPClient's.
+        let proxy = forwarder == nil ? proxy(for: url) : nil
         let ownsHost =
             (serverTrustManager != nil || !tls.clientCertificatesByHost.isEmpty) && url.scheme?.lowercased() == "https"
-        guard proxy != nil || ownsHost else { return (client, nil) }
+        guard proxy != nil || forwarder != nil || ownsHost else { return (client, nil) }
         let host = ownsHost ? url.host : nil
-        let key = ClientKey(host: host, proxy: proxy)
+        let key = ClientKey(host: host, proxy: proxy, forwarder: forwarder.map { "\($0.host):\($0.port)" })
         if let existing = otherClients.read({ $0[key] }) { return (existing.client, existing.enforcer) }
         let evaluator = try host.flatMap { try serverTrustManager?.serverTrustEvaluator(forHost: $0) }
         let identity = host.flatMap { tls.clientCertificatesByHost[$0] }
-        guard proxy != nil || evaluator != nil || identity != nil else { return (client, nil) }
+        guard proxy != nil || forwarder != nil || evaluator != nil || identity != nil else { return (client, nil) }
         let (tlsConfiguration, enforcer) = try Self.trustSetup(
             host: host, serverTrustManager: serverTrustManager, tls: tls)
         var config = baseConfiguration
         config.proxy = proxy
         config.tlsConfiguration = tlsConfiguration
+        if forwarder != nil {
+            // Plain HTTP/1.1 to the proxy, each head's target rewritten to absolute form on its connection.
+            config.httpVersion = .http1Only
+            config.http1_1ConnectionDebugInitializer = Self.observed(
+                connectionMetering, .http1, then: AbsoluteFormForwarding.install(on:))
+        }
         if let enforcer {
             config.http1_1ConnectionDebugInitializer = Self.observed(
                 connectionMetering, .http1, then: { enforcer.verify($0) })
@@ -204,6 +214,12 @@ final class AsyncHTTPClientTransport: HTTPTransport {
     private func proxy(for url: URL) -> HTTPClient.Configuration.Proxy? {
         guard let proxies, !RequestTarget.isUnixSocket(url) else { return nil }
         return proxies.proxy(for: url)
+    }
+
+    /// The HTTP proxy a plain `http://` URL is forwarded through in absolute form, if the session has one for it.
+    private func forwardingProxy(for url: URL) -> ProxyConfiguration.Endpoint? {
+        guard let proxies, !RequestTarget.isUnixSocket(url) else { return nil }
+        return proxies.forwardingEndpoint(for: url)
     }
 
     /// `check`, after `metering` recorded the connection, when the session watches connections.
@@ -232,6 +248,9 @@ final class AsyncHTTPClientTransport: HTTPTransport {
             // it writes the head (its request still holds these), so room kept here for them would go unused.
             headers.reserveCapacity(request.headers.count)
             for (name, value) in request.headers { headers.add(name: name, value: value) }
+            let engineURL = try forwardingProxy(for: url).map {
+                try AbsoluteFormForwarding.prepare(url, through: $0, headers: &headers)
+            }
             let methodName = urlRequest.httpMethod ?? "GET"
             let method = NIOHTTP1.HTTPMethod(rawValue: methodName)
             // The resource deadline is kept by the engine's one timer with the idle timeout, not handed to
@@ -248,7 +267,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
                     AHCBodyStreamer.body(for: $0, eventLoopGroup: client.eventLoopGroup, gate: delegate)
                 }
                 ?? urlRequest.httpBody.map { .bytes($0) }
-            ahcRequest = try HTTPClient.Request(url: url, method: method, headers: headers, body: body)
+            ahcRequest = try HTTPClient.Request(url: engineURL ?? url, method: method, headers: headers, body: body)
         } catch {
             sink.transportDidComplete(body: Data(), error: TransportErrorMapper.afError(from: error))
             return CompletedTransportTask()

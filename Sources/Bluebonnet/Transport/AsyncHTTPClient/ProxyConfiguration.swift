@@ -5,7 +5,8 @@ import NIOHTTP1
 /// The proxies of `URLSessionConfiguration.connectionProxyDictionary`, with CFNetwork's keys (`HTTPEnable`,
 /// `HTTPProxy`, `HTTPPort`, the same with `HTTPS` and `SOCKS`, `ExceptionsList`) and Basic credentials: one proxy's
 /// own under `HTTPProxyUsername`/`HTTPProxyPassword` (likewise `HTTPS…`), or CFNetwork's
-/// `kCFProxyUsernameKey`/`kCFProxyPasswordKey` for every proxy of the dictionary. AsyncHTTPClient reaches every target through a `CONNECT` tunnel, so
+/// `kCFProxyUsernameKey`/`kCFProxyPasswordKey` for every proxy of the dictionary. A plain `http://` URL goes to the
+/// HTTP proxy in absolute form (`AbsoluteFormForwarding`), any other through a `CONNECT` tunnel; either way the
 /// credentials go to the proxy alone, never to the origin. A SOCKS proxy (SOCKS5, no authentication: AsyncHTTPClient
 /// offers no other) carries what no HTTP or HTTPS proxy of the dictionary does, as CFNetwork does.
 struct ProxyConfiguration: Sendable, Equatable {
@@ -69,6 +70,13 @@ struct ProxyConfiguration: Sendable, Equatable {
         guard let host = url.host?.lowercased(), !bypasses(host) else { return nil }
         if let endpoint = Origin.isSecure(url.scheme) ? https : http { return .tunnel(endpoint) }
         return socks.map { .socks($0) }
+    }
+
+    /// The HTTP proxy that takes `url` in absolute form (`AbsoluteFormForwarding`): a plain `http://` URL that the
+    /// dictionary's HTTP proxy carries. A secure URL, and a WebSocket's, go through a tunnel.
+    func forwardingEndpoint(for url: URL) -> Endpoint? {
+        guard url.scheme?.lowercased() == "http", case let .tunnel(endpoint)? = route(for: url) else { return nil }
+        return endpoint
     }
 
     /// AsyncHTTPClient's proxy for `url`, or `nil` to connect directly.

@@ -24,10 +24,9 @@ enum TransportErrorMapper {
     }
 
     /// The error for a proxy that could not be reached, or would not open a tunnel to `target`, naming the proxy
-    /// (a refused proxy is not "the server"). AsyncHTTPClient sends every
-    /// proxied request, plain `http://` included, through a `CONNECT` tunnel, and a proxy that allows `CONNECT` to
-    /// some ports only (squid's default is 443) answers with an error status that AsyncHTTPClient does not pass on.
-    /// `nil` for any other error.
+    /// (a refused proxy is not "the server"). A secure target goes through a `CONNECT` tunnel, and a proxy that
+    /// allows `CONNECT` to some ports only (squid's default is 443) answers with an error status that
+    /// AsyncHTTPClient does not pass on. `nil` for any other error.
     static func proxyRefusal(_ error: any Error, proxy: HTTPClient.Configuration.Proxy?, target: URL) -> AFError? {
         guard let proxy else { return nil }
         // The engine connects to the proxy, never to the target: a connection that could not be made is the proxy's.
