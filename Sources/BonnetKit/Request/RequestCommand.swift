@@ -41,13 +41,19 @@ public struct RequestCommand: ConsoleCommand {
 
     public func run(console: Console) async throws {
         let tracing = troubleshooting.traceback || troubleshooting.debug
+        // What is said of an error may quote what the user typed: the secrets in it are hidden.
+        let redaction = SecretRedaction(
+            words: words, auth: authentication.auth, proxies: connection.proxy, certKeyPass: connection.certKeyPass,
+            environment: console.environment)
         do {
             try await perform(console: console)
-        } catch let exit as CommandExit where tracing {
-            if let detail = exit.detail { try? console.errors.write(line: detail) }
-            throw exit
-        } catch  where tracing && !(error is CommandExit) {
-            try? console.errors.write(line: CommandExit.traceback(of: error))
+        } catch let exit as CommandExit {
+            if tracing, let detail = exit.detail { try? console.errors.write(line: redaction.apply(to: detail)) }
+            throw CommandExit(
+                status: exit.status, message: exit.message.map(redaction.apply(to:)),
+                detail: exit.detail.map(redaction.apply(to:)))
+        } catch where tracing {
+            try? console.errors.write(line: redaction.apply(to: CommandExit.traceback(of: error)))
             throw error
         }
     }

@@ -1,4 +1,5 @@
 import Bluebonnet
+@testable import BonnetKit
 import Foundation
 import XCTest
 
@@ -151,6 +152,44 @@ extension BonnetCommandTests {
         XCTAssertTrue(traced.errors.contains("bonnet: error: could not connect"), traced.errors)
         let fine = try await bonnet(["--traceback", "--check-status", url("/get")])
         XCTAssertEqual(fine.status, 0, fine.errors)
+    }
+
+    /// Issue 43: an invalid URL was quoted with its password in the error, three times more under `--traceback`.
+    func testErrorsAndTracebacksHideTheSecretsTyped() async throws {
+        for flags in [[], ["--traceback"], ["--debug"]] {
+            let run = try await bonnet(flags + ["http://user:secretpw@[::1", "Authorization:Bearer tok-123456"])
+            XCTAssertEqual(run.status, 1, run.errors)
+            XCTAssertFalse(run.errors.contains("secretpw"), run.errors)
+            XCTAssertFalse(run.errors.contains("tok-123456"), run.errors)
+            XCTAssertTrue(run.errors.contains("user:(hidden)@"), run.errors)
+            XCTAssertEqual(run.errors.contains("Traceback"), !flags.isEmpty, run.errors)
+        }
+    }
+
+    func testSecretRedactionHidesEachSecretTheCommandWasGiven() {
+        let redaction = SecretRedaction(
+            words: ["GET", "http://u%40x:p%2Fw1@h/", "Cookie:a=cookie1; b=cookie2", "proxy-authorization:Basic pa55"],
+            auth: "me:authpw", proxies: ["http:http://pu:proxypw@p:1"], certKeyPass: "keypass",
+            environment: ["HTTPS_PROXY": "http://eu:envpw@e:2", "http_proxy": "http://x:ab@e:3"])
+        let basic = Data("me:authpw".utf8).base64EncodedString()
+        let text = [
+            "p%2Fw1 p/w1 cookie1 cookie2 pa55 authpw \(basic) proxypw keypass envpw",
+            #"["Authorization": "Digest secret-digest", "Accept": "*/*"]"#,
+            "  - key: \"Cookie\"\n    - value: \"unknown-cookie\"",
+            "Proxy-Authorization: Basic unknown-token",
+            "ftp://someone:elsewhere@host/ and http://x:ab@e:3/",
+        ].joined(separator: "\n")
+        let hidden = redaction.apply(to: text)
+        for secret in [
+            "p%2Fw1", "p/w1", "cookie1", "cookie2", "pa55", "authpw", basic, "proxypw", "keypass", "envpw",
+            "secret-digest", "unknown-cookie", "unknown-token", "elsewhere", "x:ab",
+        ] {
+            XCTAssertFalse(hidden.contains(secret), "\(secret) in \(hidden)")
+        }
+        XCTAssertTrue(hidden.contains(#""Accept": "*/*""#), hidden)
+        XCTAssertTrue(hidden.contains("ftp://someone:(hidden)@host/"), hidden)
+        XCTAssertTrue(hidden.contains("http://x:(hidden)@e:3/"), hidden)
+        XCTAssertEqual(SecretRedaction(secrets: ["ab", "abc"]).apply(to: "ab abc abcd"), "ab (hidden) (hidden)d")
     }
 
     func testDebugPrintsWhatABugReportNeeds() async throws {
