@@ -52,7 +52,7 @@ public struct RequestCommand: ConsoleCommand {
             throw CommandExit(
                 status: exit.status, message: exit.message.map(redaction.apply(to:)),
                 detail: exit.detail.map(redaction.apply(to:)))
-        } catch where tracing {
+        } catch  where tracing {
             try? console.errors.write(line: redaction.apply(to: CommandExit.traceback(of: error)))
             throw error
         }
