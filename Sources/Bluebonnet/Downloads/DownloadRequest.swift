@@ -426,3 +426,14 @@ extension DownloadRequest: ResponseBodyConsumer {
         }
     }
 }
+
+extension DownloadRequest {
+    /// How the session's monitor hears of a serialized download response: as for a data request
+    /// (`DataRequest.ParseEvent`), only where the value is known to be `Sendable`.
+    typealias ParseEvent<Value> =
+        @Sendable (any EventMonitor, DownloadRequest, DownloadResponse<Value, AFError>) ->
+        Void
+
+    /// `EventMonitor.request(_:didParseResponse:)`.
+    static func parseEvent<Value: Sendable>() -> ParseEvent<Value> { { $0.request($1, didParseResponse: $2) } }
+}
