@@ -258,7 +258,7 @@ extension DataRequest {
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DataTask<Serializer.SerializedObject> where Serializer.SerializedObject: Sendable {
         dataTask(
-            serializer: serializer, telling: DataRequest.parseEvent(),
+            serializer: serializer, telling: parseEvent(),
             automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
@@ -289,7 +289,7 @@ extension DataRequest {
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DataTask<Serializer.SerializedObject> where Serializer.SerializedObject: Sendable {
         dataTask(
-            serializer: serializer, telling: DataRequest.parseEvent(),
+            serializer: serializer, telling: parseEvent(),
             automaticallyCancelling: shouldAutomaticallyCancel)
     }
 

@@ -109,7 +109,7 @@ extension DownloadRequest {
         completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self where Serializer.SerializedObject: Sendable {
         appendResponseHandler(
-            queue: queue, serializer: responseSerializer, telling: DownloadRequest.parseEvent(),
+            queue: queue, serializer: responseSerializer, telling: parseEvent(),
             completionHandler: completionHandler)
     }
 
@@ -146,7 +146,7 @@ extension DownloadRequest {
         completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self where Serializer.SerializedObject: Sendable {
         appendResponseHandler(
-            queue: queue, serializer: responseSerializer, telling: DownloadRequest.parseEvent(),
+            queue: queue, serializer: responseSerializer, telling: parseEvent(),
             completionHandler: completionHandler)
     }
 

@@ -434,6 +434,10 @@ extension DownloadRequest {
         @Sendable (any EventMonitor, DownloadRequest, DownloadResponse<Value, AFError>) ->
         Void
 
-    /// `EventMonitor.request(_:didParseResponse:)`.
-    static func parseEvent<Value: Sendable>() -> ParseEvent<Value> { { $0.request($1, didParseResponse: $2) } }
+    /// `EventMonitor.request(_:didParseResponse:)`, when the session's monitor listens for it: `nil` otherwise, so
+    /// that a request nobody monitors makes no closure for it.
+    func parseEvent<Value: Sendable>() -> ParseEvent<Value>? {
+        guard monitoredEvents.contains(.parsing) else { return nil }
+        return { monitor, request, response in monitor.request(request, didParseResponse: response) }
+    }
 }

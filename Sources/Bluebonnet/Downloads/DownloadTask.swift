@@ -75,7 +75,7 @@ extension DownloadRequest {
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DownloadTask<Serializer.SerializedObject> where Serializer.SerializedObject: Sendable {
         downloadTask(
-            serializer: serializer, telling: DownloadRequest.parseEvent(),
+            serializer: serializer, telling: parseEvent(),
             automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
@@ -106,7 +106,7 @@ extension DownloadRequest {
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DownloadTask<Serializer.SerializedObject> where Serializer.SerializedObject: Sendable {
         downloadTask(
-            serializer: serializer, telling: DownloadRequest.parseEvent(),
+            serializer: serializer, telling: parseEvent(),
             automaticallyCancelling: shouldAutomaticallyCancel)
     }
 

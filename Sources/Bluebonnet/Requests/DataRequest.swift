@@ -46,6 +46,10 @@ extension DataRequest {
     /// `serializingResponse(using:automaticallyCancelling:)` that say so), and none where it is not (JSON's `Any`).
     typealias ParseEvent<Value> = @Sendable (any EventMonitor, DataRequest, DataResponse<Value, AFError>) -> Void
 
-    /// `EventMonitor.request(_:didParseResponse:)`.
-    static func parseEvent<Value: Sendable>() -> ParseEvent<Value> { { $0.request($1, didParseResponse: $2) } }
+    /// `EventMonitor.request(_:didParseResponse:)`, when the session's monitor listens for it: `nil` otherwise, so
+    /// that a request nobody monitors makes no closure for it.
+    func parseEvent<Value: Sendable>() -> ParseEvent<Value>? {
+        guard monitoredEvents.contains(.parsing) else { return nil }
+        return { monitor, request, response in monitor.request(request, didParseResponse: response) }
+    }
 }

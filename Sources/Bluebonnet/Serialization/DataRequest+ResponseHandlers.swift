@@ -53,7 +53,7 @@ extension DataRequest {
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self where Serializer.SerializedObject: Sendable {
         appendResponseHandler(
-            queue: queue, serializer: responseSerializer, telling: DataRequest.parseEvent(),
+            queue: queue, serializer: responseSerializer, telling: parseEvent(),
             completionHandler: completionHandler)
     }
 
@@ -90,7 +90,7 @@ extension DataRequest {
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self where Serializer.SerializedObject: Sendable {
         appendResponseHandler(
-            queue: queue, serializer: responseSerializer, telling: DataRequest.parseEvent(),
+            queue: queue, serializer: responseSerializer, telling: parseEvent(),
             completionHandler: completionHandler)
     }
 
