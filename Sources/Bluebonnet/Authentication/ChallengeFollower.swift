@@ -57,7 +57,59 @@ struct ChallengeFollower: HopFollowing {
         }
     }
 
+    /// A 401's Basic or Digest challenge, told to a monitor as URLSession tells Alamofire's delegate, whether or not
+    /// a credential answers it.
+    func monitorEvent(for facts: HopFacts) -> SessionMonitorEvent? {
+        guard facts.head.statusCode == 401, let field = facts.head.value(for: "WWW-Authenticate"),
+            let url = facts.hopRequest.url
+        else { return nil }
+        let failures = facts.notes[ChallengeNotes.self]?.answers ?? 0
+        let head = facts.head
+        return { monitor, session, task in
+            guard
+                let challenge = URLAuthenticationChallenge.told(
+                    field: field, url: url, previousFailureCount: failures, response: head.httpResponse)
+            else { return }
+            monitor.urlSession(session, task: task, didReceive: challenge)
+        }
+    }
+
     private func responder(for facts: HopFacts) -> ChallengeResponder {
         ChallengeResponder(requestCredential: facts.features[RequestCredential.self], storage: storage)
     }
+}
+
+extension URLAuthenticationChallenge {
+    /// The challenge URLSession would make of a 401's `WWW-Authenticate` field: its first Basic or Digest challenge,
+    /// with the origin and realm as protection space; `nil` when the field has neither, or cannot be parsed.
+    ///
+    /// Only told: Bluebonnet answers the challenge itself, so its sender ignores what a monitor does with it.
+    static func told(field: String, url: URL, previousFailureCount: Int, response: HTTPURLResponse)
+        -> URLAuthenticationChallenge?
+    {
+        guard let host = url.host, let scheme = url.scheme?.lowercased(),
+            let challenges = try? AuthenticationChallengeParser().parse(field),
+            let (challenge, method) = challenges.lazy.compactMap({ challenge -> (AuthenticationChallenge, String)? in
+                if challenge.isScheme("Basic") { return (challenge, NSURLAuthenticationMethodHTTPBasic) }
+                if challenge.isScheme("Digest") { return (challenge, NSURLAuthenticationMethodHTTPDigest) }
+                return nil
+            }).first
+        else { return nil }
+        let space = URLProtectionSpace(
+            host: host, port: Origin.effectivePort(url), protocol: scheme, realm: challenge.realm,
+            authenticationMethod: method)
+        return URLAuthenticationChallenge(
+            protectionSpace: space, proposedCredential: nil, previousFailureCount: previousFailureCount,
+            failureResponse: response, error: nil, sender: IgnoredChallengeSender())
+    }
+}
+
+/// The sender of a challenge a monitor is told of: Bluebonnet answers challenges itself (`ChallengeResponder`), so
+/// nothing a monitor sends back changes the request.
+private final class IgnoredChallengeSender: NSObject, URLAuthenticationChallengeSender {
+    func use(_ credential: URLCredential, for challenge: URLAuthenticationChallenge) {}
+    func continueWithoutCredential(for challenge: URLAuthenticationChallenge) {}
+    func cancel(_ challenge: URLAuthenticationChallenge) {}
+    func performDefaultHandling(for challenge: URLAuthenticationChallenge) {}
+    func rejectProtectionSpaceAndContinue(with challenge: URLAuthenticationChallenge) {}
 }

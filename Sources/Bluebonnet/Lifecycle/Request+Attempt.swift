@@ -554,7 +554,7 @@ extension Request {
             // The request's own step (`onHTTPResponse`) sees final responses only.
             return (streams, head, final ? state.headStep : nil, final)
         }
-        if monitorsHead, final { tellDidReceiveResponse(response) }
+        if monitorsHead { tellHeadEvents(response, final: final) }
         if streams, let consumer { consumer.responseBodyWillBegin(response) }
         guard let head else { return .proceed(streamingBody: streams) }
         // Each step looks at the head here, on the engine's thread; what must happen before the body is read runs
@@ -584,6 +584,22 @@ extension Request {
                 runHeadWork(works.dropFirst(), readiness: readiness)
             }
         }
+    }
+
+    /// Tells a monitor what URLSession tells Alamofire's delegate of a head: the followers' events (a 401's
+    /// challenge), then, for the response the request delivers, the response itself.
+    private func tellHeadEvents(_ response: ResponseHead, final: Bool) {
+        let followers = context.followers
+        if followers.contains(where: { $0.considers(status: response.statusCode) }) {
+            let events = mutableState.read { state -> [SessionMonitorEvent] in
+                guard let facts = hopFacts(response, state: state) else { return [] }
+                return followers.compactMap {
+                    $0.considers(status: response.statusCode) ? $0.monitorEvent(for: facts) : nil
+                }
+            }
+            for event in events { tellSessionMonitor(.other, event) }
+        }
+        if final { tellDidReceiveResponse(response) }
     }
 
     /// What a follower sees of the current hop, given its response; read inside the caller's lock.

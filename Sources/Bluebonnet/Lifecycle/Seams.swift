@@ -105,7 +105,20 @@ protocol HopFollowing: Sendable {
     func mayFollow(_ facts: HopFacts) -> Bool
     /// On the engine's thread once the hop's body arrived: `nil` when the follower does not take the response.
     func examine(_ facts: HopFacts) -> HopExamination?
+    /// On the engine's thread, under the request's lock, when the head arrives and the session's monitor listens:
+    /// what the monitor is told of it, as URLSession tells Alamofire's delegate (a 401's challenge), whether or not
+    /// the follower answers it; `nil` for nothing. The event runs on the monitor's queue.
+    func monitorEvent(for facts: HopFacts) -> SessionMonitorEvent?
 }
+
+extension HopFollowing {
+    /// Nothing to tell.
+    func monitorEvent(for facts: HopFacts) -> SessionMonitorEvent? { nil }
+}
+
+/// An event of Alamofire's session delegate for a monitor, made on the monitor's queue with the session and the
+/// attempt's task.
+typealias SessionMonitorEvent = @Sendable (any EventMonitor, URLSession, URLSessionTask) -> Void
 
 // MARK: - Watching a request from outside
 

@@ -296,3 +296,55 @@ final class HTTPAuthenticationTests: ServerTestCase {
         XCTAssertFalse(message.contains("s3cret"), message)
     }
 }
+
+/// Issue 45: Alamofire's `urlSession(_:task:didReceive:)` compiled on a monitor and was never called. URLSession tells
+/// Alamofire's delegate of every 401 it can answer (Basic, Digest), whether or not a credential does.
+final class ChallengeEventTests: ServerTestCase {
+    private final class ChallengeMonitor: EventMonitor {
+        let queue = DispatchQueue(label: "challenges")
+        let seen = Recorder<String>()
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge) {
+            let space = challenge.protectionSpace
+            let status = (challenge.failureResponse as? HTTPURLResponse)?.statusCode ?? 0
+            seen.append(
+                "\(space.authenticationMethod) \(space.realm ?? "-") \(space.host):\(space.port) "
+                    + "\(challenge.previousFailureCount) \(status) \(task.originalRequest?.url?.path ?? "")")
+        }
+    }
+
+    func testEachChallengeIsToldWithItsRealmAndHowOftenItFailed() async throws {
+        let monitor = ChallengeMonitor()
+        let session = Session(eventMonitors: [monitor])
+        let host = "127.0.0.1:\(server.port)"
+        let right = await session.request(url("/basic-auth/user/passwd")).authenticate(
+            username: "user", password: "passwd"
+        )
+        .serializingData().response
+        XCTAssertEqual(right.response?.statusCode, 200)
+        let wrong = await session.request(url("/basic-auth/user/passwd")).authenticate(username: "user", password: "no")
+            .serializingData().response
+        XCTAssertEqual(wrong.response?.statusCode, 401)
+        let none = await session.request(url("/basic-auth/user/passwd?realm=none")).serializingData().response
+        XCTAssertEqual(none.response?.statusCode, 401)
+        let digest = await session.request(url("/digest-auth/auth/user/passwd")).serializingData().response
+        XCTAssertEqual(digest.response?.statusCode, 401)
+        // A 403 is not a challenge, nor is a 401's Bearer challenge, which URLSession does not answer.
+        _ = await session.request(url("/status/403")).serializingData().response
+        let bearer = await session.request(url("/token/challenge-events/protected")).serializingData().response
+        XCTAssertEqual(bearer.response?.statusCode, 401)
+        _ = await session.request(url("/status/401")).serializingData().response
+        monitor.queue.sync {}
+        let basic = NSURLAuthenticationMethodHTTPBasic
+        XCTAssertEqual(
+            monitor.seen.values,
+            [
+                "\(basic) Fake Realm \(host) 0 401 /basic-auth/user/passwd",
+                "\(basic) Fake Realm \(host) 0 401 /basic-auth/user/passwd",
+                "\(basic) Fake Realm \(host) 1 401 /basic-auth/user/passwd",
+                "\(basic) - \(host) 0 401 /basic-auth/user/passwd",
+                "\(NSURLAuthenticationMethodHTTPDigest) me@kennethreitz.com \(host) 0 401 /digest-auth/auth/user/passwd",
+                "\(basic) Fake Realm \(host) 0 401 /status/401",
+            ])
+    }
+}
