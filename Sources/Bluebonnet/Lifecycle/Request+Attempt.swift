@@ -490,10 +490,7 @@ extension Request {
             let action = state.machine.didDecideRetry(result)
             switch action {
             case .retry:
-                // A new attempt: what the last one left is forgotten, as in Alamofire's `prepareForRetry`.
-                state.error = nil
-                state.head = nil
-                state.metrics.beginRetry()
+                state.forgetAttempt()
             case let .finish(outcome, _):
                 state.error = outcome.error
             default:

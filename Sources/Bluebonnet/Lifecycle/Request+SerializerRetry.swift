@@ -88,12 +88,7 @@ extension Request {
         if !retries { settled(result) }
         let action = mutableState.write { state -> RequestStateMachine.Action? in
             let action = state.machine.didDecideHandlerRetry(result)
-            if case .retry = action {
-                // A new attempt: what the last one left is forgotten, as for any retry.
-                state.error = nil
-                state.head = nil
-                state.metrics.beginRetry()
-            }
+            if case .retry = action { state.forgetAttempt() }
             return action
         }
         guard let action else { return }

@@ -105,6 +105,13 @@ public class Request: @unchecked Sendable {
         init(machine: RequestStateMachine) {
             self.machine = machine
         }
+
+        /// A retry begins a new attempt: what the last one left is forgotten, as in Alamofire's `prepareForRetry`.
+        mutating func forgetAttempt() {
+            error = nil
+            head = nil
+            metrics.beginRetry()
+        }
     }
 
     /// What watches the request from outside (tracing, metrics), if anything does.
