@@ -115,7 +115,10 @@ struct Exchange {
         let urlRequest = plan.urlRequest
         let options = plan.options
         let request: DataRequest
-        if let streamed = plan.streamedBody {
+        if let file = plan.bodyFile {
+            // A large `@file`, sent from the disk with its length: never whole in memory.
+            request = session.upload(file, with: urlRequest)
+        } else if let streamed = plan.streamedBody {
             // A large piped body, sent as it is read (chunked): never whole in memory.
             request = session.upload(streamed.stream, with: urlRequest)
         } else if plan.sendsMultipart, options.body.chunked {

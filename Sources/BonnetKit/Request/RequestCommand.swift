@@ -114,7 +114,8 @@ public struct RequestCommand: ConsoleCommand {
             lines.append("    \(name): \(hidden ? "(hidden)" : value)")
         }
         if let body = request.httpBody { lines.append("    (a body of \(body.count) bytes)") }
-        if plan.streamedBody != nil { lines.append("    (a body streamed from standard input)") }
+        if plan.streamedBody != nil { lines.append("    (a body streamed as it is read)") }
+        if let file = plan.bodyFile { lines.append("    (a body sent from \(file.path))") }
         for line in lines { try? console.errors.write(line: line) }
     }
 

@@ -27,8 +27,12 @@ struct RequestPlan {
     let items: RequestItems
     /// Whether the body is a multipart form (`--multipart`, or `name@file` items).
     let sendsMultipart: Bool
-    /// A body piped in that is larger than is held in memory: sent as it is read (chunked), with the exchange.
+    /// A body piped in (or an `@file` that is not a regular file) larger than is held in memory: sent as it is read
+    /// (chunked), with the exchange.
     let streamedBody: StreamedBody?
+    /// An `@file` body that is a regular file larger than is held in memory: sent from the disk as it is read, with
+    /// its length, by the exchange.
+    let bodyFile: URL?
     /// What is printed of the final exchange (`HBhbm`), and of each one followed before it (`--all`).
     let parts: Set<Character>
     let historyParts: Set<Character>
@@ -72,6 +76,7 @@ struct RequestPlan {
         case nil: break
         }
         var givenBody = body.raw.map { Data($0.utf8) } ?? (piped?.isEmpty == false ? piped : nil)
+        var bodyFile: URL?
         if givenBody != nil, hasItemBody {
             throw CommandExit.usage(
                 "Request body (from stdin) and request data (key=value) cannot be mixed. "
@@ -85,10 +90,31 @@ struct RequestPlan {
                     "Request body (from stdin, --raw or a file) and request data (key=value) cannot be mixed. "
                         + "Pass --ignore-stdin to let key/value take priority.")
             }
-            guard let data = FileManager.default.contents(atPath: console.file(path).path) else {
-                throw CommandExit.usage("'@\(path)': cannot read \(console.file(path).path)")
+            // Held whole only when it is small: a large file is sent from the disk, and one that is not a regular
+            // file (a FIFO, a device such as /dev/zero) as it is read, as a large piped body is.
+            let file = console.file(path)
+            let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw CommandExit.usage("'@\(path)': cannot read \(file.path) (\(String(cString: strerror(errno))))")
             }
-            givenBody = data
+            let isRegular = Self.isRegularFile(descriptor)
+            switch ConsoleInput.descriptor(descriptor).readBody() {
+            case nil:
+                close(descriptor)
+                givenBody = Data()
+            case let .whole(data)?:
+                close(descriptor)
+                givenBody = data
+            case let .streamed(prefix, _)? where isRegular:
+                // The descriptor is read no further: the upload opens the file itself.
+                close(descriptor)
+                givenBody = prefix
+                bodyFile = file
+            case let .streamed(prefix, stream)?:
+                // Read as the request is sent; the descriptor lives as long as the process, which is one command.
+                givenBody = prefix
+                streamed = StreamedBody(prefix: prefix, stream: stream)
+            }
             bodyType = Self.mediaType(ofFile: path)
         }
         sendsMultipart = body.multipart || !items.files.isEmpty
@@ -109,8 +135,8 @@ struct RequestPlan {
         // memory and whatever the body's size, rather than wait for the whole exchange. A GET with a body is sent as
         // an upload by the exchange (the library refuses a GET whose URLRequest carries a body), so it does not stream.
         let getWithBody = methodWord?.uppercased() == "GET" && (hasItemBody || givenBody != nil)
-        if mode == .exchange, streamed == nil, !sendsMultipart, !exchange.offline, !options.body.chunked, !printing.all,
-            !getWithBody,
+        if mode == .exchange, streamed == nil, bodyFile == nil, !sendsMultipart, !exchange.offline,
+            !options.body.chunked, !printing.all, !getWithBody,
             !printing.timeline,
             !printing.curl, parts.isSubset(of: ["h", "b"]),
             !parts.contains("b") || (!console.outputIsTerminal && prettiness == .none)
@@ -118,15 +144,28 @@ struct RequestPlan {
             mode = .stream
         }
         self.mode = mode
-        // Only the exchange sends a stream; a download, `--stream` and `--offline` take the body whole, as before.
-        if let body = streamed, mode != .exchange {
-            guard let whole = body.readWhole() else {
-                throw CommandExit(status: 1, message: "cannot read the body from standard input")
+        // Only the exchange sends a stream, and only when the request's body is not to be printed; a download,
+        // `--stream`, `--offline` and `-v` take the body whole, up to a bound.
+        let holdsBodyWhole = mode != .exchange || parts.contains("B")
+        if let body = streamed, holdsBodyWhole {
+            switch body.readWhole() {
+            case let .read(whole): givenBody = whole
+            case .failed: throw CommandExit(status: 1, message: "cannot read the request body")
+            case .tooLarge: throw Self.bodyTooLarge
             }
-            givenBody = whole
             streamed = nil
         }
+        if let file = bodyFile, holdsBodyWhole {
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
+            guard let size, size <= StreamedBody.heldWholeAtMost else { throw Self.bodyTooLarge }
+            guard let whole = FileManager.default.contents(atPath: file.path) else {
+                throw CommandExit(status: 1, message: "cannot read \(file.path)")
+            }
+            givenBody = whole
+            bodyFile = nil
+        }
         streamedBody = streamed
+        self.bodyFile = bodyFile
         var printer = Output(
             colored: !printing.noColor && (prettiness == .all || prettiness == .colors),
             formats: prettiness == .all || prettiness == .format, toTerminal: console.outputIsTerminal,
@@ -142,15 +181,21 @@ struct RequestPlan {
         var request: URLRequest
         do {
             request = try Self.request(
-                url: url, method: method, items: items, body: streamed == nil ? givenBody : nil, bodyType: bodyType,
+                url: url, method: method, items: items, body: streamed == nil && bodyFile == nil ? givenBody : nil,
+                bodyType: bodyType,
                 options: options,
                 multipart: sendsMultipart)
-            if let streamed, request.value(forHTTPHeaderField: "Content-Type") == nil {
-                // Typed as a body held whole is, from what its first MiB shows: a form, or JSON when it opens like it.
-                if options.body.form {
+            if streamed != nil || bodyFile != nil, let prefix = givenBody,
+                request.value(forHTTPHeaderField: "Content-Type") == nil
+            {
+                // Typed as a body held whole is: an `@file` by its extension, else from what its first MiB shows, a
+                // form, or JSON when it opens like it.
+                if let bodyType {
+                    request.setValue(bodyType, forHTTPHeaderField: "Content-Type")
+                } else if options.body.form {
                     request.setValue(
                         "application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
-                } else if streamed.opensLikeJSON {
+                } else if StreamedBody.opensLikeJSON(prefix) {
                     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
                 }
             }
@@ -229,6 +274,19 @@ struct RequestPlan {
             request.cachePolicy = .returnCacheDataDontLoad
         }
         urlRequest = request
+    }
+
+    /// A body too large to hold whole, where the request's body must be: the user's way around it.
+    static let bodyTooLarge = CommandExit(
+        status: 1,
+        message: "the request body is larger than the \(StreamedBody.heldWholeAtMost >> 20) MiB bonnet holds whole for "
+            + "--offline, --download, --stream or printing the request's body (-v, --print=B); without them it is "
+            + "streamed, whatever its size")
+
+    /// Whether `descriptor` is a regular file (not a FIFO, a device or a socket).
+    static func isRegularFile(_ descriptor: Int32) -> Bool {
+        var status = stat()
+        return fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
     }
 
     /// The media type of an `@file` body from its extension, as httpie guesses it (Python's `mimetypes`), for the
@@ -482,22 +540,35 @@ final class StreamedBody: @unchecked Sendable {
         self.stream = stream
     }
 
-    /// Whether the body opens as a JSON object or array does.
-    var opensLikeJSON: Bool {
+    /// The most of a body held whole where a command needs it whole (`--offline`, `--download`, `-v`): 256 MiB.
+    static let heldWholeAtMost = 256 << 20
+
+    /// Whether a body that starts with `prefix` opens as a JSON object or array does.
+    static func opensLikeJSON(_ prefix: Data) -> Bool {
         let first = prefix.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
         return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 
-    /// All of the body, read to its end; `nil` when reading failed (never a body cut short).
-    func readWhole() -> Data? {
+    /// What reading the whole body gave.
+    enum Whole: Equatable {
+        case read(Data)
+        /// Reading failed: never a body cut short.
+        case failed
+        /// More than the bound: `/dev/zero` never ends.
+        case tooLarge
+    }
+
+    /// All of the body, read to its end, if it ends within `limit` bytes.
+    func readWhole(atMost limit: Int = StreamedBody.heldWholeAtMost) -> Whole {
         var whole = Data()
         stream.open()
         defer { stream.close() }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = stream.read(&buffer, maxLength: buffer.count)
-            if count < 0 { return nil }
-            if count == 0 { return whole }
+            if count < 0 { return .failed }
+            if count == 0 { return .read(whole) }
+            guard whole.count + count <= limit else { return .tooLarge }
             whole.append(contentsOf: buffer[..<count])
         }
     }
