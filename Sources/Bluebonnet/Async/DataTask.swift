@@ -242,24 +242,7 @@ extension DataRequest {
         using serializer: Serializer,
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DataTask<Serializer.SerializedObject> {
-        dataTask(serializer: serializer, telling: nil, automaticallyCancelling: shouldAutomaticallyCancel)
-    }
-
-    /// Creates a `DataTask` to `await` serialization using the provided `DataResponseSerializerProtocol` instance,
-    /// whose value is `Sendable`: the session's monitors hear of the response
-    /// (`EventMonitor.request(_:didParseResponse:)`), as in Alamofire.
-    ///
-    /// - Parameters:
-    ///   - serializer:                Response serializer used to serialize the response.
-    ///   - shouldAutomaticallyCancel: Whether cancelling the awaiting Swift task cancels the request. `true` by default.
-    /// - Returns: The `DataTask`.
-    public func serializingResponse<Serializer: DataResponseSerializerProtocol>(
-        using serializer: Serializer,
-        automaticallyCancelling shouldAutomaticallyCancel: Bool = true
-    ) -> DataTask<Serializer.SerializedObject> where Serializer.SerializedObject: Sendable {
-        dataTask(
-            serializer: serializer, telling: parseEvent(),
-            automaticallyCancelling: shouldAutomaticallyCancel)
+        dataTask(serializer: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
     /// Creates a `DataTask` to `await` serialization using the provided `ResponseSerializer`: the form that lets its
@@ -273,29 +256,11 @@ extension DataRequest {
         using serializer: Serializer,
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DataTask<Serializer.SerializedObject> {
-        dataTask(serializer: serializer, telling: nil, automaticallyCancelling: shouldAutomaticallyCancel)
-    }
-
-    /// Creates a `DataTask` to `await` serialization using the provided `ResponseSerializer`, whose value is
-    /// `Sendable`: the session's monitors hear of the response (`EventMonitor.request(_:didParseResponse:)`), as in
-    /// Alamofire.
-    ///
-    /// - Parameters:
-    ///   - serializer:                Response serializer used to serialize the response.
-    ///   - shouldAutomaticallyCancel: Whether cancelling the awaiting Swift task cancels the request. `true` by default.
-    /// - Returns: The `DataTask`.
-    public func serializingResponse<Serializer: ResponseSerializer>(
-        using serializer: Serializer,
-        automaticallyCancelling shouldAutomaticallyCancel: Bool = true
-    ) -> DataTask<Serializer.SerializedObject> where Serializer.SerializedObject: Sendable {
-        dataTask(
-            serializer: serializer, telling: parseEvent(),
-            automaticallyCancelling: shouldAutomaticallyCancel)
+        dataTask(serializer: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
     private func dataTask<Serializer: DataResponseSerializerProtocol>(
-        serializer: Serializer, telling tell: DataRequest.ParseEvent<Serializer.SerializedObject>?,
-        automaticallyCancelling shouldAutomaticallyCancel: Bool
+        serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool
     ) -> DataTask<Serializer.SerializedObject> {
         let box = ResponseBox<DataResponse<Serializer.SerializedObject, AFError>>()
         guard !monitoredEvents.contains(.parsing), !mutableState.read({ $0.machine.policy.retries }) else {
@@ -303,10 +268,7 @@ extension DataRequest {
             // shown a failure to serialize, as in Alamofire; so the serializer runs then, on `serializationQueue`,
             // whether or not anyone awaits the value.
             appendSerializingHandler(
-                inlineSafe: false,
-                serialize: { [self] in
-                    serializedResponse(using: serializer, snapshot: snapshot(), telling: tell)
-                },
+                inlineSafe: false, serialize: { [self] in serializedResponse(using: serializer, snapshot: snapshot()) },
                 failure: { $0.error }, replacing: { response, error in response.mapError { _ in error } },
                 deliver: { response in
                     let response = UncheckedBox(response)
@@ -316,7 +278,7 @@ extension DataRequest {
         }
         appendResponseSerializer(inlineSafe: true) { [self] in
             let snapshot = snapshot()
-            box.fulfill { self.serializedResponse(using: serializer, snapshot: snapshot, telling: tell) }
+            box.fulfill { self.serializedResponse(using: serializer, snapshot: snapshot) }
         }
         return DataTask(request: self, box: box, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
     }

@@ -32,11 +32,10 @@ extension DownloadRequest {
         return response
     }
 
-    /// Runs `serializer` over a snapshot of the finished download; `tell` tells the session's monitor of the result,
-    /// when its value is `Sendable`.
+    /// Runs `serializer` over a snapshot of the finished download.
     func serializedResponse<Serializer: DownloadResponseSerializerProtocol>(
         using serializer: Serializer,
-        snapshot: Snapshot, telling tell: DownloadRequest.ParseEvent<Serializer.SerializedObject>?
+        snapshot: Snapshot
     ) -> AFDownloadResponse<Serializer.SerializedObject> {
         let start = Timeline.now()
         let state = snapshot.state
@@ -55,7 +54,7 @@ extension DownloadRequest {
             request: state.request, response: state.response, fileURL: snapshot.fileURL,
             resumeData: snapshot.resumeData, metrics: nil, serializationDuration: end - start,
             result: result, timeline: state.timeline(serializationCompletedAt: end), taskMetrics: state.metrics)
-        if let tell, monitoredEvents.contains(.parsing), let eventMonitor { tell(eventMonitor, self, response) }
+        if monitoredEvents.contains(.parsing) { eventMonitor?.request(self, didParseResponse: response) }
         return response
     }
 
@@ -90,27 +89,7 @@ extension DownloadRequest {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        appendResponseHandler(
-            queue: queue, serializer: responseSerializer, telling: nil, completionHandler: completionHandler)
-    }
-
-    /// Adds a handler using the specified serializer, which reads the downloaded file and makes a `Sendable` value:
-    /// the session's monitors hear of the response (`EventMonitor.request(_:didParseResponse:)`), as in Alamofire.
-    ///
-    /// - Parameters:
-    ///   - queue:              The queue on which the completion handler is dispatched. `.main` by default.
-    ///   - responseSerializer: The response serializer responsible for serializing the request, response, and file.
-    ///   - completionHandler:  The code to be executed once the request has finished.
-    /// - Returns: The request.
-    @discardableResult
-    public func response<Serializer: DownloadResponseSerializerProtocol>(
-        queue: DispatchQueue = .main,
-        responseSerializer: Serializer,
-        completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
-    ) -> Self where Serializer.SerializedObject: Sendable {
-        appendResponseHandler(
-            queue: queue, serializer: responseSerializer, telling: parseEvent(),
-            completionHandler: completionHandler)
+        appendResponseHandler(queue: queue, serializer: responseSerializer, completionHandler: completionHandler)
     }
 
     /// Adds a handler that serializes the downloaded file with `responseSerializer`: the form for a
@@ -127,38 +106,17 @@ extension DownloadRequest {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        appendResponseHandler(
-            queue: queue, serializer: responseSerializer, telling: nil, completionHandler: completionHandler)
-    }
-
-    /// Adds a handler that serializes the downloaded file with `responseSerializer`, whose value is `Sendable`: the
-    /// session's monitors hear of the response (`EventMonitor.request(_:didParseResponse:)`), as in Alamofire.
-    ///
-    /// - Parameters:
-    ///   - queue:              The queue on which the completion handler is dispatched. `.main` by default.
-    ///   - responseSerializer: The response serializer responsible for serializing the request, response, and file.
-    ///   - completionHandler:  The code to be executed once the request has finished.
-    /// - Returns: The request.
-    @discardableResult
-    public func response<Serializer: ResponseSerializer>(
-        queue: DispatchQueue = .main,
-        responseSerializer: Serializer,
-        completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
-    ) -> Self where Serializer.SerializedObject: Sendable {
-        appendResponseHandler(
-            queue: queue, serializer: responseSerializer, telling: parseEvent(),
-            completionHandler: completionHandler)
+        appendResponseHandler(queue: queue, serializer: responseSerializer, completionHandler: completionHandler)
     }
 
     private func appendResponseHandler<Serializer: DownloadResponseSerializerProtocol>(
         queue: DispatchQueue, serializer responseSerializer: Serializer,
-        telling tell: DownloadRequest.ParseEvent<Serializer.SerializedObject>?,
         completionHandler: @escaping @Sendable (AFDownloadResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         // Never inline: the serializer reads a file.
         appendSerializingHandler(
             inlineSafe: false,
-            serialize: { [self] in serializedResponse(using: responseSerializer, snapshot: snapshot(), telling: tell) },
+            serialize: { [self] in serializedResponse(using: responseSerializer, snapshot: snapshot()) },
             failure: { $0.error }, replacing: { response, error in response.mapError { _ in error } },
             deliver: { response in
                 let response = UncheckedBox(response)
@@ -276,7 +234,7 @@ extension DownloadRequest {
     ///   - completionHandler:   A closure to be executed once the request has finished.
     /// - Returns: The request.
     @discardableResult
-    public func responseDecodable<T: Decodable & Sendable>(
+    public func responseDecodable<T: Decodable>(
         of type: T.Type = T.self,
         queue: DispatchQueue = .main,
         dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,

@@ -426,18 +426,3 @@ extension DownloadRequest: ResponseBodyConsumer {
         }
     }
 }
-
-extension DownloadRequest {
-    /// How the session's monitor hears of a serialized download response: as for a data request
-    /// (`DataRequest.ParseEvent`), only where the value is known to be `Sendable`.
-    typealias ParseEvent<Value> =
-        @Sendable (any EventMonitor, DownloadRequest, DownloadResponse<Value, AFError>) ->
-        Void
-
-    /// `EventMonitor.request(_:didParseResponse:)`, when the session's monitor listens for it: `nil` otherwise, so
-    /// that a request nobody monitors makes no closure for it.
-    func parseEvent<Value: Sendable>() -> ParseEvent<Value>? {
-        guard monitoredEvents.contains(.parsing) else { return nil }
-        return { monitor, request, response in monitor.request(request, didParseResponse: response) }
-    }
-}

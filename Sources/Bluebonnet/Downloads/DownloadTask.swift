@@ -59,24 +59,7 @@ extension DownloadRequest {
         using serializer: Serializer,
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DownloadTask<Serializer.SerializedObject> {
-        downloadTask(serializer: serializer, telling: nil, automaticallyCancelling: shouldAutomaticallyCancel)
-    }
-
-    /// Creates a `DownloadTask` to `await` serialization using the provided serializer, which reads the file and
-    /// makes a `Sendable` value: the session's monitors hear of the response
-    /// (`EventMonitor.request(_:didParseResponse:)`), as in Alamofire.
-    ///
-    /// - Parameters:
-    ///   - serializer:                Response serializer used to serialize the downloaded file.
-    ///   - shouldAutomaticallyCancel: Whether cancelling the awaiting Swift task cancels the download. `true` by default.
-    /// - Returns: The `DownloadTask`.
-    public func serializingDownload<Serializer: DownloadResponseSerializerProtocol>(
-        using serializer: Serializer,
-        automaticallyCancelling shouldAutomaticallyCancel: Bool = true
-    ) -> DownloadTask<Serializer.SerializedObject> where Serializer.SerializedObject: Sendable {
-        downloadTask(
-            serializer: serializer, telling: parseEvent(),
-            automaticallyCancelling: shouldAutomaticallyCancel)
+        downloadTask(serializer: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
     /// Creates a `DownloadTask` to `await` serialization using the provided `ResponseSerializer`, which reads the
@@ -90,35 +73,17 @@ extension DownloadRequest {
         using serializer: Serializer,
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true
     ) -> DownloadTask<Serializer.SerializedObject> {
-        downloadTask(serializer: serializer, telling: nil, automaticallyCancelling: shouldAutomaticallyCancel)
-    }
-
-    /// Creates a `DownloadTask` to `await` serialization using the provided `ResponseSerializer`, whose value is
-    /// `Sendable`: the session's monitors hear of the response (`EventMonitor.request(_:didParseResponse:)`), as in
-    /// Alamofire.
-    ///
-    /// - Parameters:
-    ///   - serializer:                Response serializer used to serialize the downloaded file.
-    ///   - shouldAutomaticallyCancel: Whether cancelling the awaiting Swift task cancels the download. `true` by default.
-    /// - Returns: The `DownloadTask`.
-    public func serializingDownload<Serializer: ResponseSerializer>(
-        using serializer: Serializer,
-        automaticallyCancelling shouldAutomaticallyCancel: Bool = true
-    ) -> DownloadTask<Serializer.SerializedObject> where Serializer.SerializedObject: Sendable {
-        downloadTask(
-            serializer: serializer, telling: parseEvent(),
-            automaticallyCancelling: shouldAutomaticallyCancel)
+        downloadTask(serializer: serializer, automaticallyCancelling: shouldAutomaticallyCancel)
     }
 
     private func downloadTask<Serializer: DownloadResponseSerializerProtocol>(
-        serializer: Serializer, telling tell: DownloadRequest.ParseEvent<Serializer.SerializedObject>?,
-        automaticallyCancelling shouldAutomaticallyCancel: Bool
+        serializer: Serializer, automaticallyCancelling shouldAutomaticallyCancel: Bool
     ) -> DownloadTask<Serializer.SerializedObject> {
         let box = ResponseBox<DownloadResponse<Serializer.SerializedObject, AFError>>()
         appendResponseSerializer(inlineSafe: true) { [self] in
             let snapshot = snapshot()
             // Made by the awaiting task, which reads the file there rather than on the serialization queue.
-            box.fulfill { self.serializedResponse(using: serializer, snapshot: snapshot, telling: tell) }
+            box.fulfill { self.serializedResponse(using: serializer, snapshot: snapshot) }
         }
         return DownloadTask(request: self, box: box, shouldAutomaticallyCancel: shouldAutomaticallyCancel)
     }
@@ -188,7 +153,7 @@ extension DownloadRequest {
     ///   - emptyResponseCodes:        HTTP response codes for which empty responses are allowed. `[204, 205]` by default.
     ///   - emptyRequestMethods:       `HTTPMethod`s for which empty responses are always valid. `[.head]` by default.
     /// - Returns: The `DownloadTask`.
-    public func serializingDecodable<Value: Decodable & Sendable>(
+    public func serializingDecodable<Value: Decodable>(
         _ type: Value.Type = Value.self,
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
         dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<Value>.defaultDataPreprocessor,

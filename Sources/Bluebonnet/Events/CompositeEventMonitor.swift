@@ -348,22 +348,22 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     }
 
     /// Forwards.
-    public func request<Value: Sendable>(
-        _ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>
-    ) {
-        performEvent(.parsing) { $0.request(request, didParseResponse: response) }
+    public func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {
+        let boxed = UncheckedBox(response)
+        performEvent(.parsing) { $0.request(request, didParseResponse: boxed.value) }
     }
 
     /// Forwards.
-    public func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {
-        performEvent(.parsing) { $0.request(request, didParseStream: result) }
+    public func request<Value>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {
+        let boxed = UncheckedBox(result)
+        performEvent(.parsing) { $0.request(request, didParseStream: boxed.value) }
     }
 
     /// Forwards.
-    public func request<Value: Sendable>(
-        _ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>
-    ) {
-        performEvent(.parsing) { $0.request(request, didParseResponse: response) }
+    public func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>)
+    {
+        let boxed = UncheckedBox(response)
+        performEvent(.parsing) { $0.request(request, didParseResponse: boxed.value) }
     }
 }
 

@@ -108,16 +108,14 @@ public protocol EventMonitor: Sendable {
         withResult result: Request.ValidationResult)
     /// The unserialized response was produced.
     func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>)
-    /// A serialized response was produced. Told when its value is `Sendable`, as Alamofire requires of every
-    /// serializer's value; a serializer whose value is not (JSON's `Any`, an `XMLDocument`) tells monitors nothing.
-    func request<Value: Sendable>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>)
+    /// A serialized response was produced.
+    func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>)
     /// A stream's validator ran on the response head.
     func request(
         _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
         withResult result: Request.ValidationResult)
-    /// A stream handler's serializer made a value of a chunk, or failed (a value that is `Sendable`, as Alamofire
-    /// requires).
-    func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>)
+    /// A stream handler's serializer made a value of a chunk, or failed.
+    func request<Value>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>)
     /// An upload's body was made.
     func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable)
     /// An upload's body could not be made; the request fails with `error`.
@@ -135,9 +133,8 @@ public protocol EventMonitor: Sendable {
         fileURL: URL?, withResult result: Request.ValidationResult)
     /// A download's unserialized response was produced.
     func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>)
-    /// A download's serialized response was produced (a value that is `Sendable`, as Alamofire requires).
-    func request<Value: Sendable>(
-        _ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>)
+    /// A download's serialized response was produced.
+    func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>)
     /// Bluebonnet's own: what was measured of an attempt, just before its task completes
     /// (`Request.allTaskMetrics`).
     func request(_ request: Request, didGatherTaskMetrics metrics: RequestTaskMetrics)
@@ -240,16 +237,14 @@ extension EventMonitor {
     /// Does nothing.
     public func request(_ request: DataRequest, didParseResponse response: DataResponse<Data?, AFError>) {}
     /// Does nothing.
-    public func request<Value: Sendable>(
-        _ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>
-    ) {}
+    public func request<Value>(_ request: DataRequest, didParseResponse response: DataResponse<Value, AFError>) {}
     /// Does nothing.
     public func request(
         _ request: DataStreamRequest, didValidateRequest urlRequest: URLRequest?, response: HTTPURLResponse,
         withResult result: Request.ValidationResult
     ) {}
     /// Does nothing.
-    public func request<Value: Sendable>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {}
+    public func request<Value>(_ request: DataStreamRequest, didParseStream result: Result<Value, AFError>) {}
     /// Does nothing.
     public func request(_ request: UploadRequest, didCreateUploadable uploadable: UploadRequest.Uploadable) {}
     /// Does nothing.
@@ -270,9 +265,8 @@ extension EventMonitor {
     /// Does nothing.
     public func request(_ request: DownloadRequest, didParseResponse response: DownloadResponse<URL?, AFError>) {}
     /// Does nothing.
-    public func request<Value: Sendable>(
-        _ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>
-    ) {}
+    public func request<Value>(_ request: DownloadRequest, didParseResponse response: DownloadResponse<Value, AFError>)
+    {}
     /// Does nothing.
     public func request(_ request: Request, didGatherTaskMetrics metrics: RequestTaskMetrics) {}
 }

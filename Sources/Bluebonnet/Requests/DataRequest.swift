@@ -38,18 +38,3 @@ public class DataRequest: Request, @unchecked Sendable {
         mutableState.write { $0.data = data?.isEmpty == false ? data : nil }
     }
 }
-
-extension DataRequest {
-    /// How the session's monitor hears of a serialized response. Alamofire's generic
-    /// `EventMonitor.request(_:didParseResponse:)` takes a `Sendable` value, so a handler has one only where its
-    /// value is known to be `Sendable` (the overloads of `response(queue:responseSerializer:completionHandler:)` and
-    /// `serializingResponse(using:automaticallyCancelling:)` that say so), and none where it is not (JSON's `Any`).
-    typealias ParseEvent<Value> = @Sendable (any EventMonitor, DataRequest, DataResponse<Value, AFError>) -> Void
-
-    /// `EventMonitor.request(_:didParseResponse:)`, when the session's monitor listens for it: `nil` otherwise, so
-    /// that a request nobody monitors makes no closure for it.
-    func parseEvent<Value: Sendable>() -> ParseEvent<Value>? {
-        guard monitoredEvents.contains(.parsing) else { return nil }
-        return { monitor, request, response in monitor.request(request, didParseResponse: response) }
-    }
-}

@@ -51,7 +51,7 @@ extension DataRequest {
     ///   - completionHandler:   A closure to be executed once the request has finished.
     /// - Returns: The request.
     @discardableResult
-    public func responseDecodable<T: Decodable & Sendable>(
+    public func responseDecodable<T: Decodable>(
         of type: T.Type = T.self,
         queue: DispatchQueue = .main,
         dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
@@ -157,7 +157,7 @@ extension DataRequest {
     ///   - emptyResponseCodes:        HTTP response codes for which empty responses are allowed. `[204, 205]` by default.
     ///   - emptyRequestMethods:       `HTTPMethod`s for which empty responses are always valid. `[.head]` by default.
     /// - Returns: The `DataTask`.
-    public func serializingDecodable<Value: Decodable & Sendable>(
+    public func serializingDecodable<Value: Decodable>(
         _ type: Value.Type = Value.self,
         automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
         dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<Value>.defaultDataPreprocessor,

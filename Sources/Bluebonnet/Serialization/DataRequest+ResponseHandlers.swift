@@ -34,27 +34,7 @@ extension DataRequest {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        appendResponseHandler(
-            queue: queue, serializer: responseSerializer, telling: nil, completionHandler: completionHandler)
-    }
-
-    /// Adds a handler using the specified response serializer, whose value is `Sendable`: the session's monitors
-    /// hear of the response (`EventMonitor.request(_:didParseResponse:)`), as in Alamofire.
-    ///
-    /// - Parameters:
-    ///   - queue:              The queue on which the completion handler is dispatched. `.main` by default.
-    ///   - responseSerializer: The response serializer responsible for serializing the request, response, and data.
-    ///   - completionHandler:  The code to be executed once the request has finished.
-    /// - Returns: The request.
-    @discardableResult
-    public func response<Serializer: DataResponseSerializerProtocol>(
-        queue: DispatchQueue = .main,
-        responseSerializer: Serializer,
-        completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
-    ) -> Self where Serializer.SerializedObject: Sendable {
-        appendResponseHandler(
-            queue: queue, serializer: responseSerializer, telling: parseEvent(),
-            completionHandler: completionHandler)
+        appendResponseHandler(queue: queue, serializer: responseSerializer, completionHandler: completionHandler)
     }
 
     /// Adds a handler that serializes the response with `responseSerializer`: the form for a `ResponseSerializer`,
@@ -71,37 +51,16 @@ extension DataRequest {
         responseSerializer: Serializer,
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        appendResponseHandler(
-            queue: queue, serializer: responseSerializer, telling: nil, completionHandler: completionHandler)
-    }
-
-    /// Adds a handler that serializes the response with `responseSerializer`, whose value is `Sendable`: the
-    /// session's monitors hear of the response (`EventMonitor.request(_:didParseResponse:)`), as in Alamofire.
-    ///
-    /// - Parameters:
-    ///   - queue:              The queue on which the completion handler is dispatched. `.main` by default.
-    ///   - responseSerializer: The response serializer responsible for serializing the request, response, and data.
-    ///   - completionHandler:  The code to be executed once the request has finished.
-    /// - Returns: The request.
-    @discardableResult
-    public func response<Serializer: ResponseSerializer>(
-        queue: DispatchQueue = .main,
-        responseSerializer: Serializer,
-        completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
-    ) -> Self where Serializer.SerializedObject: Sendable {
-        appendResponseHandler(
-            queue: queue, serializer: responseSerializer, telling: parseEvent(),
-            completionHandler: completionHandler)
+        appendResponseHandler(queue: queue, serializer: responseSerializer, completionHandler: completionHandler)
     }
 
     private func appendResponseHandler<Serializer: DataResponseSerializerProtocol>(
         queue: DispatchQueue, serializer responseSerializer: Serializer,
-        telling tell: DataRequest.ParseEvent<Serializer.SerializedObject>?,
         completionHandler: @escaping @Sendable (AFDataResponse<Serializer.SerializedObject>) -> Void
     ) -> Self {
         appendSerializingHandler(
             inlineSafe: responseSerializer.mayRunInline,
-            serialize: { [self] in serializedResponse(using: responseSerializer, snapshot: snapshot(), telling: tell) },
+            serialize: { [self] in serializedResponse(using: responseSerializer, snapshot: snapshot()) },
             failure: { $0.error }, replacing: { response, error in response.mapError { _ in error } },
             deliver: { response in
                 // The value may not be `Sendable` (JSON's `Any`); it is handed over once and never touched again.
@@ -129,11 +88,10 @@ extension DataRequest {
         return response
     }
 
-    /// Runs `serializer` over a snapshot of the finished request; `tell` tells the session's monitor of the result,
-    /// when its value is `Sendable`.
+    /// Runs `serializer` over a snapshot of the finished request.
     func serializedResponse<Serializer: DataResponseSerializerProtocol>(
         using serializer: Serializer,
-        snapshot: Snapshot, telling tell: DataRequest.ParseEvent<Serializer.SerializedObject>?
+        snapshot: Snapshot
     ) -> AFDataResponse<Serializer.SerializedObject> {
         let start = Timeline.now()
         let result: AFResult<Serializer.SerializedObject>
@@ -151,7 +109,7 @@ extension DataRequest {
             request: snapshot.request, source: ResponseSource(snapshot.head), data: snapshot.data,
             taskMetrics: snapshot.metrics, serializationDuration: end - start, result: result,
             timeline: snapshot.timeline(serializationCompletedAt: end))
-        if let tell, monitoredEvents.contains(.parsing), let eventMonitor { tell(eventMonitor, self, response) }
+        if monitoredEvents.contains(.parsing) { eventMonitor?.request(self, didParseResponse: response) }
         return response
     }
 

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// A `ResponseSerializer` that decodes the body into a `Decodable` type with any `DataDecoder`. An allowed empty body
 /// decodes to the type's `emptyValue()` when it is an `EmptyResponse` (such as `Empty`), and fails otherwise.
-public final class DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSerializer {
+public final class DecodableResponseSerializer<T: Decodable>: ResponseSerializer {
     /// The value made: named, so one type answers for both data and download serialization.
     public typealias SerializedObject = T
 
@@ -88,7 +88,7 @@ extension ResponseSerializer {
     ///   - emptyResponseCodes:  The HTTP response codes for which empty responses are allowed.
     ///   - emptyRequestMethods: The HTTP request methods for which empty responses are allowed.
     /// - Returns: The `DecodableResponseSerializer`.
-    public static func decodable<T: Decodable & Sendable>(
+    public static func decodable<T: Decodable>(
         of type: T.Type,
         dataPreprocessor: any DataPreprocessor = DecodableResponseSerializer<T>.defaultDataPreprocessor,
         decoder: any DataDecoder = JSONDecoder(),

@@ -6,8 +6,7 @@ import FoundationNetworking
 /// The type to which all data response serializers must conform in order to serialize a response.
 public protocol DataResponseSerializerProtocol<SerializedObject>: Sendable {
     /// The type of serialized object to be created. It need not be `Sendable` (JSON's `Any`, an `XMLDocument`): the
-    /// value is made once and handed to the handler, never shared by the library. Event monitors hear of a
-    /// `Sendable` one only (`EventMonitor.request(_:didParseResponse:)` takes a `Sendable` value, as Alamofire's does).
+    /// value is made once and handed to the handler, never shared by the library.
     associatedtype SerializedObject
 
     /// Serialize the response `Data` into the provided type.

@@ -25,26 +25,7 @@ extension DataStreamRequest {
         on queue: DispatchQueue = .main,
         stream: @escaping Handler<Serializer.SerializedObject, AFError>
     ) -> Self {
-        addHandler(on: queue, framing: .serialized(by: serializer, telling: nil), sink: Self.sink(calling: stream))
-    }
-
-    /// Adds a handler that receives each chunk serialized by `serializer` into a `Sendable` value, then the
-    /// completion: the session's monitors hear of each (`EventMonitor.request(_:didParseStream:)`), as in Alamofire.
-    ///
-    /// - Parameters:
-    ///   - serializer: `DataStreamSerializer` used to process incoming `Data` before it's passed to the handler.
-    ///   - queue:      `DispatchQueue` on which to perform `StreamHandler` closure. `.main` by default.
-    ///   - stream:     `StreamHandler` closure called as `Data` is received. May be called multiple times.
-    /// - Returns: The `DataStreamRequest`.
-    @discardableResult
-    public func responseStream<Serializer: DataStreamSerializer>(
-        using serializer: Serializer,
-        on queue: DispatchQueue = .main,
-        stream: @escaping Handler<Serializer.SerializedObject, AFError>
-    ) -> Self where Serializer.SerializedObject: Sendable {
-        addHandler(
-            on: queue, framing: .serialized(by: serializer, telling: DataStreamRequest.parseEvent()),
-            sink: Self.sink(calling: stream))
+        addHandler(on: queue, framing: .serialized(by: serializer), sink: Self.sink(calling: stream))
     }
 
     /// Adds a handler that receives the body as UTF-8 text as it arrives, a character split across chunks kept
@@ -71,7 +52,7 @@ extension DataStreamRequest {
     ///   - stream:       `StreamHandler` closure called as values are received. May be called multiple times.
     /// - Returns: The `DataStreamRequest`.
     @discardableResult
-    public func responseStreamDecodable<T: Decodable & Sendable>(
+    public func responseStreamDecodable<T: Decodable>(
         of type: T.Type = T.self,
         on queue: DispatchQueue = .main,
         using decoder: any DataDecoder = JSONDecoder(),
@@ -130,10 +111,10 @@ extension DataStreamRequest {
             // The chunk counts as handled once every value made of it was taken.
             let remaining = Protected(results.count)
             for result in results {
-                if let tell = framing.tellsMonitor, let self, let monitor = self.eventMonitor {
-                    tell(
-                        monitor, self,
-                        result.mapError {
+                if framing.parses, let self, let monitor = self.eventMonitor {
+                    monitor.request(
+                        self,
+                        didParseStream: result.mapError {
                             $0.asAFError(
                                 or: .responseSerializationFailed(reason: .customSerializationFailed(error: $0)))
                         })
@@ -176,14 +157,13 @@ struct StreamFraming<Success, Failure: Error>: Sendable {
     let transform: @Sendable (Data) -> [Result<Success, Failure>]
     /// The values left at the end.
     let flush: @Sendable () -> [Result<Success, Failure>]
-    /// How a monitor hears of each value as `didParseStream`, when the values are parsed (a serializer's) and
-    /// `Sendable`; `nil` for none.
-    var tellsMonitor: DataStreamRequest.ParseEvent<Success>?
+    /// Whether the values are parsed (a serializer's), which monitors hear of as `didParseStream`.
+    var parses = true
 }
 
 extension StreamFraming where Success == Data, Failure == Never {
     /// Each chunk as it is.
-    static var passthrough: Self { Self(transform: { [.success($0)] }, flush: { [] }, tellsMonitor: nil) }
+    static var passthrough: Self { Self(transform: { [.success($0)] }, flush: { [] }, parses: false) }
 }
 
 extension StreamFraming where Success == String, Failure == Never {
@@ -197,15 +177,13 @@ extension StreamFraming where Success == String, Failure == Never {
             },
             flush: {
                 decoder.write { $0.flush() }.map { [.success($0)] } ?? []
-            }, tellsMonitor: nil)
+            }, parses: false)
     }
 }
 
 extension StreamFraming where Failure == AFError {
-    /// Each chunk through `serializer`, as Alamofire does; `tell` tells the session's monitor of each value.
-    static func serialized<Serializer: DataStreamSerializer>(
-        by serializer: Serializer, telling tell: DataStreamRequest.ParseEvent<Success>?
-    ) -> Self
+    /// Each chunk through `serializer`, as Alamofire does.
+    static func serialized<Serializer: DataStreamSerializer>(by serializer: Serializer) -> Self
     where Serializer.SerializedObject == Success {
         Self(
             transform: { chunk in
@@ -214,17 +192,15 @@ extension StreamFraming where Failure == AFError {
                         $0.asAFError(or: .responseSerializationFailed(reason: .customSerializationFailed(error: $0)))
                     }
                 ]
-            }, flush: { [] }, tellsMonitor: tell)
+            }, flush: { [] })
     }
 }
 
-extension StreamFraming where Failure == AFError, Success: Decodable & Sendable {
+extension StreamFraming where Failure == AFError, Success: Decodable {
     /// JSON values, one per line or per whole chunk, decoded by `serializer`.
     static func decodable(_ serializer: DecodableStreamSerializer<Success>) -> Self {
         let stream = JSONValueStream(serializer: serializer)
-        return Self(
-            transform: stream.values(in:), flush: stream.flush,
-            tellsMonitor: DataStreamRequest.parseEvent())
+        return Self(transform: stream.values(in:), flush: stream.flush)
     }
 }
 
@@ -243,7 +219,7 @@ extension StreamFraming where Success == DataStreamRequest.ServerSentEvent, Fail
                                 or: .responseSerializationFailed(reason: .customSerializationFailed(error: error))))
                     ]
                 }
-            }, flush: { [] }, tellsMonitor: DataStreamRequest.parseEvent())
+            }, flush: { [] })
     }
 }
 
@@ -256,7 +232,7 @@ extension Result {
 }
 
 /// One handler's decoding of a JSON value stream: frames as `JSONValueFramer` cuts them, each decoded.
-final class JSONValueStream<T: Decodable & Sendable>: Sendable {
+final class JSONValueStream<T: Decodable>: Sendable {
     private let serializer: DecodableStreamSerializer<T>
     private let framer = Protected(JSONValueFramer())
 

@@ -458,12 +458,3 @@ extension DataStreamRequest: ResponseBodyConsumer {
 
 /// A stream shows its response head to `onHTTPResponse` before any of its body streams, as in Alamofire.
 extension DataStreamRequest: HTTPResponseHandling {}
-
-extension DataStreamRequest {
-    /// How the session's monitor hears of each value a stream's serializer made: as for a data request
-    /// (`DataRequest.ParseEvent`), only where the value is known to be `Sendable`.
-    typealias ParseEvent<Value> = @Sendable (any EventMonitor, DataStreamRequest, Result<Value, AFError>) -> Void
-
-    /// `EventMonitor.request(_:didParseStream:)`.
-    static func parseEvent<Value: Sendable>() -> ParseEvent<Value> { { $0.request($1, didParseStream: $2) } }
-}

@@ -14,7 +14,7 @@ public protocol DataStreamSerializer: Sendable {
 }
 
 /// `DataStreamSerializer` which uses the provided `DataPreprocessor` and `DataDecoder` to serialize each chunk.
-public struct DecodableStreamSerializer<T: Decodable & Sendable>: DataStreamSerializer {
+public struct DecodableStreamSerializer<T: Decodable>: DataStreamSerializer {
     /// `DataDecoder` used to decode incoming `Data`.
     public let decoder: any DataDecoder
     /// `DataPreprocessor` incoming `Data` is passed through before being passed to the `DataDecoder`.
@@ -74,7 +74,7 @@ extension DataStreamSerializer {
     ///   - dataPreprocessor: `DataPreprocessor` used to process incoming `Data`. `PassthroughPreprocessor()` by
     ///                       default.
     /// - Returns: The serializer.
-    public static func decodable<T: Decodable & Sendable>(
+    public static func decodable<T: Decodable>(
         of type: T.Type, decoder: any DataDecoder = JSONDecoder(),
         dataPreprocessor: any DataPreprocessor = PassthroughPreprocessor()
     ) -> Self

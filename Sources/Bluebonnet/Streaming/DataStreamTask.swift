@@ -48,7 +48,7 @@ public struct DataStreamTask: Sendable {
     ///   - shouldAutomaticallyCancel: Whether ending the iteration early cancels the request. `true` by default.
     ///   - bufferingPolicy:           What is kept when the consumer falls behind. `.unbounded` by default.
     /// - Returns: The `Stream`.
-    public func streamingDecodables<T: Decodable & Sendable>(
+    public func streamingDecodables<T: Decodable>(
         _ type: T.Type = T.self, automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
         bufferingPolicy: Stream<T, AFError>.BufferingPolicy = .unbounded
     ) -> Stream<T, AFError> {
@@ -88,26 +88,8 @@ public struct DataStreamTask: Sendable {
         bufferingPolicy: Stream<Serializer.SerializedObject, AFError>.BufferingPolicy = .unbounded
     ) -> Stream<Serializer.SerializedObject, AFError> {
         stream(
-            framing: .serialized(by: serializer, telling: nil), automaticallyCancelling: shouldAutomaticallyCancel,
+            framing: .serialized(by: serializer), automaticallyCancelling: shouldAutomaticallyCancel,
             bufferingPolicy: bufferingPolicy)
-    }
-
-    /// Each chunk serialized by `serializer` into a `Sendable` value: the session's monitors hear of each
-    /// (`EventMonitor.request(_:didParseStream:)`), as in Alamofire.
-    ///
-    /// - Parameters:
-    ///   - serializer:                The `DataStreamSerializer`.
-    ///   - shouldAutomaticallyCancel: Whether ending the iteration early cancels the request. `true` by default.
-    ///   - bufferingPolicy:           What is kept when the consumer falls behind. `.unbounded` by default.
-    /// - Returns: The `Stream`.
-    public func streamingResponses<Serializer: DataStreamSerializer>(
-        serializedUsing serializer: Serializer,
-        automaticallyCancelling shouldAutomaticallyCancel: Bool = true,
-        bufferingPolicy: Stream<Serializer.SerializedObject, AFError>.BufferingPolicy = .unbounded
-    ) -> Stream<Serializer.SerializedObject, AFError> where Serializer.SerializedObject: Sendable {
-        stream(
-            framing: .serialized(by: serializer, telling: DataStreamRequest.parseEvent()),
-            automaticallyCancelling: shouldAutomaticallyCancel, bufferingPolicy: bufferingPolicy)
     }
 
     private func stream<Success, Failure: Error>(
