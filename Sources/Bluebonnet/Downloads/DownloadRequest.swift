@@ -267,9 +267,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
     }
 
     private func recordError(_ error: AFError) {
-        mutableState.write { state in
-            if state.error == nil { state.error = error }
-        }
+        mutableState.write { $0.machine.recordFailure(error) }
     }
 
     /// Moves a finished body to the destination: where it went, or why it could not.

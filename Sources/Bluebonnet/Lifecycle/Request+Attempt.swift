@@ -48,21 +48,14 @@ extension Request {
     /// Makes the request's `error` the failure to make or adapt its `URLRequest` before monitors hear of it, so a
     /// monitor reads it there, as in Alamofire; a request that moved on (cancelled) keeps its own.
     private func recordErrorBeforeTelling(_ error: AFError) {
-        mutableState.write { state in
-            switch state.machine.phaseKind {
-            case .creatingURLRequest, .adapting: state.error = error
-            default: break
-            }
-        }
+        mutableState.write { $0.machine.recordFailureBeforeTelling(error) }
     }
 
     /// The `URLRequest` (or the upload's body) could not be made, or the adapter failed: the retrier decides when
     /// there is one, else the request ends.
     func failBeforeExecuting(with error: AFError) {
         let action = mutableState.write { state -> RequestStateMachine.Action? in
-            guard let action = state.machine.didFailBeforeExecuting(with: error) else { return nil }
-            state.error = error
-            return action
+            state.machine.didFailBeforeExecuting(with: error)
         }
         if let action { perform(action) }
     }
@@ -377,11 +370,7 @@ extension Request {
         if case let .failure(error) = outcome { failure = error }
         let (action, ended) = mutableState.write { state -> (RequestStateMachine.Action, AttemptEnd?) in
             let action = state.machine.hopDidComplete(outcome, body: body)
-            switch action {
-            case .decideNextHop: return (action, nil)
-            case let .askRetrier(error): state.error = error
-            default: break
-            }
+            if case .decideNextHop = action { return (action, nil) }
             return (action, endAttempt(&state, at: now, error: failure))
         }
         // The body a request holds in memory reaches a monitor whole, before its task completes.
@@ -491,8 +480,6 @@ extension Request {
             switch action {
             case .retry:
                 state.forgetAttempt()
-            case let .finish(outcome, _):
-                state.error = outcome.error
             default:
                 break
             }

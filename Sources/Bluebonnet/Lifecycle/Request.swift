@@ -68,7 +68,8 @@ public class Request: @unchecked Sendable {
         var head: ResponseHead?
         /// The final response's body, for a request that keeps it in memory (`DataRequest.data`).
         var data: Data?
-        var error: AFError?
+        /// The request's error: the machine's, which is its only writer.
+        var error: AFError? { machine.error }
         var validators: [@Sendable () -> Void] = []
         /// Whether every validator is one of Bluebonnet's cheap, non-blocking checks.
         var validatorsAreLightweight = true
@@ -106,9 +107,9 @@ public class Request: @unchecked Sendable {
             self.machine = machine
         }
 
-        /// A retry begins a new attempt: what the last one left is forgotten, as in Alamofire's `prepareForRetry`.
+        /// A retry begins a new attempt: what the last one left is forgotten, as in Alamofire's `prepareForRetry` (the
+        /// machine forgets the error).
         mutating func forgetAttempt() {
-            error = nil
             head = nil
             metrics.beginRetry()
         }
@@ -284,7 +285,6 @@ public class Request: @unchecked Sendable {
         let (action, monitored, announced) = mutableState.write {
             state -> (RequestStateMachine.Action?, RequestTask?, RequestTask?) in
             guard let action = state.machine.cancel() else { return (nil, nil, nil) }
-            state.error = state.machine.cancellationError
             return (action, state.task, state.attemptAnnounced ? state.task : nil)
         }
         guard let action else { return self }
@@ -303,9 +303,7 @@ public class Request: @unchecked Sendable {
     /// Ends a request that has not begun its first attempt with `error`: its session went away, or is shutting down.
     func abandon(with error: AFError) {
         let action = mutableState.write { state -> RequestStateMachine.Action? in
-            guard let action = state.machine.abandon(with: error) else { return nil }
-            state.error = error
-            return action
+            state.machine.abandon(with: error)
         }
         if let action { perform(action) }
     }
@@ -344,9 +342,7 @@ public class Request: @unchecked Sendable {
             // The session counts the request, or refuses it (it is shutting down), with the transition: a shutdown
             // beginning now either waits for it or it is never sent.
             if state.machine.startsOnResume, let refusal = delegate?.requestDidStart(self) {
-                let action = state.machine.abandon(with: refusal)
-                if action != nil { state.error = refusal }
-                return (action, true, nil)
+                return (state.machine.abandon(with: refusal), true, nil)
             }
             return (state.machine.resume(), false, state.task)
         }
@@ -548,7 +544,6 @@ public class Request: @unchecked Sendable {
             // called again for it, as Alamofire reports progress per chunk only.
             if error == nil { state.progress.download.total = state.progress.download.completed }
             state.completedTime = now
-            if let error { state.error = error }
             let inline =
                 !cleanupBlocks && (outcome.validated || state.validatorsAreLightweight)
                 && state.machine.handlersAreInlineSafe && !state.progress.hasHandlers
@@ -647,7 +642,7 @@ public class Request: @unchecked Sendable {
     /// Records a validation failure unless an earlier failure is already recorded.
     func recordValidationError(_ error: AFError) {
         mutableState.write { state in
-            if state.error == nil { state.error = error }
+            state.machine.recordFailure(error)
         }
     }
 

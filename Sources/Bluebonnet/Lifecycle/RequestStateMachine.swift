@@ -143,6 +143,25 @@ struct RequestStateMachine {
     }
 
     private(set) var phase: Phase = .initialized
+
+    /// The request's error as it stands (`Request.error`): set by the events that fail the request, cleared when a
+    /// retry begins, carried by `.finish`. The machine is its only writer.
+    private(set) var error: AFError?
+
+    /// A failure found beside the machine's own events (a validator's, a download's file): it becomes the request's
+    /// error unless an earlier one is.
+    mutating func recordFailure(_ failure: AFError) {
+        if error == nil { error = failure }
+    }
+
+    /// Making or adapting the `URLRequest` failed: the request's error before monitors hear of it, as in Alamofire,
+    /// unless the request moved on (cancelled), which keeps its own.
+    mutating func recordFailureBeforeTelling(_ failure: AFError) {
+        switch phaseKind {
+        case .creatingURLRequest, .adapting: error = failure
+        default: break
+        }
+    }
     private(set) var control: Control = .initialized
     /// What a cancelled request ends with: `explicitlyCancelled`, or the reason its session cancelled it.
     private(set) var cancellationError: AFError = .explicitlyCancelled
@@ -405,6 +424,7 @@ struct RequestStateMachine {
     mutating func cancel() -> Action? {
         guard control != .cancelled, !isComplete else { return nil }
         control = .cancelled
+        error = cancellationError
         if case let .executing(hop) = phase {
             return hop.task.map { .cancelTask($0) } ?? Action.none
         }
@@ -423,7 +443,9 @@ struct RequestStateMachine {
     /// the wire ends with the engine, and work under way finds the session gone.
     mutating func abandon(with error: AFError) -> Action? {
         switch phase {
-        case .initialized, .ready: return complete(error: error, body: nil)
+        case .initialized, .ready:
+            self.error = error
+            return complete(error: error, body: nil)
         default: return nil
         }
     }
@@ -475,11 +497,13 @@ struct RequestStateMachine {
     /// request moved on.
     mutating func didFailBeforeExecuting(with error: AFError) -> Action? {
         guard takes(.failedBeforeExecuting) else { return nil }
+        self.error = error
         return settleFailure(error)
     }
 
     private mutating func settleFailure(_ error: AFError) -> Action {
         if policy.retries, control != .cancelled {
+            self.error = error
             phase = .awaitingRetryDecision(error: error)
             return .askRetrier(error)
         }
@@ -488,6 +512,7 @@ struct RequestStateMachine {
 
     private mutating func complete(error: AFError?, body: Data?, validated: Bool = false) -> Action {
         let outcome = Outcome(error: error, validated: validated)
+        if let error { self.error = error }
         phase = .completed(outcome)
         return .finish(outcome, body: body)
     }
@@ -571,6 +596,7 @@ struct RequestStateMachine {
     mutating func didValidate(error: AFError?) -> Action? {
         guard takes(.validated) else { return nil }
         guard let error else { return complete(error: nil, body: nil, validated: true) }
+        self.error = error
         phase = .awaitingRetryDecision(error: error)
         return .askRetrier(error)
     }
@@ -604,6 +630,8 @@ struct RequestStateMachine {
         }
         retryCount += 1
         redirectCount = 0
+        // A new attempt: the last one's failure is forgotten, as in Alamofire's `prepareForRetry`.
+        error = nil
         phase = delay == nil ? .creatingURLRequest : .waitingRetryDelay
         retrySendPending = delay == nil
         return .retry(after: delay)

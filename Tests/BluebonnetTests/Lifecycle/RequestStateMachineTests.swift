@@ -564,3 +564,49 @@ final class RequestStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.state, .cancelled)
     }
 }
+
+/// Issue 46, item 2: the request's error had 11 writers outside the machine, beside the machine's own outcome. The
+/// machine is now its only writer: each event that fails the request sets it, a retry clears it, the outcome carries it.
+extension RequestStateMachineTests {
+    func testTheMachineOwnsTheRequestsErrorThroughFailureRetryAndCompletion() {
+        var machine = Self.machine(retries: true)
+        _ = machine.resume()
+        _ = machine.didCreateURLRequest(Self.url)
+        _ = machine.didCreateTask(NoTask(), serial: machine.hopSerial)
+        XCTAssertNil(machine.error)
+        guard case .askRetrier(.explicitlyCancelled) = machine.hopDidComplete(.failure(.explicitlyCancelled), body: nil)
+        else { return XCTFail("the retrier decides") }
+        XCTAssertEqual(machine.error?.isExplicitlyCancelledError, true, "the failure is the error while it is weighed")
+        guard case .retry? = machine.didDecideRetry(.retry) else { return XCTFail("retried") }
+        XCTAssertNil(machine.error, "a retry forgets the last attempt's failure")
+        // A validator's failure (recorded beside the events) is the first one kept, and the outcome carries it.
+        _ = machine.didCreateURLRequest(Self.url)
+        _ = machine.didCreateTask(NoTask(), serial: machine.hopSerial)
+        _ = machine.hopDidComplete(.success, body: nil)
+        machine.recordFailure(.responseValidationFailed(reason: .unacceptableStatusCode(code: 500)))
+        machine.recordFailure(.explicitlyCancelled)
+        guard case let .askRetrier(weighed)? = machine.didValidate(error: machine.error) else {
+            return XCTFail("the retrier weighs the validation failure")
+        }
+        XCTAssertEqual(weighed.responseCode, 500)
+        guard case let .finish(outcome, _)? = machine.didDecideRetry(.doNotRetry) else { return XCTFail("finished") }
+        XCTAssertEqual(outcome.error?.responseCode, 500)
+        XCTAssertEqual(machine.error?.responseCode, 500)
+    }
+
+    func testCancelAndAbandonSetTheErrorOnlyWhenTheyAreTaken() {
+        var cancelled = Self.machine(at: .executing)
+        cancelled.setCancellationError(.sessionDeinitialized)
+        XCTAssertNotNil(cancelled.cancel())
+        XCTAssertEqual(cancelled.error?.isSessionDeinitializedError, true)
+        var abandoned = Self.machine(at: .ready)
+        XCTAssertNotNil(abandoned.abandon(with: .sessionDeinitialized))
+        XCTAssertEqual(abandoned.error?.isSessionDeinitializedError, true)
+        var running = Self.machine(at: .executing)
+        XCTAssertNil(running.abandon(with: .sessionDeinitialized), "a hop on the wire ends with the engine")
+        XCTAssertNil(running.error)
+        var completed = Self.machine(at: .completed)
+        XCTAssertNil(completed.cancel())
+        XCTAssertNil(completed.error, "a request that completed keeps its result")
+    }
+}
