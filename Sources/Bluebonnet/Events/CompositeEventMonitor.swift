@@ -17,22 +17,31 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
         self.monitors = monitors
         kinds = monitors.map(EventKinds.handled(by:))
         handledEvents = kinds.reduce([]) { $0.union($1) }
-        mailboxes = monitors.map(EventMailbox.init(for:))
+        tasklessMonitors = monitors.map { $0 as? any TasklessTaskEventMonitor }
+        var mailboxes: [EventMailbox] = []
+        for monitor in monitors { mailboxes.append(EventMailbox.shared(for: monitor, among: mailboxes)) }
+        self.mailboxes = mailboxes
     }
 
-    private init(monitors: [any EventMonitor], kinds: [EventKinds], mailboxes: [EventMailbox]) {
+    private init(
+        monitors: [any EventMonitor], kinds: [EventKinds], mailboxes: [EventMailbox],
+        tasklessMonitors: [(any TasklessTaskEventMonitor)?]
+    ) {
         self.monitors = monitors
         self.kinds = kinds
         handledEvents = kinds.reduce([]) { $0.union($1) }
         self.mailboxes = mailboxes
+        self.tasklessMonitors = tasklessMonitors
     }
 
     /// The composite with `monitor` after these: the monitors already here keep their mailboxes, so what they were
-    /// told before reaches them before what they are told through the new composite.
+    /// told before reaches them before what they are told through the new composite, and the new monitor shares the
+    /// mailbox of one on its queue, so that each event reaches them in their order.
     func adding(_ monitor: any EventMonitor) -> CompositeEventMonitor {
         CompositeEventMonitor(
             monitors: monitors + [monitor], kinds: kinds + [EventKinds.handled(by: monitor)],
-            mailboxes: mailboxes + [EventMailbox(for: monitor)])
+            mailboxes: mailboxes + [EventMailbox.shared(for: monitor, among: mailboxes)],
+            tasklessMonitors: tasklessMonitors + [monitor as? any TasklessTaskEventMonitor])
     }
 
     /// What each monitor handles, in the order of `monitors`.
@@ -40,8 +49,12 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
     /// What any of the monitors handles.
     let handledEvents: EventKinds
 
-    /// One mailbox per monitor, in the order of `monitors`.
+    /// Each monitor's mailbox, in the order of `monitors`: monitors on one queue (and batched alike) share one, so
+    /// that an event reaches them in their order, as Alamofire calls them, and one posted later never overtakes it
+    /// (with a mailbox each, a monitor's drain could run a second event before another monitor's ran the first).
     private let mailboxes: [EventMailbox]
+    /// Each monitor told of task events without the task, in the order of `monitors`.
+    private let tasklessMonitors: [(any TasklessTaskEventMonitor)?]
 
     /// Posts `event` to each monitor that handles `kind`. Inlined, so that the event's closure is made only past the
     /// check: a request tells its monitor of a dozen events, of which `AF`'s notifications handle 4.
@@ -69,12 +82,13 @@ public final class CompositeEventMonitor: EventMonitor, SelectiveEventMonitor {
 
     /// Delivers at once the events a batching monitor holds (`BatchingEventMonitor`), and returns once they ran.
     func flushBatchedEvents() {
-        for mailbox in mailboxes { mailbox.flush() }
+        var flushed: Set<ObjectIdentifier> = []
+        for mailbox in mailboxes where flushed.insert(ObjectIdentifier(mailbox)).inserted { mailbox.flush() }
     }
 
     private func post(_ kind: EventKinds, _ event: EventMailbox.Event) {
         for index in monitors.indices where kinds[index].contains(kind) {
-            mailboxes[index].post(event, to: monitors[index])
+            mailboxes[index].post(event, to: monitors[index], taskless: tasklessMonitors[index])
         }
     }
 
@@ -400,6 +414,8 @@ final class EventMailbox: Sendable {
     private struct Posted {
         let event: Event
         let monitor: any EventMonitor
+        /// The monitor, when it is told of task events without the task.
+        let taskless: (any TasklessTaskEventMonitor)?
     }
 
     private struct State {
@@ -413,25 +429,27 @@ final class EventMailbox: Sendable {
     let window: DispatchTimeInterval?
     private let state = Protected(State())
 
-    /// The monitor, when it is told of task events without the task.
-    private let taskless: (any TasklessTaskEventMonitor)?
-
-    init(queue: DispatchQueue, window: DispatchTimeInterval? = nil, taskless: (any TasklessTaskEventMonitor)? = nil) {
+    init(queue: DispatchQueue, window: DispatchTimeInterval? = nil) {
         self.queue = queue
         self.window = window
-        self.taskless = taskless
     }
 
-    /// The mailbox for `monitor`: on its queue, batching as it asks.
+    /// A mailbox for `monitor`: on its queue, batching as it asks.
     convenience init(for monitor: any EventMonitor) {
-        self.init(
-            queue: monitor.queue, window: (monitor as? any BatchingEventMonitor)?.batchingWindow,
-            taskless: monitor as? any TasklessTaskEventMonitor)
+        self.init(queue: monitor.queue, window: (monitor as? any BatchingEventMonitor)?.batchingWindow)
     }
 
-    func post(_ event: Event, to monitor: any EventMonitor) {
+    /// The mailbox of `existing` that delivers on `monitor`'s queue with its batching, else a new one.
+    static func shared(for monitor: any EventMonitor, among existing: [EventMailbox]) -> EventMailbox {
+        let queue = ObjectIdentifier(monitor.queue)
+        let window = (monitor as? any BatchingEventMonitor)?.batchingWindow
+        return existing.first { ObjectIdentifier($0.queue) == queue && $0.window == window }
+            ?? EventMailbox(queue: monitor.queue, window: window)
+    }
+
+    func post(_ event: Event, to monitor: any EventMonitor, taskless: (any TasklessTaskEventMonitor)? = nil) {
         let schedule = state.write { state -> Bool in
-            state.events.append(Posted(event: event, monitor: monitor))
+            state.events.append(Posted(event: event, monitor: monitor, taskless: taskless))
             if state.draining { return false }
             state.draining = true
             return true
@@ -464,7 +482,7 @@ final class EventMailbox: Sendable {
                 swap(&batch, &state.events)
             }
             guard !batch.isEmpty else { return }
-            for posted in batch { posted.event.run(for: posted.monitor, taskless: taskless) }
+            for posted in batch { posted.event.run(for: posted.monitor, taskless: posted.taskless) }
             batch.removeAll(keepingCapacity: true)
         }
     }

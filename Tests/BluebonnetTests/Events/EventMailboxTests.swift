@@ -38,6 +38,36 @@ final class EventMailboxTests: XCTestCase {
         XCTAssertEqual(seen.values, ["first", "second", "other work"])
     }
 
+    /// Alamofire's suite saw it (`RequestInstanceInterceptorTests`, some passes): with a mailbox per monitor, two
+    /// monitors on one queue could hear a later event in the wrong order. The second monitor's drain, still running
+    /// the first event, took the second event too, while the first monitor's drain for it queued behind. Monitors on
+    /// one queue now share a mailbox: each event reaches them in their order.
+    func testMonitorsOnOneQueueHearEachEventInTheirOrder() {
+        let queue = DispatchQueue(label: "mailbox.shared")
+        let first = ClosureEventMonitor(queue: queue)
+        let second = ClosureEventMonitor(queue: queue)
+        let composite = CompositeEventMonitor(monitors: [first, second])
+        let seen = Recorder<String>()
+        let secondIsRunningTheFirstEvent = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        composite.performEvent(.requestLifecycle) { monitor in
+            let name = (monitor as AnyObject) === first ? "first" : "second"
+            seen.append("\(name) 1")
+            if (monitor as AnyObject) === second {
+                secondIsRunningTheFirstEvent.signal()
+                release.wait()
+            }
+        }
+        secondIsRunningTheFirstEvent.wait()
+        composite.performEvent(.requestLifecycle) { monitor in
+            seen.append("\((monitor as AnyObject) === first ? "first" : "second") 2")
+        }
+        release.signal()
+        queue.sync {}
+        queue.sync {}
+        XCTAssertEqual(seen.values, ["first 1", "second 1", "first 2", "second 2"])
+    }
+
     func testEachEventIsHandedTheMonitorItWasPostedFor() {
         let queue = DispatchQueue(label: "mailbox.monitor")
         let mailbox = EventMailbox(queue: queue)
