@@ -443,9 +443,7 @@ struct RequestStateMachine {
     /// the wire ends with the engine, and work under way finds the session gone.
     mutating func abandon(with error: AFError) -> Action? {
         switch phase {
-        case .initialized, .ready:
-            self.error = error
-            return complete(error: error, body: nil)
+        case .initialized, .ready: return complete(error: error, body: nil)
         default: return nil
         }
     }
@@ -497,7 +495,6 @@ struct RequestStateMachine {
     /// request moved on.
     mutating func didFailBeforeExecuting(with error: AFError) -> Action? {
         guard takes(.failedBeforeExecuting) else { return nil }
-        self.error = error
         return settleFailure(error)
     }
 

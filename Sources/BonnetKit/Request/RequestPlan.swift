@@ -144,9 +144,8 @@ struct RequestPlan {
             mode = .stream
         }
         self.mode = mode
-        // Only the exchange sends a stream, and only when the request's body is not to be printed; a download,
-        // `--stream`, `--offline` and `-v` take the body whole, up to a bound.
-        let holdsBodyWhole = mode != .exchange || parts.contains("B")
+        // Only the exchange sends a stream; a download, `--stream` and `--offline` take the body whole, up to a bound.
+        let holdsBodyWhole = mode != .exchange
         if let body = streamed, holdsBodyWhole {
             switch body.readWhole() {
             case let .read(whole): givenBody = whole
@@ -280,8 +279,7 @@ struct RequestPlan {
     static let bodyTooLarge = CommandExit(
         status: 1,
         message: "the request body is larger than the \(StreamedBody.heldWholeAtMost >> 20) MiB bonnet holds whole for "
-            + "--offline, --download, --stream or printing the request's body (-v, --print=B); without them it is "
-            + "streamed, whatever its size")
+            + "--offline, --download or --stream; without them it is streamed, whatever its size")
 
     /// Whether `descriptor` is a regular file (not a FIFO, a device or a socket).
     static func isRegularFile(_ descriptor: Int32) -> Bool {
@@ -540,7 +538,7 @@ final class StreamedBody: @unchecked Sendable {
         self.stream = stream
     }
 
-    /// The most of a body held whole where a command needs it whole (`--offline`, `--download`, `-v`): 256 MiB.
+    /// The most of a body held whole where a command needs it whole (`--offline`, `--download`, `--stream`): 256 MiB.
     static let heldWholeAtMost = 256 << 20
 
     /// Whether a body that starts with `prefix` opens as a JSON object or array does.

@@ -57,7 +57,7 @@ extension BonnetCommandTests {
         XCTAssertTrue(run.errors.contains("No such file or directory"), run.errors)
     }
 
-    /// A body a command must hold whole (`--offline`, `-v`) is read up to a bound: `/dev/zero` never ends.
+    /// A body a command must hold whole (`--offline`, `--download`) is read up to a bound: `/dev/zero` never ends.
     func testABodyHeldWholeIsBounded() {
         let body = StreamedBody(prefix: Data(), stream: InputStream(data: Data(count: 10)))
         XCTAssertEqual(body.readWhole(atMost: 9), .tooLarge)
