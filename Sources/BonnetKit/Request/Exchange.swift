@@ -116,8 +116,15 @@ struct Exchange {
         let options = plan.options
         let request: DataRequest
         if let file = plan.bodyFile {
-            // A large `@file`, sent from the disk with its length: never whole in memory.
-            request = session.upload(file, with: urlRequest)
+            // A large `@file`, sent from the disk with its length (chunked when asked): never whole in memory.
+            if options.body.chunked {
+                guard let stream = InputStream(url: file) else {
+                    throw CommandExit(status: 1, message: "cannot read \(file.path)")
+                }
+                request = session.upload(stream, with: urlRequest)
+            } else {
+                request = session.upload(file, with: urlRequest)
+            }
         } else if let streamed = plan.streamedBody {
             // A large piped body, sent as it is read (chunked): never whole in memory.
             request = session.upload(streamed.stream, with: urlRequest)

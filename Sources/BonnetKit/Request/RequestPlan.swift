@@ -154,7 +154,8 @@ struct RequestPlan {
             }
             streamed = nil
         }
-        if let file = bodyFile, holdsBodyWhole {
+        // `-x` deflates a body it holds whole, as httpie does, so a large file is read (up to the bound) for it.
+        if let file = bodyFile, holdsBodyWhole || body.compress > 0 {
             let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
             guard let size, size <= StreamedBody.heldWholeAtMost else { throw Self.bodyTooLarge }
             guard let whole = FileManager.default.contents(atPath: file.path) else {

@@ -21,6 +21,17 @@ extension BonnetCommandTests {
         let headers = try XCTUnwrap(echo["headers"] as? [String: String])
         XCTAssertEqual(headers["Content-Length"], "\(text.utf8.count)", "\(headers)")
         XCTAssertEqual(headers["Content-Type"], "text/plain", "typed by its extension")
+        // `--chunked` is honoured, and `-xx` deflates it (read whole for it, up to the bound), as before.
+        let chunked = try await bonnet(["--chunked", "POST", url("/anything"), "@\(file.path)"])
+        XCTAssertEqual(chunked.status, 0, chunked.errors)
+        let chunkedEcho = try json(Data(chunked.output.utf8))
+        XCTAssertEqual((chunkedEcho["headers"] as? [String: String])?["Transfer-Encoding"], "chunked")
+        XCTAssertEqual(chunkedEcho["data"] as? String, text)
+        let deflated = try await bonnet(["--debug", "-xx", "POST", url("/anything"), "@\(file.path)"])
+        XCTAssertEqual(deflated.status, 0, deflated.errors)
+        XCTAssertFalse(deflated.errors.contains("(a body sent from"), deflated.errors)
+        let deflatedHeaders = try json(Data(deflated.output.utf8))["headers"] as? [String: String]
+        XCTAssertEqual(deflatedHeaders?["Content-Encoding"], "deflate", "\(String(describing: deflatedHeaders))")
         // A small file is held whole, as before.
         let small = directory.url.appendingPathComponent("small.json")
         try Data(#"{"a":1}"#.utf8).write(to: small)
