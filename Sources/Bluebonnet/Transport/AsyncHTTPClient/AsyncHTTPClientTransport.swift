@@ -168,11 +168,17 @@ final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// The client for `url`: the shared one, or one of its own when a proxy carries it or its host is evaluated or
     /// has its own identity.
-    private func client(for url: URL) throws -> (HTTPClient, ServerTrustEnforcer?) {
+    ///
+    /// - Parameters:
+    ///   - url:       The request's URL.
+    ///   - forwarder: The HTTP proxy `url` is forwarded through in absolute form (`forwardingProxy(for:)`).
+    ///   - routed:    The proxy that carries `url` (`proxy(for:)`).
+    private func client(
+        for url: URL, forwarder: ProxyConfiguration.Endpoint?, routed: HTTPClient.Configuration.Proxy?
+    ) throws -> (HTTPClient, ServerTrustEnforcer?) {
         if let configurationError { throw configurationError }
-        let forwarder = forwardingProxy(for: url)
         // A forwarded request goes to the proxy as to a server: its client has no proxy of AsyncHTTPClient's.
-        let proxy = forwarder == nil ? proxy(for: url) : nil
+        let proxy = forwarder == nil ? routed : nil
         let ownsHost =
             (serverTrustManager != nil || !tls.clientCertificatesByHost.isEmpty) && url.scheme?.lowercased() == "https"
         guard proxy != nil || forwarder != nil || ownsHost else { return (client, nil) }
@@ -241,14 +247,17 @@ final class AsyncHTTPClientTransport: HTTPTransport {
         let client: HTTPClient
         do {
             guard let url = urlRequest.url else { throw HTTPClientError.invalidURL }
-            let (chosen, enforcer) = try self.client(for: url)
+            // Each worked out once: they are nil checks without proxies, and read the exceptions list with them.
+            let forwarder = forwardingProxy(for: url)
+            let routed = proxy(for: url)
+            let (chosen, enforcer) = try self.client(for: url, forwarder: forwarder, routed: routed)
             client = chosen
             var headers = NIOHTTP1.HTTPHeaders()
             // Exactly the request's fields: AsyncHTTPClient adds `Host` and the framing fields to a copy it makes when
             // it writes the head (its request still holds these), so room kept here for them would go unused.
             headers.reserveCapacity(request.headers.count)
             for (name, value) in request.headers { headers.add(name: name, value: value) }
-            let engineURL = try forwardingProxy(for: url).map {
+            let engineURL = try forwarder.map {
                 try AbsoluteFormForwarding.prepare(url, through: $0, headers: &headers)
             }
             let methodName = urlRequest.httpMethod ?? "GET"
@@ -261,7 +270,7 @@ final class AsyncHTTPClientTransport: HTTPTransport {
                 resourceDeadline: resourceDeadline, idleWatch: idleWatch,
                 hasUploadBody: request.body != nil,
                 maximumBodySize: request.maximumBodySize, method: methodName, trust: enforcer,
-                proxy: proxy(for: url), affinity: affinity)
+                proxy: routed, affinity: affinity)
             let body =
                 request.body.map {
                     AHCBodyStreamer.body(for: $0, eventLoopGroup: client.eventLoopGroup, gate: delegate)
