@@ -90,7 +90,6 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         /// The partial file an earlier attempt kept for `resumeData`: a retry that does not continue it removes it.
         var keptPartial: URL?
         var response: HTTPURLResponse?
-        var cleanedUp = false
         /// `maximumFileSize(_:)`, and the bytes the file holds so far (a resumed partial's included).
         var maximumFileSize: Int64?
         var fileBytes: Int64 = 0
@@ -126,7 +125,7 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         super.init(
             underlyingQueue: underlyingQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
             interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, context: context,
-            delegate: delegate,
+            delegate: delegate, kind: Self.kind(of: downloadable, state: state),
             makeURLRequest: {
                 switch downloadable {
                 case let .request(convertible):
@@ -205,37 +204,37 @@ public final class DownloadRequest: Request, @unchecked Sendable {
         return self
     }
 
-    // MARK: - Credentials
+    // MARK: - The kind
 
-    /// A resumed download's credentials belong to the origin the download started on, which the resume data records:
-    /// its first URL may be another origin's (a CDN a redirect led to). Until the resume data is read, and for resume
-    /// data that names no origin, nobody's.
-    override var credentialOwnerOverride: CredentialOwner? {
-        guard case .resumeData = downloadable else { return nil }
-        return downloadState.read { state in state.resuming?.originURL.map { .origin($0) } ?? .nobody }
-    }
-
-    // MARK: - The body
-
-    override var bodyConsumer: (any ResponseBodyConsumer)? { self }
-
-    override var cleanupBlocks: Bool { true }
-
-    override func cleanup() {
-        let handlers = downloadState.write { state -> [@Sendable (Data?) -> Void] in
-            state.cleanedUp = true
-            defer { state.resumeHandlers = [] }
-            return state.resumeHandlers
+    /// A download's kind: its `URLRequest`'s body; its response streamed to a file (the request is the consumer), over
+    /// HTTP or from a `file:` URL. A resumed download's credentials belong to the origin the download started on, which
+    /// the resume data records: its first URL may be another origin's (a CDN a redirect led to). Until the resume data
+    /// is read, and for resume data that names no origin, nobody's. Once it has ended, the handlers of
+    /// `cancel(byProducingResumeData:)` get the resume data, if any, on the main queue.
+    private static func kind(of downloadable: Downloadable, state: Protected<DownloadState>) -> RequestKind {
+        let credentials: RequestKind.Credentials
+        switch downloadable {
+        case .request:
+            credentials = .firstRequestOrigin
+        case .resumeData:
+            credentials = .recorded { state.read { $0.resuming?.originURL.map { .origin($0) } ?? .nobody } }
         }
-        let data = resumeData
-        for handler in handlers { DispatchQueue.main.async { handler(data) } }
+        let cleanup = RequestKind.Cleanup(
+            blocks: { true },
+            run: {
+                let (handlers, data) = state.write { state -> ([@Sendable (Data?) -> Void], Data?) in
+                    defer { state.resumeHandlers = [] }
+                    return (state.resumeHandlers, state.resumeData)
+                }
+                for handler in handlers { DispatchQueue.main.async { handler(data) } }
+            })
+        return RequestKind(
+            consumer: .streamed, route: .http(loadsLocalFiles: true), credentials: credentials, cleanup: cleanup)
     }
-
-    override var loadsLocalFiles: Bool { true }
 
     /// The body of a response that was not followed (a redirect declined), or of a local file: written like any
     /// other, then moved.
-    override func didReceiveBody(_ body: Data?) {
+    func responseBodyWasHeld(_ body: Data?) {
         guard let body else { return }
         guard let response else {
             // A local file has no HTTP response for the destination to judge: it goes where a download goes by

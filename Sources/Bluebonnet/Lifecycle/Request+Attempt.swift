@@ -114,7 +114,7 @@ extension Request {
                 decide(self) { [self] decision in settle(decision) }
             }
         case let .validate(body):
-            didReceiveBody(body)
+            takeHeldBody(body)
             underlyingQueue.async { [self] in validateThenMaybeRetry() }
         case let .askRetrier(error):
             underlyingQueue.async { [self] in askRetrier(about: error) }
@@ -122,7 +122,7 @@ extension Request {
             var metadata: Logger.Metadata = ["retry": "\(retryCount)"]
             if let delay { metadata["delay"] = "\(delay)" }
             context.logger?.debug("retrying", metadata: logMetadata(metadata))
-            didReceiveBody(nil)
+            takeHeldBody(nil)
             eventMonitor?.requestIsRetrying(self)
             // Through the session, as Alamofire's `RequestDelegate` has it; by itself when the session is gone.
             if let delegate = lifecycleDelegate {
@@ -131,7 +131,7 @@ extension Request {
                 sendRetry(after: delay)
             }
         case let .finish(outcome, body):
-            if !outcome.validated { didReceiveBody(body) }
+            if !outcome.validated { takeHeldBody(body) }
             finish(outcome)
         case let .runHandlers(inline):
             if inline {
@@ -150,7 +150,9 @@ extension Request {
             failBeforeExecuting(with: .sessionDeinitialized)
             return
         }
-        let state = RequestAdapterState(requestID: id, session: session, uploadBodyCoding: makeUploadBodyCodingChoice())
+        let choice: UploadBodyCodingChoice? =
+            if case .inURLRequest = kind.body { nil } else { mutableState.write { $0.machine.makeCodingChoice() } }
+        let state = RequestAdapterState(requestID: id, session: session, uploadBodyCoding: choice)
         adapter.adapt(urlRequest, using: state) { [self] result in
             let adapted: URLRequest
             do {
@@ -198,15 +200,34 @@ extension Request {
         tellTaskCreationHandler(task)
     }
 
+    /// What a hop takes from the request's state as it goes out, in one lock.
+    private struct HopStart {
+        /// Whether monitors heard of the attempt before `resume()`, and its task then: they hear it resume.
+        enum Announcement {
+            case notAnnounced
+            case announced(RequestTask?)
+        }
+
+        let deadline: Date?
+        /// How many redirects came before the hop (0 for an attempt's first).
+        let redirects: Int
+        let firstURL: URL?
+        /// The request's own limit on the body held in memory, when it set one.
+        let ownLimit: Int64??
+        /// The attempt's task, made now for a monitor or a creation handler, and whether it runs.
+        let newTask: (task: RequestTask, running: Bool)?
+        let announcement: Announcement
+        let features: FeatureValues
+        let serial: Int
+    }
+
     /// Sends one hop. The machine is in `executing` with no task yet.
     func execute(_ urlRequest: URLRequest) {
         let now = Timeline.now()
         let monitored = !monitoredEvents.isDisjoint(with: .tasks)
-        let (deadline, hop, firstURL, ownLimit, newTask, announced, features, serial) = mutableState.write {
-            state
-                -> (Date?, Int, URL?, Int64??, (RequestTask, Bool)?, RequestTask??, FeatureValues, Int) in
-            // Monitors heard of an announced attempt and its task already; they hear it resume.
-            let announced: RequestTask?? = state.attemptAnnounced ? .some(state.task) : nil
+        let start = mutableState.write { state -> HopStart in
+            let announcement: HopStart.Announcement =
+                state.attemptAnnounced ? .announced(state.task) : .notAnnounced
             state.attemptAnnounced = false
             if state.startTime == nil {
                 state.startTime = now
@@ -215,21 +236,21 @@ extension Request {
                 }
             }
             state.metrics.beginHop(urlRequest, at: now)
-            var newTask: (RequestTask, Bool)?
+            var newTask: (task: RequestTask, running: Bool)?
             if monitored || state.taskCreationHandler != nil, state.task == nil {
                 let task = RequestTask(attempt: state.machine.retryCount, originalRequest: urlRequest)
                 state.task = task
                 newTask = (task, state.machine.control == .resumed)
             }
-            return (
-                state.deadline, state.machine.redirectCount, state.requests.first?.url, state.maximumResponseSize,
-                newTask, announced, state.features, state.machine.hopSerial
-            )
+            return HopStart(
+                deadline: state.deadline, redirects: state.machine.redirectCount, firstURL: state.requests.first?.url,
+                ownLimit: state.maximumResponseSize, newTask: newTask, announcement: announcement,
+                features: state.features, serial: state.machine.hopSerial)
         }
-        if let announced {
-            if let task = announced { tellTask(.resume, task) }
-        } else {
-            tellMonitor(.other) { $0.request(self, didCreateURLRequest: urlRequest) }
+        let (hop, serial, newTask) = (start.redirects, start.serial, start.newTask)
+        switch start.announcement {
+        case let .announced(task): if let task { tellTask(.resume, task) }
+        case .notAnnounced: tellMonitor(.other) { $0.request(self, didCreateURLRequest: urlRequest) }
         }
         // Told before the engine has it, so no event of the task can reach a monitor ahead of its creation.
         if let (task, running) = newTask {
@@ -243,28 +264,61 @@ extension Request {
                 "hop": "\(hop)", "method": "\(urlRequest.httpMethod ?? "GET")",
                 "url": "\(Self.redacted(urlRequest.url))",
             ]))
-        let limit = ownLimit ?? context.maximumResponseSize
-        if hop == 0, loadsLocalFiles, LocalFileTransport.isLocalFile(urlRequest.url), let url = urlRequest.url {
+        let limit = start.ownLimit ?? context.maximumResponseSize
+        if hop == 0, kind.loadsLocalFiles, LocalFileTransport.isLocalFile(urlRequest.url), let url = urlRequest.url {
             let task = LocalFileTransport.load(url, maximumBodySize: limit, sink: self)
-            perform(mutableState.write { $0.machine.didCreateTask(task, serial: serial) }, monitoredTask: newTask?.0)
+            perform(mutableState.write { $0.machine.didCreateTask(task, serial: serial) }, monitoredTask: newTask?.task)
             return
         }
         var prepared: TransportRequest
         do {
             prepared = try context.transportRequest(
-                for: urlRequest, deadline: deadline,
-                sendsSessionCredentials: sendsSessionCredentials(to: urlRequest.url, firstURL: firstURL, hop: hop),
+                for: urlRequest, deadline: start.deadline,
+                sendsSessionCredentials: sendsSessionCredentials(
+                    to: urlRequest.url, firstURL: start.firstURL, hop: hop),
                 maximumBodySize: limit,
-                of: self, features: features)
-            prepared.body = try uploadBody(for: urlRequest, hop: hop)
+                of: self, features: start.features)
+            prepared.body = try takeBody(for: urlRequest)
             if let body = prepared.body { didStartSendingBody(length: body.length) }
             observer?.hopWillSend(&prepared)
         } catch {
             hopDidComplete(.failure(error.asAFError(or: .createURLRequestFailed(error: error))), body: nil)
             return
         }
-        let task = sendHop(prepared)
-        perform(mutableState.write { $0.machine.didCreateTask(task, serial: serial) }, monitoredTask: newTask?.0)
+        let task = carry(prepared)
+        perform(mutableState.write { $0.machine.didCreateTask(task, serial: serial) }, monitoredTask: newTask?.task)
+    }
+
+    /// The body the hop sends beside its `URLRequest`'s, counted as sent; a body that cannot be sent fails the hop.
+    private func takeBody(for urlRequest: URLRequest) throws -> UploadBody? {
+        if case .inURLRequest = kind.body { return nil }
+        let taken = mutableState.write { state in
+            state.machine.takeBody(for: urlRequest, firstMethod: state.requests.first?.httpMethod)
+        }
+        switch taken {
+        case .none: return nil
+        case let .send(body): return body
+        case let .fail(error): throw error
+        }
+    }
+
+    /// Hands a prepared hop to the engine that carries the request's kind, with the request as its sink.
+    private func carry(_ hop: TransportRequest) -> any TransportTask {
+        switch kind.route {
+        case .http:
+            return context.transport.execute(hop, sink: self)
+        case let .webSocket(subprotocol, options):
+            guard let transport = lifecycleDelegate?.webSocketTransport, let sink = self as? any WebSocketSink else {
+                transportDidComplete(body: Data(), error: .sessionDeinitialized)
+                return CompletedTransportTask()
+            }
+            var hop = hop
+            if let subprotocol {
+                hop.headers.removeAll { $0.name.lowercased() == "sec-websocket-protocol" }
+                hop.headers.append((name: "Sec-WebSocket-Protocol", value: subprotocol))
+            }
+            return transport.connect(hop, options: options, sink: sink)
+        }
     }
 
     /// Whether a hop to `url` carries the session's credentials (`Authorization`, `Proxy-Authorization` and `Cookie`
@@ -277,8 +331,8 @@ extension Request {
     ///   - firstURL: The request's first URL.
     ///   - hop:      How many redirects came before the hop (0 for the first request).
     func sendsSessionCredentials(to url: URL?, firstURL: URL?, hop: Int) -> Bool {
-        if let override = credentialOwnerOverride {
-            let owner = credentialOwner(firstURL: firstURL, override: override)
+        if case .recorded = kind.credentials {
+            let owner = credentialOwner(firstURL: firstURL)
             return owner.flatMap { owner in url.map { Origin.same(owner, $0) } } ?? false
         }
         if hop == 0 { return true }
@@ -591,7 +645,7 @@ extension Request {
         guard let last = state.requests.last, let hop = state.machine.hop else { return nil }
         return HopFacts(
             head: response, hopRequest: hop.request, lastRequest: last,
-            credentialOwner: credentialOwner(firstURL: state.requests.first?.url, override: credentialOwnerOverride),
+            credentialOwner: credentialOwner(firstURL: state.requests.first?.url),
             followedHops: state.machine.redirectCount, features: state.features, notes: hop.notes)
     }
 
@@ -641,7 +695,7 @@ extension Request {
 
     @_spi(Transport) public func transportDidComplete(body: Data, error: AFError?) {
         // Only a request with a consumer can have streamed, so a `DataRequest` takes no lock here.
-        if let consumer = bodyConsumer, mutableState.read({ $0.machine.hop?.streamsBody ?? false }) {
+        if let consumer = bodyConsumer, mutableState.write({ $0.machine.hopBodyDidEnd() }) {
             // The consumer finishes what it holds (writes, moves the file) before the hop is weighed.
             consumer.responseBodyDidEnd(error: error) { [self] endError in
                 if let error {

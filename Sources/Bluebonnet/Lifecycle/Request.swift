@@ -59,6 +59,12 @@ public class Request: @unchecked Sendable {
     weak var lifecycleDelegate: (any RequestLifecycleDelegate)?
     /// Makes the request's `URLRequest` (the convertible's `asURLRequest()`).
     let makeURLRequest: @Sendable () throws -> URLRequest
+    /// What kind of request this is: what it sends, what takes its response, what carries it, whose credentials it
+    /// carries and what it releases at the end.
+    let kind: RequestKind
+    /// The request itself in its role of consumer, for a kind whose response body streams
+    /// (`RequestKind.Consumer.streamed`); set once, as the request is made. Unowned: it is the request.
+    private(set) unowned(unsafe) var bodyConsumer: (any ResponseBodyConsumer)?
     let mutableState: Protected<MutableState>
 
     struct MutableState {
@@ -128,9 +134,11 @@ public class Request: @unchecked Sendable {
         context: SessionContext,
         delegate: any RequestLifecycleDelegate,
         makesURLRequestOnRequestQueue: Bool = false,
+        kind: RequestKind = RequestKind(),
         makeURLRequest: @escaping @Sendable () throws -> URLRequest
     ) {
         self.id = id
+        self.kind = kind
         self.shouldAutomaticallyResume = shouldAutomaticallyResume
         self.makeURLRequest = makeURLRequest
         self.underlyingQueue = underlyingQueue
@@ -151,9 +159,30 @@ public class Request: @unchecked Sendable {
         let policy = RequestStateMachine.Policy(
             creation: creation, adapts: intercepted, retries: intercepted,
             startsImmediately: shouldAutomaticallyResume ?? context.startRequestsImmediately)
-        var state = MutableState(machine: RequestStateMachine(policy: policy))
+        let body: RequestStateMachine.BodyState =
+            switch kind.body {
+            case .inURLRequest: .none
+            case let .supplied(supply): .made(supply, sends: 0, coding: nil)
+            case .madeByRequest: .toBeMade
+            }
+        var state = MutableState(machine: RequestStateMachine(policy: policy, body: body))
         state.interceptor = interceptor
         mutableState = Protected(state)
+        Self.checkRoles(of: kind, in: self)
+        if case .streamed = kind.consumer { bodyConsumer = self as? any ResponseBodyConsumer }
+    }
+
+    /// A kind that names the request in a role is made only by a request that plays it: a library bug otherwise.
+    private static func checkRoles(of kind: RequestKind, in request: Request) {
+        if case .streamed = kind.consumer {
+            precondition(request is any ResponseBodyConsumer, "\(type(of: request)) streams but consumes nothing")
+        }
+        if case .madeByRequest = kind.body {
+            precondition(request is any RequestBodyMaking, "\(type(of: request)) makes no body")
+        }
+        if case .webSocket = kind.route {
+            precondition(request is any WebSocketSink, "\(type(of: request)) carries no socket")
+        }
     }
 
     // MARK: - State
@@ -444,8 +473,27 @@ public class Request: @unchecked Sendable {
 
     // MARK: - Creation
 
-    /// Called once the `URLRequest` is made (first attempt and each retry); uploads make their body first.
+    /// Called once the `URLRequest` is made (first attempt and each retry). A kind that makes its body makes it with
+    /// its first `URLRequest`: a retry sends the body made then, so a form is not encoded twice, and a file it was
+    /// written to is not left behind.
     func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
+        var made: (maker: any RequestBodyMaking, requestEnded: Bool)?
+        if case .madeByRequest = kind.body, let maker = self as? any RequestBodyMaking,
+            mutableState.read({ $0.machine.awaitsBody })
+        {
+            switch maker.makeBody() {
+            case let .success(body):
+                made = (maker, mutableState.write { $0.machine.didMakeBody(body) })
+            case let .failure(error):
+                failBeforeExecuting(with: error)
+                return
+            }
+        }
+        announceURLRequest(urlRequest)
+        if let made { made.maker.didMakeBody(requestAlreadyEnded: made.requestEnded) }
+    }
+
+    private func announceURLRequest(_ urlRequest: URLRequest) {
         typealias Handlers = (
             [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)],
             [(queue: DispatchQueue, handler: @Sendable (String) -> Void)]
@@ -465,35 +513,16 @@ public class Request: @unchecked Sendable {
 
     // MARK: - Completion
 
-    /// Hook for subclasses: the body of the final response (`nil` when the request failed or was cancelled, when it
-    /// streamed to `bodyConsumer`, or when a retry forgets the last attempt's).
-    func didReceiveBody(_ body: Data?) {}
-
-    /// Hook for subclasses that take a final response's body as it arrives (a file, a stream) rather than in memory;
-    /// `nil` gathers it.
-    var bodyConsumer: (any ResponseBodyConsumer)? { nil }
-
-    /// Hook for subclasses: whether a `file:` URL the request is made with is read from the disk, as URLSession
-    /// loads it for Alamofire (data and download requests); others fail with `unsupportedURL`.
-    var loadsLocalFiles: Bool { false }
-
-    /// Hook for a WebSocket, whose URL may also be `ws:` or `wss:`.
-    var carriesWebSocket: Bool { false }
-
-    /// Hook for requests that are not carried by the session's HTTP engine (a WebSocket): hands a prepared hop to the
-    /// engine that carries it, with the request as its sink.
-    func sendHop(_ hop: TransportRequest) -> any TransportTask {
-        context.transport.execute(hop, sink: self)
+    /// The body of the final response when it was held in memory (`nil` when the request failed or was cancelled, when
+    /// it streamed to its consumer, or when a retry forgets the last attempt's): kept as `data`, or handed to the
+    /// consumer when the kind streams.
+    func takeHeldBody(_ body: Data?) {
+        if let bodyConsumer {
+            bodyConsumer.responseBodyWasHeld(body)
+        } else {
+            mutableState.write { $0.data = body?.isEmpty == false ? body : nil }
+        }
     }
-
-    /// Hook for uploads: the body to stream for one hop (0 for the first request, then one per redirect).
-    func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? { nil }
-
-    /// Hook for uploads: where this attempt's adapters may choose a coding for the body; `nil` for other requests.
-    func makeUploadBodyCodingChoice() -> UploadBodyCodingChoice? { nil }
-
-    /// Hook for subclasses: whether the body can be sent again, to answer a challenge.
-    var canResendBody: Bool { true }
 
     /// Whose credentials (the session's `Authorization`, `Proxy-Authorization` and `Cookie` headers, the request's
     /// `authenticate` credential, a URL's user and password) a request may carry.
@@ -504,29 +533,30 @@ public class Request: @unchecked Sendable {
         case nobody
     }
 
-    /// Hook for subclasses whose credentials belong to another origin than their first request's (a resumed
-    /// download); `nil` for the first request's origin.
-    var credentialOwnerOverride: CredentialOwner? { nil }
-
     /// The URL whose origin owns the request's credentials, given its first request's URL.
-    func credentialOwner(firstURL: URL?, override: CredentialOwner?) -> URL? {
-        switch override {
-        case nil: firstURL
-        case let .origin(url)?: url
-        case .nobody?: nil
+    func credentialOwner(firstURL: URL?) -> URL? {
+        switch kind.credentials {
+        case .firstRequestOrigin:
+            return firstURL
+        case let .recorded(owner):
+            switch owner() {
+            case let .origin(url): return url
+            case .nobody: return nil
+            }
         }
     }
 
-    /// Hook for subclasses: whether the body is streamed from an upload rather than being `httpBody`.
-    var sendsUploadBody: Bool { false }
+    /// Whether the request's body can be sent again, to answer a challenge: not a stream read once.
+    var canResendBody: Bool {
+        if case .inURLRequest = kind.body { return true }
+        return mutableState.read { $0.machine.canResendBody }
+    }
 
-    /// Hook for subclasses: releases what the request holds on disk once it has completed, however it ended. Runs
-    /// before the validators, on `serializationQueue` when `cleanupBlocks`.
-    func cleanup() {}
-
-    /// Hook for subclasses: whether `cleanup()` does file I/O, so it must not run on the thread that completed the
-    /// request.
-    var cleanupBlocks: Bool { false }
+    /// Whether the request streams a body of its own rather than its `URLRequest`'s `httpBody`.
+    var sendsUploadBody: Bool {
+        if case .inURLRequest = kind.body { return false }
+        return mutableState.read { $0.machine.sendsBody }
+    }
 
     /// Ends the request: stamps the time, then validators (unless this attempt's already ran) and response handlers
     /// run, on `serializationQueue` unless everything queued is cheap and non-blocking. Reached only through the
@@ -534,7 +564,7 @@ public class Request: @unchecked Sendable {
     func finish(_ outcome: RequestStateMachine.Outcome) {
         lifecycleDelegate?.cleanup(after: self)
         let now = Timeline.now()
-        let cleanupBlocks = self.cleanupBlocks
+        let cleanupBlocks = kind.cleanup?.blocks() ?? false
         let error = outcome.error
         let (inline, ended) = mutableState.write { state -> (Bool, AttemptEnd?) in
             state.machine.beginFinishing()
@@ -561,7 +591,7 @@ public class Request: @unchecked Sendable {
 
     private func runFinish(validated: Bool, inline: Bool) {
         if !inline { dispatchPrecondition(condition: .onQueue(serializationQueue)) }
-        cleanup()
+        kind.cleanup?.run()
         if !validated { runValidators() }
         mutableState.write { $0.machine.beginHandlers() }
         // After the handlers began, as Alamofire does: a request with no handler is `.finished` when its monitors hear

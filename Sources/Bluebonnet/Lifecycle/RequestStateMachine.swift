@@ -69,8 +69,55 @@ struct RequestStateMachine {
         var task: (any TransportTask)?
         /// What followers left on this hop (the challenges it answers).
         let notes: FeatureValues
+        /// Where the response's body goes, and how far it got.
+        var delivery = Delivery.awaitingHead
+
         /// Whether the body streams to the request's consumer (a final response, not one to follow).
-        var streamsBody = false
+        var streamsBody: Bool {
+            switch delivery {
+            case .streaming, .endingStream: true
+            case .awaitingHead, .held, .ended: false
+            }
+        }
+    }
+
+    /// Where a hop's response body goes (the consumer's sub-state): held in memory (a response that may be followed,
+    /// or a request that keeps its body), or streamed to the request's consumer (`RequestKind.Consumer.streamed`),
+    /// which finishes what it holds (writes, moves a file) before the hop is weighed.
+    enum Delivery: Sendable, Equatable {
+        /// No head yet.
+        case awaitingHead
+        /// The body gathers in memory.
+        case held
+        /// The body streams to the consumer.
+        case streaming
+        /// The body ended and the consumer is finishing what it holds; the hop completes when it is done.
+        case endingStream
+        /// The body ended with nothing left to finish.
+        case ended
+    }
+
+    /// The request's own body (`RequestKind.Body`), beside its `URLRequest`'s `httpBody`: the machine holds it and
+    /// counts its sends, so a body that can be read once is never sent twice.
+    enum BodyState: Sendable {
+        /// The kind sends none.
+        case none
+        /// The request makes it with its first `URLRequest` (`RequestBodyMaking`).
+        case toBeMade
+        /// Sent `sends` times so far, redirects, challenges and retries included; `coding` is what this attempt's
+        /// adapters chose for it.
+        case made(BodySupply, sends: Int, coding: UploadBodyCodingChoice?)
+        /// It cannot be read: each send fails with the error, as URLSession's task fails once it runs.
+        case unreadable(URLError)
+    }
+
+    /// What a hop sends as its body (`takeBody(for:firstMethod:)`).
+    enum HopBody {
+        /// Nothing beyond the `URLRequest`'s `httpBody`.
+        case none
+        case send(UploadBody)
+        /// The hop fails with the error before it is sent.
+        case fail(AFError)
     }
 
     /// How the request ended.
@@ -143,6 +190,8 @@ struct RequestStateMachine {
     }
 
     private(set) var phase: Phase = .initialized
+    /// The request's own body.
+    private(set) var body: BodyState
 
     /// The request's error as it stands (`Request.error`): set by the events that fail the request, cleared when a
     /// retry begins, carried by `.finish`. The machine is its only writer.
@@ -176,8 +225,9 @@ struct RequestStateMachine {
     /// The serial of the latest hop.
     private(set) var hopSerial = 0
 
-    init(policy: Policy) {
+    init(policy: Policy, body: BodyState = .none) {
         self.policy = policy
+        self.body = body
     }
 
     /// A queued response handler. `inlineSafe` handlers are cheap and never block (they snapshot the request for an
@@ -251,6 +301,9 @@ struct RequestStateMachine {
     enum Event: CaseIterable, Sendable {
         case claimCreation, urlRequestCreated, failedBeforeExecuting, adapted, taskCreated, hopCompleted, hopDecided
         case validated, retryDecided, retryDelayElapsed, finishBegan, handlersBegan, handlerRetryDecided
+        /// The body's and the consumer's sub-states: the request's own body made, a hop's body taken, a response head
+        /// arrived, a response body ended.
+        case bodyMade, bodyTaken, headArrived, bodyEnded
     }
 
     /// Why an event that finds the machine elsewhere is dropped rather than a bug.
@@ -287,6 +340,8 @@ struct RequestStateMachine {
         case .finishBegan: .completed
         case .handlersBegan: .finishing
         case .handlerRetryDecided: .awaitingHandlerRetryDecision
+        case .bodyMade: .creatingURLRequest
+        case .bodyTaken, .headArrived, .bodyEnded: .executing
         }
     }
 
@@ -304,6 +359,18 @@ struct RequestStateMachine {
             return hop.task == nil ? .acts : .impossible
         case .failedBeforeExecuting where kind == .adapting:
             return .acts
+        case .bodyMade where kind == .creatingURLRequest:
+            // Made once, for the first attempt; a retry sends the body made then.
+            if case .toBeMade = body { return .acts }
+            return .impossible
+        case .bodyTaken, .headArrived, .bodyEnded:
+            // A hop takes its body before the engine has it; its head arrives once, and its body ends once.
+            guard case let .executing(hop) = phase else { return .impossible }
+            switch event {
+            case .bodyTaken: return hop.task == nil ? .acts : .impossible
+            case .headArrived: return hop.delivery == .awaitingHead ? .acts : .impossible
+            default: return hop.delivery == .endingStream || hop.delivery == .ended ? .impossible : .acts
+            }
         case .hopCompleted, .finishBegan, .handlersBegan:
             // The engine completes each hop once; the finishing work and the handlers begin once per completion.
             return kind == Self.phase(where: event) ? .acts : .impossible
@@ -536,11 +603,93 @@ struct RequestStateMachine {
 
     /// The head of the hop's response arrived: its body streams to the request's consumer or not.
     mutating func hopWillReceiveBody(streaming: Bool) {
-        guard case var .executing(hop) = phase else {
-            preconditionFailure("A response head arrived with no hop on the wire: \(phaseKind)")
-        }
-        hop.streamsBody = streaming
+        _ = takes(.headArrived)
+        guard case var .executing(hop) = phase else { return }
+        hop.delivery = streaming ? .streaming : .held
         phase = .executing(hop)
+    }
+
+    /// The hop's response body ended, or the hop ended before one began: `true` when it streamed to the consumer,
+    /// which finishes what it holds before the hop completes; `false` when nothing is left to finish.
+    mutating func hopBodyDidEnd() -> Bool {
+        _ = takes(.bodyEnded)
+        guard case var .executing(hop) = phase else { return false }
+        let streamed = hop.delivery == .streaming
+        hop.delivery = streamed ? .endingStream : .ended
+        phase = .executing(hop)
+        return streamed
+    }
+
+    // MARK: - The request's own body
+
+    /// The request made its body, with its first `URLRequest`. Returns whether the request ended meanwhile (cancelled
+    /// while a form was encoded): the body is kept, never sent, and whatever it holds on disk is the caller's to
+    /// release, as the request's cleanup ran before it existed.
+    mutating func didMakeBody(_ made: MadeBody) -> Bool {
+        guard takes(.bodyMade) else { return true }
+        switch made {
+        case let .body(supply): body = .made(supply, sends: 0, coding: nil)
+        case let .unreadable(error): body = .unreadable(error)
+        }
+        return false
+    }
+
+    /// Whether the request's body is yet to be made, with its first `URLRequest`.
+    var awaitsBody: Bool {
+        if case .toBeMade = body { return true }
+        return false
+    }
+
+    /// Whether the request sends a body of its own beside its `URLRequest`'s.
+    var sendsBody: Bool {
+        switch body {
+        case .none, .toBeMade: false
+        case .made, .unreadable: true
+        }
+    }
+
+    /// Whether the request's body can be sent again, to answer a challenge: not a stream read once.
+    var canResendBody: Bool {
+        if case let .made(supply, _, _) = body { return supply.isReplayable }
+        return true
+    }
+
+    /// Where this attempt's adapters may choose a coding for the body (`RequestAdapterState`); `nil` when the request
+    /// has no body made once, in memory or on disk, to code.
+    mutating func makeCodingChoice() -> UploadBodyCodingChoice? {
+        guard case let .made(supply, sends, _) = body, case let .fixed(fixed) = supply else { return nil }
+        let bytes: Data? = if case let .data(data) = fixed.source { data } else { nil }
+        let choice = UploadBodyCodingChoice(bytesInMemory: bytes)
+        body = .made(supply, sends: sends, coding: choice)
+        return choice
+    }
+
+    /// The body the current hop sends, taken as the hop goes out. A redirect that turned the request into a `GET`
+    /// drops it (307 and 308 keep method and body); a body read once that a redirect, a challenge or a retry needs
+    /// again fails the hop clearly rather than sending nothing.
+    ///
+    /// - Parameters:
+    ///   - urlRequest:  The hop's request.
+    ///   - firstMethod: The method of the request's first `URLRequest`.
+    mutating func takeBody(for urlRequest: URLRequest, firstMethod: String?) -> HopBody {
+        guard takes(.bodyTaken) else { return .none }
+        switch body {
+        case .none, .toBeMade:
+            return .none
+        case let .unreadable(error):
+            return .fail(.sessionTaskFailed(error: error))
+        case let .made(supply, sends, coding):
+            if redirectCount > 0 {
+                let first = firstMethod?.uppercased() ?? "GET"
+                guard urlRequest.httpMethod?.uppercased() ?? "GET" == first, first != "GET" else { return .none }
+            }
+            body = .made(supply, sends: sends + 1, coding: coding)
+            guard sends == 0 || supply.isReplayable else {
+                return .fail(.sessionTaskFailed(error: URLError(.requestBodyStreamExhausted)))
+            }
+            let plain = supply.bodyForSend()
+            return .send(coding?.chosen.map(plain.coded(with:)) ?? plain)
+        }
     }
 
     /// What the request makes of a finished hop, before the machine weighs cancellation.

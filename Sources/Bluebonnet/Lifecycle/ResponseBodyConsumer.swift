@@ -26,4 +26,11 @@ protocol ResponseBodyConsumer: AnyObject, Sendable {
     ///   - error:      The transport's error, if the body was cut short.
     ///   - completion: Called once, from any thread but never an event loop when the consumer did file I/O.
     func responseBodyDidEnd(error: AFError?, completion: @escaping @Sendable (AFError?) -> Void)
+
+    /// The body of a final response that was held in memory rather than streamed here, because it might have been
+    /// followed (a redirect declined, a `401` no credential answered), or that a local file gave; `nil` when a retry
+    /// forgets the last attempt's. Called off the event loops, before the request is validated and finished.
+    ///
+    /// - Parameter body: The body.
+    func responseBodyWasHeld(_ body: Data?)
 }

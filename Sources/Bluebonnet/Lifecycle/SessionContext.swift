@@ -64,7 +64,7 @@ struct SessionContext: Sendable {
         guard let url = urlRequest.url else {
             throw AFError.parameterEncodingFailed(reason: .missingURL)
         }
-        switch RequestTarget.problem(with: url, webSocket: request.carriesWebSocket) {
+        switch RequestTarget.problem(with: url, webSocket: request.kind.carriesWebSocket) {
         case nil:
             break
         case _ where url.scheme == nil || url.host?.isEmpty != false:
@@ -207,4 +207,6 @@ protocol RequestLifecycleDelegate: RequestDelegate {
     func requestDidStart(_ request: Request) -> AFError?
     /// A request that ended is sent again (a serializer's retry): it is active again, whatever the session's state.
     func requestDidRestart(_ request: Request)
+    /// The engine that carries the session's WebSockets (`RequestKind.Route.webSocket`), made when first asked for.
+    var webSocketTransport: any WebSocketTransport { get }
 }

@@ -21,20 +21,18 @@ public class DataRequest: Request, @unchecked Sendable {
         shouldAutomaticallyResume: Bool? = nil,
         context: SessionContext,
         delegate: any RequestLifecycleDelegate,
-        makesURLRequestOnRequestQueue: Bool = false
+        makesURLRequestOnRequestQueue: Bool = false,
+        kind: RequestKind = DataRequest.kind
     ) {
         self.convertible = convertible
         super.init(
             underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
             eventMonitor: eventMonitor, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
             context: context, delegate: delegate, makesURLRequestOnRequestQueue: makesURLRequestOnRequestQueue,
-            makeURLRequest: { try convertible.asURLRequest() })
+            kind: kind, makeURLRequest: { try convertible.asURLRequest() })
     }
 
-    // As in Alamofire, `data` stays `nil` until a byte arrives: an empty body (a redirect not followed, a 204) is `nil`.
-    override var loadsLocalFiles: Bool { true }
-
-    override func didReceiveBody(_ data: Data?) {
-        mutableState.write { $0.data = data?.isEmpty == false ? data : nil }
-    }
+    /// A data request's kind: its `URLRequest`'s body, its response kept in memory as `data` (which stays `nil` until a
+    /// byte arrives, as in Alamofire: an empty body, a 204, is `nil`), over HTTP or from a `file:` URL.
+    static let kind = RequestKind(route: .http(loadsLocalFiles: true))
 }

@@ -35,22 +35,11 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     /// The `FileManager` used to measure and remove files.
     public let fileManager: FileManager
 
-    private struct UploadState {
-        var uploadable: Uploadable?
-        var body: UploadBody?
-        var cleanedUp = false
-        /// How many hops have been handed the body (redirects and retries included).
-        var sends = 0
-        /// Where the latest attempt's adapters chose a coding for the body.
-        var codingChoice: UploadBodyCodingChoice?
-        /// Why the file to upload cannot be read: the attempt fails with it once sent, as URLSession's task does.
-        var unreadableFile: URLError?
-    }
-
-    private let uploadState = Protected(UploadState())
+    /// The body, once made: written when it is made and read by `uploadable` and the cleanup.
+    private let madeUploadable: Protected<Uploadable?>
 
     /// The body, once it has been made (after the `URLRequest`).
-    public var uploadable: Uploadable? { uploadState.read().uploadable }
+    public var uploadable: Uploadable? { madeUploadable.read() }
 
     init(
         convertible: any UploadConvertible,
@@ -65,56 +54,22 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
     ) {
         upload = convertible
         self.fileManager = fileManager
+        let made = Protected<Uploadable?>(nil)
+        madeUploadable = made
+        // A file made for the upload (a form written to disk) is removed once the request has ended, however it ended:
+        // file I/O, which never runs on the event loop that may complete the request.
+        let cleanup = RequestKind.Cleanup(
+            blocks: { made.read { $0?.temporaryFile != nil } },
+            run: { if let file = made.read({ $0?.temporaryFile }) { try? fileManager.removeItem(at: file) } })
         super.init(
             convertible: convertible, underlyingQueue: underlyingQueue, serializationQueue: serializationQueue,
             eventMonitor: eventMonitor, interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume,
             context: context, delegate: delegate,
             // Encoding a multipart form can take a while, so an upload's body is always made on
             // `requestQueue`, never on the thread that resumes it.
-            makesURLRequestOnRequestQueue: true)
-    }
-
-    override func didCreateInitialURLRequest(_ urlRequest: URLRequest) {
-        // A retry makes the `URLRequest` again but sends the body made the first time: a form is not encoded twice,
-        // and a file it was written to is not left behind.
-        if uploadState.read().body != nil {
-            super.didCreateInitialURLRequest(urlRequest)
-            return
-        }
-        let uploadable: Uploadable
-        let body: UploadBody
-        var unreadableFile: URLError?
-        do {
-            uploadable = try upload.createUploadable()
-            if case let .file(url, _) = uploadable,
-                let failure = Self.unreadableFileError(url, fileManager: fileManager)
-            {
-                // URLSession makes an upload task from a file it cannot read, and the task fails once it runs: the
-                // adapters, the monitors and the task see the request first, as Alamofire's do.
-                body = UploadBody(source: .file(url), length: 0)
-                unreadableFile = failure
-            } else {
-                body = try Self.body(for: uploadable, fileManager: fileManager)
-            }
-        } catch {
-            let failure = error.asAFError(or: .createUploadableFailed(error: error))
-            eventMonitor?.request(self, didFailToCreateUploadableWithError: failure)
-            failBeforeExecuting(with: failure)
-            return
-        }
-        // Cancelled while the form was being encoded: `cleanup()` has run already, so the file goes now.
-        let alreadyCleanedUp = uploadState.write { state -> Bool in
-            state.uploadable = uploadable
-            state.body = body
-            state.unreadableFile = unreadableFile
-            return state.cleanedUp
-        }
-        if alreadyCleanedUp { removeTemporaryFile(of: uploadable) }
-        super.didCreateInitialURLRequest(urlRequest)
-        // After `didCreateInitialURLRequest`, the order Alamofire's monitors see.
-        eventMonitor?.request(self, didCreateUploadable: uploadable)
-        // The stream is the body from here on: a monitor is handed it, as Alamofire's is when URLSession asks for it.
-        if case let .stream(stream) = uploadable { eventMonitor?.request(self, didProvideInputStream: stream) }
+            makesURLRequestOnRequestQueue: true,
+            // An upload's body has nowhere to go in a file, so a `file:` URL is not read.
+            kind: RequestKind(body: .madeByRequest, route: .http(loadsLocalFiles: false), cleanup: cleanup))
     }
 
     /// Why URLSession's task could not read the file at `url`, or `nil` when it is a readable file.
@@ -152,62 +107,49 @@ public final class UploadRequest: DataRequest, @unchecked Sendable {
         }
     }
 
-    /// An upload's body has nowhere to go in a file.
-    override var loadsLocalFiles: Bool { false }
+}
 
-    override var canResendBody: Bool { uploadState.read { $0.body?.isReplayable ?? true } }
-
-    override var sendsUploadBody: Bool { uploadState.read { $0.body != nil } }
-
-    override func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? {
-        let (plainBody, sends, coding, unreadableFile) = uploadState.write {
-            state -> (UploadBody?, Int, UploadBodyCoding?, URLError?) in
-            state.sends += 1
-            return (state.body, state.sends, state.codingChoice?.chosen, state.unreadableFile)
+extension UploadRequest: RequestBodyMaking {
+    func makeBody() -> Result<MadeBody, AFError> {
+        let uploadable: Uploadable
+        let made: MadeBody
+        do {
+            uploadable = try upload.createUploadable()
+            if case let .file(url, _) = uploadable,
+                let failure = Self.unreadableFileError(url, fileManager: fileManager)
+            {
+                // URLSession makes an upload task from a file it cannot read, and the task fails once it runs: the
+                // adapters, the monitors and the task see the request first, as Alamofire's do.
+                made = .unreadable(failure)
+            } else {
+                made = .body(.fixed(try Self.body(for: uploadable, fileManager: fileManager)))
+            }
+        } catch {
+            let failure = error.asAFError(or: .createUploadableFailed(error: error))
+            eventMonitor?.request(self, didFailToCreateUploadableWithError: failure)
+            return .failure(failure)
         }
-        if let unreadableFile { throw AFError.sessionTaskFailed(error: unreadableFile) }
-        guard let plainBody else { return nil }
-        let body = coding.map(plainBody.coded(with:)) ?? plainBody
-        if hop > 0 {
-            // A redirect that turned the request into a GET dropped the body; 307 and 308 keep method and body.
-            let firstMethod = firstRequest?.httpMethod?.uppercased() ?? "GET"
-            guard urlRequest.httpMethod?.uppercased() ?? "GET" == firstMethod, firstMethod != "GET" else { return nil }
-        }
-        // A stream can be read once: a redirect or a retry that needs it again fails clearly rather than sending an
-        // empty body.
-        guard sends == 1 || body.isReplayable else {
-            throw AFError.sessionTaskFailed(error: URLError(.requestBodyStreamExhausted))
-        }
-        return body
+        // Kept before the machine holds the body: a cleanup that runs from now on finds the file to remove.
+        madeUploadable.write(uploadable)
+        return .success(made)
     }
 
-    override func makeUploadBodyCodingChoice() -> UploadBodyCodingChoice? {
-        uploadState.write { state -> UploadBodyCodingChoice? in
-            guard let body = state.body else { return nil }
-            let bytes: Data? = if case let .data(data) = body.source { data } else { nil }
-            let choice = UploadBodyCodingChoice(bytesInMemory: bytes)
-            state.codingChoice = choice
-            return choice
-        }
+    func didMakeBody(requestAlreadyEnded: Bool) {
+        guard let uploadable else { return }
+        // Cancelled while the form was being encoded: the cleanup may have run before the file existed.
+        if requestAlreadyEnded, let file = uploadable.temporaryFile { try? fileManager.removeItem(at: file) }
+        // After `didCreateInitialURLRequest`, the order Alamofire's monitors see.
+        eventMonitor?.request(self, didCreateUploadable: uploadable)
+        // The stream is the body from here on: a monitor is handed it, as Alamofire's is when URLSession asks for it.
+        if case let .stream(stream) = uploadable { eventMonitor?.request(self, didProvideInputStream: stream) }
     }
+}
 
-    override func cleanup() {
-        let uploadable = uploadState.write { state -> Uploadable? in
-            state.cleanedUp = true
-            return state.uploadable
-        }
-        if let uploadable { removeTemporaryFile(of: uploadable) }
-    }
-
-    private func removeTemporaryFile(of uploadable: Uploadable) {
-        guard case let .file(url, shouldRemove: true) = uploadable else { return }
-        try? fileManager.removeItem(at: url)
-    }
-
-    /// A file to remove is file I/O, which never runs on the event loop that may complete the request.
-    override var cleanupBlocks: Bool {
-        if case .file(_, shouldRemove: true)? = uploadState.read().uploadable { return true }
-        return false
+extension UploadRequest.Uploadable {
+    /// A file made for the upload, to remove once the request has ended.
+    var temporaryFile: URL? {
+        if case let .file(url, shouldRemove: true) = self { return url }
+        return nil
     }
 }
 

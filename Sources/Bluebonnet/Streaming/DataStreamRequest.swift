@@ -148,13 +148,9 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         /// Whether a handler (or its token) cancelled the request: its completion then says so, even when the response
         /// had ended before.
         var cancelledByHandler = false
-        /// How many times the streamed-up body was handed to the engine.
-        var uploadSends = 0
     }
 
     private let streamState = Protected(StreamState())
-    /// The body streamed up with the request (`Session.streamRequest(_:uploading:interceptor:)`), if any.
-    private let upload: StreamUpload?
 
     init(
         convertible: any URLRequestConvertible,
@@ -169,12 +165,17 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
         delegate: any RequestLifecycleDelegate
     ) {
         self.convertible = convertible
-        self.upload = upload
         self.automaticallyCancelOnStreamError = automaticallyCancelOnStreamError
+        // The body streamed up with the request (`Session.streamRequest(_:uploading:interceptor:)`), if any, a fresh
+        // stream for each send; the response streams to the request's handlers as it arrives.
+        let body: RequestKind.Body =
+            upload.map {
+                .supplied(.fresh(length: $0.length, isReplayable: $0.isReplayable, makeStream: $0.makeStream))
+            } ?? .inURLRequest
         super.init(
             underlyingQueue: underlyingQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
             interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, context: context,
-            delegate: delegate,
+            delegate: delegate, kind: RequestKind(body: body, consumer: .streamed),
             makeURLRequest: { try convertible.asURLRequest() })
     }
 
@@ -300,14 +301,12 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
 
     // MARK: - The body
 
-    override var bodyConsumer: (any ResponseBodyConsumer)? { self }
-
     /// The body of a final response that was held in memory because it might have been followed (a `401` a
     /// credential might answer, a redirect the handler declined): validated and handed to the handlers as a streamed
     /// body is, so they see every response the request delivers. It runs where the follower decided, off the event
     /// loops, before the request is validated and finished: a failure is the request's error, which the retrier is
     /// asked about, and the body reaches the handlers' queues ahead of the end.
-    override func didReceiveBody(_ body: Data?) {
+    func responseBodyWasHeld(_ body: Data?) {
         guard let body, let head = mutableState.read({ $0.error == nil ? $0.head : nil }) else { return }
         let validators = streamState.write { state -> [HeadValidation] in
             state.phase = .open
@@ -319,28 +318,6 @@ public final class DataStreamRequest: Request, @unchecked Sendable {
             return
         }
         if !body.isEmpty { deliver(body, readiness: TransportReadiness(settle: { _ in })) }
-    }
-
-    override var canResendBody: Bool { upload?.isReplayable ?? true }
-
-    override var sendsUploadBody: Bool { upload != nil }
-
-    override func uploadBody(for urlRequest: URLRequest, hop: Int) throws -> UploadBody? {
-        guard let upload else { return nil }
-        if hop > 0 {
-            // As an upload's: a redirect that turned the request into a GET dropped the body.
-            let firstMethod = firstRequest?.httpMethod?.uppercased() ?? "GET"
-            guard urlRequest.httpMethod?.uppercased() ?? "GET" == firstMethod, firstMethod != "GET" else { return nil }
-        }
-        let sends = streamState.write { state -> Int in
-            state.uploadSends += 1
-            return state.uploadSends
-        }
-        // A body read once is never sent twice: a redirect or a retry that needs it again fails clearly.
-        guard sends == 1 || upload.isReplayable else {
-            throw AFError.sessionTaskFailed(error: URLError(.requestBodyStreamExhausted))
-        }
-        return UploadBody(source: .stream(upload.makeStream()), length: upload.length)
     }
 
     private func deliver(_ chunk: Data, readiness: TransportReadiness) {

@@ -231,7 +231,7 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         super.init(
             underlyingQueue: underlyingQueue, serializationQueue: serializationQueue, eventMonitor: eventMonitor,
             interceptor: interceptor, shouldAutomaticallyResume: shouldAutomaticallyResume, context: context,
-            delegate: delegate,
+            delegate: delegate, kind: Self.kind(of: configuration),
             makeURLRequest: { try convertible.asURLRequest() })
         // An upgrade answered with anything but `101` fails, however it got there (a challenge no credential answered
         // is delivered as it is): as URLSession fails the socket, and so that a retrier is asked.
@@ -242,27 +242,17 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
         }
     }
 
-    // MARK: - The hop
+    // MARK: - The kind
 
-    override func sendHop(_ hop: TransportRequest) -> any TransportTask {
-        guard let transport = session?.webSocketTransport else {
-            transportDidComplete(body: Data(), error: .sessionDeinitialized)
-            return CompletedTransportTask()
-        }
-        var hop = hop
-        if let `protocol` = configuration.protocol {
-            hop.headers.removeAll { $0.name.lowercased() == "sec-websocket-protocol" }
-            hop.headers.append((name: "Sec-WebSocket-Protocol", value: `protocol`))
-        }
+    /// A socket's kind: carried by the session's WebSocket engine with the configuration's subprotocol and options; the
+    /// request takes a refused upgrade's body (and drops it: its validator fails the request).
+    private static func kind(of configuration: Configuration) -> RequestKind {
         let options = WebSocketOptions(
             maximumMessageSize: configuration.maximumMessageSize, offersCompression: configuration.perMessageDeflate,
             pingTimeout: configuration.pingInterval == nil ? nil : configuration.pingTimeout)
-        return transport.connect(hop, options: options, sink: self)
+        return RequestKind(
+            consumer: .streamed, route: .webSocket(subprotocol: configuration.protocol, options: options))
     }
-
-    override var bodyConsumer: (any ResponseBodyConsumer)? { self }
-
-    override var carriesWebSocket: Bool { true }
 
     // MARK: - Controls
 
@@ -429,6 +419,8 @@ public final class WebSocketRequest: Request, @unchecked Sendable {
 
 extension WebSocketRequest: ResponseBodyConsumer {
     func responseBodyWillBegin(_ head: ResponseHead) {}
+
+    func responseBodyWasHeld(_ body: Data?) {}
 
     func consume(_ chunk: Data, readiness: TransportReadiness) {
         // A refused upgrade's body: nothing to hand on (the validator fails the request).

@@ -23,24 +23,35 @@ final class RequestStateMachineTests: XCTestCase {
         Machine.Policy(creation: creation, adapts: adapts, retries: retries, startsImmediately: startsImmediately)
     }
 
-    static func machine(adapts: Bool = false, retries: Bool = false, startsImmediately: Bool = true) -> Machine {
-        Machine(policy: policy(adapts: adapts, retries: retries, startsImmediately: startsImmediately))
+    static func machine(
+        adapts: Bool = false, retries: Bool = false, startsImmediately: Bool = true, body: Machine.BodyState = .none
+    ) -> Machine {
+        Machine(policy: policy(adapts: adapts, retries: retries, startsImmediately: startsImmediately), body: body)
     }
+
+    /// A body in memory, which can be sent again.
+    static let replayable = BodySupply.fixed(UploadBody(source: .data(Data("body".utf8)), length: 4))
+    /// A stream, read once.
+    static let once = BodySupply.fixed(UploadBody(source: .stream(InputStream(data: Data("body".utf8))), length: nil))
 
     // MARK: - Bringing a machine to each phase
 
     enum Stage: String, CaseIterable {
         case initialized, creating, ready, adapting, executingNoTask, executing, hopDecision, validating
         case retryDecision, retryDelay, completed, finishing, runningHandlers, finished, handlerRetryDecision
+        /// The consumer's sub-states of a hop on the wire.
+        case headHeld, headStreaming, streamEnding, bodyEnded
     }
 
     static func machine(at stage: Stage) -> Machine {
         // Validating and deciding about a retry take a machine with a retrier.
         let retries = [Stage.validating, .retryDecision, .retryDelay, .handlerRetryDecision].contains(stage)
-        var machine = Self.machine(adapts: stage == .adapting, retries: retries)
+        // Every machine makes a body of its own with its URLRequest, so the body's events meet every phase.
+        var machine = Self.machine(adapts: stage == .adapting, retries: retries, body: .toBeMade)
         if stage == .initialized { return machine }
         if stage == .ready {
             XCTAssertTrue(machine.claimCreation())
+            XCTAssertFalse(machine.didMakeBody(.body(replayable)))
             guard case .none? = machine.didCreateURLRequest(url) else { XCTFail("ready"); return machine }
             return machine
         }
@@ -48,11 +59,26 @@ final class RequestStateMachineTests: XCTestCase {
             XCTFail("resume"); return machine
         }
         if stage == .creating { return machine }
+        XCTAssertFalse(machine.didMakeBody(.body(replayable)))
         _ = machine.didCreateURLRequest(url)
         if stage == .adapting || stage == .executingNoTask { return machine }
+        guard case .send = machine.takeBody(for: url, firstMethod: "POST") else {
+            XCTFail("body"); return machine
+        }
         _ = machine.didCreateTask(NoTask(), serial: machine.hopSerial)
         switch stage {
         case .executing:
+            return machine
+        case .headHeld, .headStreaming, .streamEnding, .bodyEnded:
+            machine.hopWillReceiveBody(streaming: stage != .headHeld)
+            if stage == .streamEnding || stage == .bodyEnded {
+                XCTAssertEqual(machine.hopBodyDidEnd(), true)
+            }
+            if stage == .bodyEnded {
+                // A held body ends with nothing left to finish; a body that streams ends through the consumer.
+                machine = Self.machine(at: .headHeld)
+                XCTAssertEqual(machine.hopBodyDidEnd(), false)
+            }
             return machine
         case .hopDecision:
             _ = machine.hopDidComplete(.mayFollow(follow), body: nil)
@@ -198,12 +224,24 @@ final class RequestStateMachineTests: XCTestCase {
         case .finishBegan: machine.beginFinishing()
         case .handlersBegan: machine.beginHandlers()
         case .handlerRetryDecided: _ = machine.didDecideHandlerRetry(.retry)
+        case .bodyMade: _ = machine.didMakeBody(.body(replayable))
+        case .bodyTaken: _ = machine.takeBody(for: url, firstMethod: "POST")
+        case .headArrived: machine.hopWillReceiveBody(streaming: true)
+        case .bodyEnded: _ = machine.hopBodyDidEnd()
         }
     }
 
     /// What an event may change of a machine.
     static func snapshot(_ machine: Machine) -> String {
-        "\(machine.phaseKind) \(machine.control) \(machine.hopSerial) \(machine.retryCount) \(machine.transportTask != nil)"
+        let body =
+            switch machine.body {
+            case .none: "none"
+            case .toBeMade: "to be made"
+            case let .made(_, sends, coding): "sent \(sends) \(coding != nil)"
+            case .unreadable: "unreadable"
+            }
+        return "\(machine.phaseKind) \(machine.control) \(machine.hopSerial) \(machine.retryCount) "
+            + "\(machine.transportTask != nil) \(String(describing: machine.hop?.delivery)) \(body)"
     }
 
     func testEveryPhaseAndEventEitherActsOrIsANamedLateArrival() {
@@ -233,15 +271,174 @@ final class RequestStateMachineTests: XCTestCase {
                         }
                     case .impossible:
                         // Never sent: it would trap. Only the work of a request that was not cancelled is impossible
-                        // out of its phase (and a hop's completion or the handlers' start, which come once).
+                        // out of its phase, and the events of a hop on the wire (its body taken, its head, its body's
+                        // end, its completion), which a cancel never cuts short, and the finishing work and the
+                        // handlers' start, which come once.
                         impossible += 1
-                        let once: Set<Machine.Event> = [.hopCompleted, .finishBegan, .handlersBegan]
+                        let once: Set<Machine.Event> = [
+                            .hopCompleted, .finishBegan, .handlersBegan, .bodyTaken, .headArrived, .bodyEnded,
+                        ]
                         XCTAssertFalse(settledByCancel && !once.contains(event), pair)
                     }
                 }
             }
         }
         XCTAssertGreaterThan(impossible, 0)
+    }
+
+    // MARK: - The body's and the consumer's sub-states
+
+    /// A machine on its first hop, with `body` made, the hop not yet handed to the engine.
+    static func executing(with made: Machine.BodyState, retries: Bool = false) -> Machine {
+        var machine = Self.machine(retries: retries, body: made)
+        _ = machine.resume()
+        _ = machine.didCreateURLRequest(post)
+        return machine
+    }
+
+    static let post: URLRequest = {
+        var request = URLRequest(url: URL(string: "https://example.com/upload")!)
+        request.httpMethod = "POST"
+        return request
+    }()
+
+    /// Sends the same hop again (a challenge's answer) and takes its body.
+    static func sameHopAgain(_ machine: inout Machine) -> Machine.HopBody {
+        _ = machine.didCreateTask(NoTask(), serial: machine.hopSerial)
+        _ = machine.hopDidComplete(.mayFollow(follow), body: nil)
+        _ = machine.didDecideNextHop(.sameHopAgain(post, notes: FeatureValues()))
+        return machine.takeBody(for: post, firstMethod: "POST")
+    }
+
+    func testABodyReadOnceIsSentOnceAndAReplayableOneAsOftenAsAHopNeedsIt() {
+        var once = Self.executing(with: .made(Self.once, sends: 0, coding: nil))
+        XCTAssertFalse(once.canResendBody)
+        guard case .send = once.takeBody(for: Self.post, firstMethod: "POST") else { return XCTFail("first send") }
+        guard case let .fail(error) = Self.sameHopAgain(&once) else { return XCTFail("a stream sent twice") }
+        XCTAssertEqual((error.underlyingError as? URLError)?.code, .requestBodyStreamExhausted)
+
+        var replayable = Self.executing(with: .made(Self.replayable, sends: 0, coding: nil))
+        XCTAssertTrue(replayable.canResendBody)
+        guard case .send = replayable.takeBody(for: Self.post, firstMethod: "POST") else { return XCTFail("first") }
+        guard case let .send(again) = Self.sameHopAgain(&replayable) else { return XCTFail("resent") }
+        XCTAssertEqual(again.length, 4)
+        guard case let .made(_, sends, _) = replayable.body else { return XCTFail("made") }
+        XCTAssertEqual(sends, 2)
+    }
+
+    func testAFreshStreamIsMadeForEachSendAndOneThatCannotReplayIsNotMadeTwice() {
+        let made = Protected(0)
+        let fresh = BodySupply.fresh(length: 4, isReplayable: true) {
+            made.write { $0 += 1 }
+            return InputStream(data: Data("body".utf8))
+        }
+        var machine = Self.executing(with: .made(fresh, sends: 0, coding: nil))
+        _ = machine.takeBody(for: Self.post, firstMethod: "POST")
+        _ = Self.sameHopAgain(&machine)
+        XCTAssertEqual(made.read(), 2)
+
+        let single = BodySupply.fresh(length: nil, isReplayable: false) {
+            made.write { $0 += 1 }
+            return InputStream(data: Data())
+        }
+        var once = Self.executing(with: .made(single, sends: 0, coding: nil))
+        _ = once.takeBody(for: Self.post, firstMethod: "POST")
+        guard case .fail = Self.sameHopAgain(&once) else { return XCTFail("a single stream sent twice") }
+        XCTAssertEqual(made.read(), 3, "the second send made no stream")
+    }
+
+    func testARedirectToAGetDropsTheBodyWithoutCountingASendAndA307KeepsIt() {
+        var machine = Self.executing(with: .made(Self.once, sends: 0, coding: nil))
+        _ = machine.takeBody(for: Self.post, firstMethod: "POST")
+        _ = machine.didCreateTask(NoTask(), serial: machine.hopSerial)
+        _ = machine.hopDidComplete(.mayFollow(Self.follow), body: nil)
+        _ = machine.didDecideNextHop(.newHop(Self.url))
+        guard case .none = machine.takeBody(for: Self.url, firstMethod: "POST") else { return XCTFail("GET") }
+        guard case let .made(_, sends, _) = machine.body else { return XCTFail("made") }
+        XCTAssertEqual(sends, 1)
+
+        var kept = Self.executing(with: .made(Self.replayable, sends: 0, coding: nil))
+        _ = kept.takeBody(for: Self.post, firstMethod: "POST")
+        _ = kept.didCreateTask(NoTask(), serial: kept.hopSerial)
+        _ = kept.hopDidComplete(.mayFollow(Self.follow), body: nil)
+        _ = kept.didDecideNextHop(.newHop(Self.post))
+        guard case .send = kept.takeBody(for: Self.post, firstMethod: "POST") else { return XCTFail("307") }
+    }
+
+    func testAnUnreadableBodyFailsEverySendAndTheBodyIsMadeOnceAcrossRetries() {
+        var unreadable = Self.executing(with: .unreadable(URLError(.fileDoesNotExist)))
+        guard case let .fail(error) = unreadable.takeBody(for: Self.post, firstMethod: "POST") else {
+            return XCTFail("unreadable")
+        }
+        XCTAssertEqual((error.underlyingError as? URLError)?.code, .fileDoesNotExist)
+
+        var machine = Self.machine(retries: true, body: .toBeMade)
+        _ = machine.resume()
+        XCTAssertTrue(machine.awaitsBody)
+        XCTAssertEqual(machine.disposition(of: .bodyMade), .acts)
+        XCTAssertFalse(machine.didMakeBody(.body(Self.replayable)))
+        XCTAssertEqual(machine.disposition(of: .bodyMade), .impossible, "made twice")
+        _ = machine.didCreateURLRequest(Self.post)
+        _ = machine.takeBody(for: Self.post, firstMethod: "POST")
+        _ = machine.didCreateTask(NoTask(), serial: machine.hopSerial)
+        _ = machine.hopDidComplete(.failure(.explicitlyCancelled), body: nil)
+        _ = machine.didDecideRetry(.retry)
+        XCTAssertFalse(machine.awaitsBody, "a retry sends the body made the first time")
+        guard case let .made(_, sends, _) = machine.body else { return XCTFail("made") }
+        XCTAssertEqual(sends, 1)
+    }
+
+    func testABodyMadeAfterTheRequestWasCancelledIsTheMakersToRelease() {
+        var machine = Self.machine(body: .toBeMade)
+        _ = machine.resume()
+        _ = machine.cancel()
+        XCTAssertEqual(machine.disposition(of: .bodyMade), .late(.afterCancel))
+        XCTAssertTrue(machine.didMakeBody(.body(Self.replayable)))
+        guard case .toBeMade = machine.body else { return XCTFail("kept a body nobody sends") }
+    }
+
+    func testTheAdaptersCodingChoiceCodesTheBodyItWasMadeForOnly() {
+        var machine = Self.executing(with: .made(Self.replayable, sends: 0, coding: nil))
+        let choice = machine.makeCodingChoice()
+        XCTAssertEqual(choice?.bytesInMemory, Data("body".utf8))
+        choice?.choose(UploadBodyCoding(name: "identity") { $0 })
+        guard case let .send(body) = machine.takeBody(for: Self.post, firstMethod: "POST") else {
+            return XCTFail("send")
+        }
+        XCTAssertNil(body.length, "a coded body's length is unknown")
+
+        let fresh = BodySupply.fresh(length: 1, isReplayable: true) { InputStream(data: Data("x".utf8)) }
+        var stream = Self.executing(with: .made(fresh, sends: 0, coding: nil))
+        XCTAssertNil(stream.makeCodingChoice())
+        var none = Self.executing(with: .none)
+        XCTAssertNil(none.makeCodingChoice())
+        guard case .none = none.takeBody(for: Self.post, firstMethod: "POST") else { return XCTFail("no body") }
+    }
+
+    func testTheConsumerSeesOneHeadAndOneEndPerHopAndOnlyAStreamedBodyIsFinishedByIt() {
+        var streamed = Self.machine(at: .executing)
+        XCTAssertEqual(streamed.hop?.delivery, .awaitingHead)
+        streamed.hopWillReceiveBody(streaming: true)
+        XCTAssertEqual(streamed.hop?.streamsBody, true)
+        XCTAssertEqual(streamed.disposition(of: .headArrived), .impossible, "a second head")
+        XCTAssertTrue(streamed.hopBodyDidEnd())
+        XCTAssertEqual(streamed.hop?.delivery, .endingStream)
+        XCTAssertEqual(streamed.hop?.streamsBody, true, "the consumer is still finishing")
+        XCTAssertEqual(streamed.disposition(of: .bodyEnded), .impossible, "a second end")
+
+        var held = Self.machine(at: .executing)
+        held.hopWillReceiveBody(streaming: false)
+        XCTAssertFalse(held.hopBodyDidEnd())
+        XCTAssertEqual(held.hop?.delivery, .ended)
+
+        // A hop that ended before its head (a refused connection) has nothing for the consumer to finish.
+        var headless = Self.machine(at: .executing)
+        XCTAssertFalse(headless.hopBodyDidEnd())
+
+        // The next hop starts again without a head.
+        _ = streamed.hopDidComplete(.mayFollow(Self.follow), body: nil)
+        _ = streamed.didDecideNextHop(.newHop(Self.url))
+        XCTAssertEqual(streamed.hop?.delivery, .awaitingHead)
     }
 
     func testTheResultOfEveryPieceOfWorkInFlightWhenCancelledIsALateArrival() {
