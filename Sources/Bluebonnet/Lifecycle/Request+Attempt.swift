@@ -20,7 +20,7 @@ extension Request {
     func createURLRequestOnRequestQueue(keepingAlive owner: (any AnyObject & Sendable)? = nil) {
         context.requestQueue.async { [self] in
             withExtendedLifetime(owner) {
-                if mutableState.write({ $0.machine.claimCreation() }) { createURLRequest() }
+                perform(mutableState.write { $0.machine.claimCreation() })
             }
         }
     }
@@ -54,10 +54,7 @@ extension Request {
     /// The `URLRequest` (or the upload's body) could not be made, or the adapter failed: the retrier decides when
     /// there is one, else the request ends.
     func failBeforeExecuting(with error: AFError) {
-        let action = mutableState.write { state -> RequestStateMachine.Action? in
-            state.machine.didFailBeforeExecuting(with: error)
-        }
-        if let action { perform(action) }
+        perform(mutableState.write { $0.machine.didFailBeforeExecuting(with: error) })
     }
 
     func notify(
@@ -82,7 +79,7 @@ extension Request {
     ///   - monitoredTask: The attempt's task, for the monitor's task events (when a monitor listens for them).
     func perform(_ action: RequestStateMachine.Action, monitoredTask: RequestTask? = nil) {
         switch action {
-        case .none:
+        case .none, .notTaken:
             return
         case let .createURLRequest(onRequestQueue):
             // Made inline on the caller's thread (no hop), unless that thread is an event loop: the user's
@@ -165,12 +162,12 @@ extension Request {
                 failBeforeExecuting(with: failure)
                 return
             }
-            let action = mutableState.write { state -> RequestStateMachine.Action? in
-                guard let action = state.machine.didAdapt(adapted) else { return nil }
-                state.requests.append(adapted)
+            let action = mutableState.write { state -> RequestStateMachine.Action in
+                let action = state.machine.didAdapt(adapted)
+                if action.isTaken { state.requests.append(adapted) }
                 return action
             }
-            guard let action else { return }
+            guard action.isTaken else { return }
             eventMonitor?.request(self, didAdaptInitialRequest: urlRequest, to: adapted)
             perform(action)
         }
@@ -463,9 +460,9 @@ extension Request {
             head: ResponseHead, body: Data?
         )
         let (action, urlHandlers, followed) = mutableState.write {
-            state -> (RequestStateMachine.Action?, URLHandlers, Followed?) in
+            state -> (RequestStateMachine.Action, URLHandlers, Followed?) in
             let body = state.machine.bodyAwaitingDecision
-            guard let action = state.machine.didDecideNextHop(decision) else { return (nil, [], nil) }
+            let action = state.machine.didDecideNextHop(decision)
             guard case .execute = action else { return (action, [], nil) }
             var followed: Followed?
             if !state.followedResponseHandlers.isEmpty, let head = state.head,
@@ -479,7 +476,7 @@ extension Request {
             state.requests.append(next)
             return (action, state.urlRequestHandlers, followed)
         }
-        guard let action else { return }
+        guard action.isTaken else { return }
         if let followed {
             // The response is made on the handler's queue: a decision may come back on an event loop.
             for (queue, handler) in followed.handlers {
@@ -495,9 +492,7 @@ extension Request {
     /// Runs the validators of a successful hop on `underlyingQueue`, then lets the retrier judge a failure.
     private func validateThenMaybeRetry() {
         runValidators()
-        if let action = mutableState.write({ state in state.machine.didValidate(error: state.error) }) {
-            perform(action)
-        }
+        perform(mutableState.write { state in state.machine.didValidate(error: state.error) })
     }
 
     /// Asks the retriers about `error`, through the session (`RequestDelegate.retryResult(for:dueTo:completion:)`);
@@ -516,20 +511,20 @@ extension Request {
     func sendRetry(after delay: TimeInterval?) {
         guard let delay else {
             underlyingQueue.async { [self] in
-                if mutableState.write({ $0.machine.takeRetrySend() }) { createURLRequest() }
+                perform(mutableState.write { $0.machine.takeRetrySend() })
             }
             return
         }
         underlyingQueue.asyncAfter(deadline: .now() + max(0, delay)) { [self] in
-            let elapsed = mutableState.write { state in
-                state.machine.awaitsRetryDelay && state.machine.retryDelayDidElapse()
-            }
-            if elapsed { createURLRequest() }
+            perform(
+                mutableState.write { state in
+                    state.machine.awaitsRetryDelay ? state.machine.retryDelayDidElapse() : .notTaken
+                })
         }
     }
 
     private func settleRetry(_ result: RetryResult) {
-        let action = mutableState.write { state -> RequestStateMachine.Action? in
+        let action = mutableState.write { state -> RequestStateMachine.Action in
             let action = state.machine.didDecideRetry(result)
             switch action {
             case .retry:
@@ -539,7 +534,7 @@ extension Request {
             }
             return action
         }
-        if let action { perform(action) }
+        perform(action)
     }
 }
 

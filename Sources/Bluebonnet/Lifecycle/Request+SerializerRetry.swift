@@ -86,12 +86,12 @@ extension Request {
         }
         // Delivered before the handlers after it run, in their order.
         if !retries { settled(result) }
-        let action = mutableState.write { state -> RequestStateMachine.Action? in
+        let action = mutableState.write { state -> RequestStateMachine.Action in
             let action = state.machine.didDecideHandlerRetry(result)
             if case .retry = action { state.forgetAttempt() }
             return action
         }
-        guard let action else { return }
+        guard action.isTaken else { return }
         if case .retry = action { lifecycleDelegate?.requestDidRestart(self) }
         perform(action)
     }

@@ -312,11 +312,12 @@ public class Request: @unchecked Sendable {
     public func cancel() -> Self {
         // The monitored task is taken with the transition: once the engine is told, the attempt may end at once.
         let (action, monitored, announced) = mutableState.write {
-            state -> (RequestStateMachine.Action?, RequestTask?, RequestTask?) in
-            guard let action = state.machine.cancel() else { return (nil, nil, nil) }
+            state -> (RequestStateMachine.Action, RequestTask?, RequestTask?) in
+            let action = state.machine.cancel()
+            guard action.isTaken else { return (action, nil, nil) }
             return (action, state.task, state.attemptAnnounced ? state.task : nil)
         }
-        guard let action else { return self }
+        guard action.isTaken else { return self }
         eventMonitor?.requestDidCancel(self)
         // An announced attempt's task is cancelled before it ever ran, as Alamofire's suspended task is.
         if let announced { tellTask(.cancel, announced) }
@@ -331,10 +332,7 @@ public class Request: @unchecked Sendable {
 
     /// Ends a request that has not begun its first attempt with `error`: its session went away, or is shutting down.
     func abandon(with error: AFError) {
-        let action = mutableState.write { state -> RequestStateMachine.Action? in
-            state.machine.abandon(with: error)
-        }
-        if let action { perform(action) }
+        perform(mutableState.write { $0.machine.abandon(with: error) })
     }
 
     /// Cancels the request as `cancel()` does (a subclass's own cancelling included), but it ends with `error`: its
@@ -353,7 +351,7 @@ public class Request: @unchecked Sendable {
         let (action, monitored, announced) = mutableState.write { state in
             (state.machine.suspend(), state.task, state.attemptAnnounced ? state.task : nil)
         }
-        guard let action else { return self }
+        guard action.isTaken else { return self }
         eventMonitor?.requestDidSuspend(self)
         if let announced { tellTask(.suspend, announced) }
         perform(action, monitoredTask: monitored)
@@ -367,7 +365,7 @@ public class Request: @unchecked Sendable {
     public func resume() -> Self {
         let delegate = lifecycleDelegate
         let (action, refused, monitored) = mutableState.write {
-            state -> (RequestStateMachine.Action?, Bool, RequestTask?) in
+            state -> (RequestStateMachine.Action, Bool, RequestTask?) in
             // The session counts the request, or refuses it (it is shutting down), with the transition: a shutdown
             // beginning now either waits for it or it is never sent.
             if state.machine.startsOnResume, let refusal = delegate?.requestDidStart(self) {
@@ -375,7 +373,7 @@ public class Request: @unchecked Sendable {
             }
             return (state.machine.resume(), false, state.task)
         }
-        guard let action else { return self }
+        guard action.isTaken else { return self }
         if refused {
             perform(action)
             return self
@@ -498,14 +496,15 @@ public class Request: @unchecked Sendable {
             [(queue: DispatchQueue, handler: @Sendable (URLRequest) -> Void)],
             [(queue: DispatchQueue, handler: @Sendable (String) -> Void)]
         )
-        let (action, handlers) = mutableState.write { state -> (RequestStateMachine.Action?, Handlers) in
-            guard let action = state.machine.didCreateURLRequest(urlRequest) else { return (nil, ([], [])) }
+        let (action, handlers) = mutableState.write { state -> (RequestStateMachine.Action, Handlers) in
+            let action = state.machine.didCreateURLRequest(urlRequest)
+            guard action.isTaken else { return (action, ([], [])) }
             state.requests.append(urlRequest)
             let curl = state.cURLHandlers
             state.cURLHandlers = []
             return (action, (state.urlRequestHandlers, curl))
         }
-        guard let action else { return }
+        guard action.isTaken else { return }
         tellMonitor(.other) { $0.request(self, didCreateInitialURLRequest: urlRequest) }
         notify(urlRequest, urlHandlers: handlers.0, cURLHandlers: handlers.1)
         perform(action)

@@ -157,8 +157,18 @@ struct RequestStateMachine {
 
     /// What the request does next. Every event and control returns one; `Request.perform(_:)` runs it.
     enum Action {
+        /// Whether the event was taken.
+        var isTaken: Bool {
+            if case .notTaken = self { return false }
+            return true
+        }
+
         /// Nothing more to do.
         case none
+        /// The event was not taken: a named late arrival (`LateArrival`), or a control with nothing to change
+        /// (a second `cancel()`, `resume()` while running). Nothing changed, and the caller does none of the work that
+        /// goes with the event (no monitor hears of it).
+        case notTaken
         /// Make the `URLRequest` from the convertible: inline, or on `requestQueue`.
         case createURLRequest(onRequestQueue: Bool)
         /// Hand the `URLRequest` to the adapter.
@@ -450,12 +460,12 @@ struct RequestStateMachine {
     }
 
     /// `resume()`.
-    mutating func resume() -> Action? {
+    mutating func resume() -> Action {
         switch control {
         case .initialized, .suspended: break
-        case .resumed, .cancelled: return nil
+        case .resumed, .cancelled: return .notTaken
         }
-        if isFinished { return nil }
+        if isFinished { return .notTaken }
         control = .resumed
         switch phase {
         case .initialized where policy.creation == .onResume:
@@ -467,33 +477,33 @@ struct RequestStateMachine {
         case let .ready(urlRequest, adapted):
             return adapted ? enterExecuting(urlRequest, notes: FeatureValues()) : beginAttempt(with: urlRequest)
         case let .executing(hop):
-            return hop.task.map { .resumeTask($0) } ?? Action.none
+            return hop.task.map { .resumeTask($0) } ?? .none
         default:
-            return Action.none
+            return .none
         }
     }
 
     /// `suspend()`: allowed until the outcome is settled.
-    mutating func suspend() -> Action? {
+    mutating func suspend() -> Action {
         switch control {
         case .initialized, .resumed: break
-        case .suspended, .cancelled: return nil
+        case .suspended, .cancelled: return .notTaken
         }
-        if isComplete { return nil }
+        if isComplete { return .notTaken }
         control = .suspended
-        return transportTask.map { .suspendTask($0) } ?? Action.none
+        return transportTask.map { .suspendTask($0) } ?? .none
     }
 
     /// `cancel()`: allowed until the outcome is settled. With a task running, it is stopped and its completion ends
     /// the request; while the engine is being handed the hop, the task is stopped when it arrives; with nothing on
     /// the wire, the request completes now with `cancellationError` (`explicitlyCancelled` unless its session
     /// cancelled it).
-    mutating func cancel() -> Action? {
-        guard control != .cancelled, !isComplete else { return nil }
+    mutating func cancel() -> Action {
+        guard control != .cancelled, !isComplete else { return .notTaken }
         control = .cancelled
         error = cancellationError
         if case let .executing(hop) = phase {
-            return hop.task.map { .cancelTask($0) } ?? Action.none
+            return hop.task.map { .cancelTask($0) } ?? .none
         }
         return complete(error: cancellationError, body: nil)
     }
@@ -506,31 +516,31 @@ struct RequestStateMachine {
     }
 
     /// The session went away while the request waited to start (made, perhaps adapted, never resumed): it completes
-    /// with `error`, as Alamofire finishes such requests with `sessionDeinitialized`. `nil` anywhere else: a hop on
+    /// with `error`, as Alamofire finishes such requests with `sessionDeinitialized`. Not taken anywhere else: a hop on
     /// the wire ends with the engine, and work under way finds the session gone.
-    mutating func abandon(with error: AFError) -> Action? {
+    mutating func abandon(with error: AFError) -> Action {
         switch phase {
         case .initialized, .ready: return complete(error: error, body: nil)
-        default: return nil
+        default: return .notTaken
         }
     }
 
     // MARK: - Making the URLRequest
 
-    /// Claims the making of the first `URLRequest` (for `requestQueue`); `false` when it has begun or cannot.
-    mutating func claimCreation() -> Bool {
-        guard takes(.claimCreation) else { return false }
+    /// Claims the making of the first `URLRequest`, on `requestQueue`; not taken when it has begun or cannot.
+    mutating func claimCreation() -> Action {
+        guard takes(.claimCreation) else { return .notTaken }
         phase = .creatingURLRequest
-        return true
+        return .createURLRequest(onRequestQueue: false)
     }
 
-    /// The `URLRequest` was made; `nil` when the request moved on (cancelled), and the `URLRequest` is dropped. A
+    /// The `URLRequest` was made; not taken when the request moved on (cancelled), and the `URLRequest` is dropped. A
     /// request not resumed waits in `ready`; one the session set up (`.eager`) is adapted first.
-    mutating func didCreateURLRequest(_ urlRequest: URLRequest) -> Action? {
-        guard takes(.urlRequestCreated) else { return nil }
+    mutating func didCreateURLRequest(_ urlRequest: URLRequest) -> Action {
+        guard takes(.urlRequestCreated) else { return .notTaken }
         guard control == .resumed || policy.creation == .bySession else {
             phase = .ready(urlRequest, adapted: false)
-            return Action.none
+            return .none
         }
         return beginAttempt(with: urlRequest)
     }
@@ -558,10 +568,10 @@ struct RequestStateMachine {
         return .execute(urlRequest)
     }
 
-    /// Making the `URLRequest` failed, or the adapter failed: the retrier decides, when there is one. `nil` when the
+    /// Making the `URLRequest` failed, or the adapter failed: the retrier decides, when there is one. Not taken when the
     /// request moved on.
-    mutating func didFailBeforeExecuting(with error: AFError) -> Action? {
-        guard takes(.failedBeforeExecuting) else { return nil }
+    mutating func didFailBeforeExecuting(with error: AFError) -> Action {
+        guard takes(.failedBeforeExecuting) else { return .notTaken }
         return settleFailure(error)
     }
 
@@ -581,9 +591,9 @@ struct RequestStateMachine {
         return .finish(outcome, body: body)
     }
 
-    /// The adapter returned the `URLRequest` to send; `nil` when the request moved on meanwhile.
-    mutating func didAdapt(_ adapted: URLRequest) -> Action? {
-        guard takes(.adapted) else { return nil }
+    /// The adapter returned the `URLRequest` to send; not taken when the request moved on meanwhile.
+    mutating func didAdapt(_ adapted: URLRequest) -> Action {
+        guard takes(.adapted) else { return .notTaken }
         return attemptIsReady(adapted)
     }
 
@@ -724,9 +734,9 @@ struct RequestStateMachine {
     }
 
     /// A follower decided: another hop, the same hop again (a challenge's answer), or the response is delivered.
-    /// `nil` when the request moved on.
-    mutating func didDecideNextHop(_ decision: HopDecision) -> Action? {
-        guard takes(.hopDecided), case let .awaitingHopDecision(body) = phase else { return nil }
+    /// Not taken when the request moved on.
+    mutating func didDecideNextHop(_ decision: HopDecision) -> Action {
+        guard takes(.hopDecided), case let .awaitingHopDecision(body) = phase else { return .notTaken }
         switch decision {
         case let .newHop(next):
             redirectCount += 1
@@ -738,22 +748,21 @@ struct RequestStateMachine {
         }
     }
 
-    /// Validation after a successful hop ended; with `error`, the retrier decides. `nil` when the request moved on.
-    mutating func didValidate(error: AFError?) -> Action? {
-        guard takes(.validated) else { return nil }
+    /// Validation after a successful hop ended; with `error`, the retrier decides. Not taken when the request moved on.
+    mutating func didValidate(error: AFError?) -> Action {
+        guard takes(.validated) else { return .notTaken }
         guard let error else { return complete(error: nil, body: nil, validated: true) }
         self.error = error
         phase = .awaitingRetryDecision(error: error)
         return .askRetrier(error)
     }
 
-    /// The retrier decided; `nil` when the request moved on.
-    mutating func didDecideRetry(_ result: RetryResult) -> Action? {
-        guard takes(.retryDecided), case let .awaitingRetryDecision(original) = phase else { return nil }
-        if let retry = beginRetry(for: result) { return retry }
+    /// The retrier decided; not taken when the request moved on.
+    mutating func didDecideRetry(_ result: RetryResult) -> Action {
+        guard takes(.retryDecided), case let .awaitingRetryDecision(original) = phase else { return .notTaken }
         switch result {
         case .retry, .retryWithDelay:
-            return nil
+            return beginRetry(for: result)
         case .doNotRetry:
             return complete(error: original, body: nil, validated: true)
         case let .doNotRetryWithError(error):
@@ -766,13 +775,13 @@ struct RequestStateMachine {
         }
     }
 
-    /// Begins the next attempt when `result` retries, now or after its delay; `nil` when it does not.
-    private mutating func beginRetry(for result: RetryResult) -> Action? {
+    /// Begins the next attempt, now or after the delay `result` asks for; `.notTaken` when it does not retry.
+    private mutating func beginRetry(for result: RetryResult) -> Action {
         let delay: TimeInterval?
         switch result {
         case .retry: delay = nil
         case let .retryWithDelay(after): delay = after
-        case .doNotRetry, .doNotRetryWithError: return nil
+        case .doNotRetry, .doNotRetryWithError: return .notTaken
         }
         retryCount += 1
         redirectCount = 0
@@ -786,12 +795,12 @@ struct RequestStateMachine {
     /// Whether a retry decided to send at once has yet to make its `URLRequest`.
     private var retrySendPending = false
 
-    /// Takes the retry decided to send at once: `true` once, while the request waits to make its `URLRequest` for it
-    /// (not after a cancel, and not for a second call).
-    mutating func takeRetrySend() -> Bool {
-        guard retrySendPending, case .creatingURLRequest = phase else { return false }
+    /// Takes the retry decided to send at once: its `URLRequest` is made, once, while the request waits for it (not
+    /// after a cancel, and not for a second call).
+    mutating func takeRetrySend() -> Action {
+        guard retrySendPending, case .creatingURLRequest = phase else { return .notTaken }
         retrySendPending = false
-        return true
+        return .createURLRequest(onRequestQueue: false)
     }
 
     /// Whether the request waits out a retry delay.
@@ -800,11 +809,12 @@ struct RequestStateMachine {
         return false
     }
 
-    /// The retry delay elapsed; `false` when the request moved on (cancelled meanwhile).
-    mutating func retryDelayDidElapse() -> Bool {
-        guard takes(.retryDelayElapsed) else { return false }
+    /// The retry delay elapsed: the next attempt's `URLRequest` is made; not taken when the request moved on
+    /// (cancelled meanwhile).
+    mutating func retryDelayDidElapse() -> Action {
+        guard takes(.retryDelayElapsed) else { return .notTaken }
         phase = .creatingURLRequest
-        return true
+        return .createURLRequest(onRequestQueue: false)
     }
 
     // MARK: - Finishing and response handlers
@@ -886,14 +896,17 @@ struct RequestStateMachine {
     }
 
     /// The retrier decided about a handler's failure: the request is sent again (that handler and those after it
-    /// serialize the new response), or the handlers go on after the failed one, which delivers its failure. `nil`
-    /// when nothing waits for the decision.
-    mutating func didDecideHandlerRetry(_ result: RetryResult) -> Action? {
-        guard takes(.handlerRetryDecided) else { return nil }
-        if let retry = beginRetry(for: result) { return retry }
+    /// serialize the new response), or the handlers go on after the failed one, which delivers its failure. Not
+    /// taken when nothing waits for the decision.
+    mutating func didDecideHandlerRetry(_ result: RetryResult) -> Action {
+        guard takes(.handlerRetryDecided) else { return .notTaken }
+        switch result {
+        case .retry, .retryWithDelay: return beginRetry(for: result)
+        case .doNotRetry, .doNotRetryWithError: break
+        }
         handlers.removeFirst()
         phase = handlers.isEmpty ? .finished : .runningHandlers
-        guard !handlers.isEmpty else { return Action.none }
+        guard !handlers.isEmpty else { return .none }
         processingHandlers = true
         return .runHandlers(inline: false)
     }

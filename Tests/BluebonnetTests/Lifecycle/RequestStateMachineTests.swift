@@ -34,6 +34,18 @@ final class RequestStateMachineTests: XCTestCase {
     /// A stream, read once.
     static let once = BodySupply.fixed(UploadBody(source: .stream(InputStream(data: Data("body".utf8))), length: nil))
 
+    static func XCTAssertTaken(
+        _ action: Machine.Action, _ message: String = "", file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertTrue(action.isTaken, message, file: file, line: line)
+    }
+
+    static func XCTAssertNotTaken(
+        _ action: Machine.Action, _ message: String = "", file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertFalse(action.isTaken, "taken: \(action) \(message)", file: file, line: line)
+    }
+
     // MARK: - Bringing a machine to each phase
 
     enum Stage: String, CaseIterable {
@@ -50,12 +62,12 @@ final class RequestStateMachineTests: XCTestCase {
         var machine = Self.machine(adapts: stage == .adapting, retries: retries, body: .toBeMade)
         if stage == .initialized { return machine }
         if stage == .ready {
-            XCTAssertTrue(machine.claimCreation())
+            Self.XCTAssertTaken(machine.claimCreation())
             XCTAssertFalse(machine.didMakeBody(.body(replayable)))
-            guard case .none? = machine.didCreateURLRequest(url) else { XCTFail("ready"); return machine }
+            guard case .none = machine.didCreateURLRequest(url) else { XCTFail("ready"); return machine }
             return machine
         }
-        guard case .createURLRequest(onRequestQueue: false)? = machine.resume() else {
+        guard case .createURLRequest(onRequestQueue: false) = machine.resume() else {
             XCTFail("resume"); return machine
         }
         if stage == .creating { return machine }
@@ -140,7 +152,7 @@ final class RequestStateMachineTests: XCTestCase {
     func testCancelCompletesAtOnceWhereverNoTaskRuns() {
         for stage in Self.preCompletion where stage != .executing && stage != .executingNoTask {
             var machine = Self.machine(at: stage)
-            guard case let .finish(outcome, _)? = machine.cancel() else { XCTFail("\(stage)"); continue }
+            guard case let .finish(outcome, _) = machine.cancel() else { XCTFail("\(stage)"); continue }
             XCTAssertEqual(outcome.error?.isExplicitlyCancelledError, true, "\(stage)")
             XCTAssertEqual(machine.state, .cancelled, "\(stage)")
             XCTAssertTrue(machine.isComplete, "\(stage)")
@@ -149,7 +161,7 @@ final class RequestStateMachineTests: XCTestCase {
 
     func testCancelDuringAHopStopsTheTaskAndWaitsForItsCompletion() {
         var machine = Self.machine(at: .executing)
-        guard case .cancelTask? = machine.cancel() else { return XCTFail() }
+        guard case .cancelTask = machine.cancel() else { return XCTFail() }
         XCTAssertFalse(machine.isComplete)
         guard case let .finish(outcome, body) = machine.hopDidComplete(.success, body: Data("late".utf8)),
             outcome.error?.isExplicitlyCancelledError == true
@@ -160,7 +172,7 @@ final class RequestStateMachineTests: XCTestCase {
 
     func testCancelWhileTheEngineIsHandedTheHopCancelsTheTaskWhenItArrives() {
         var machine = Self.machine(at: .executingNoTask)
-        guard case .none? = machine.cancel() else { return XCTFail() }
+        guard case .none = machine.cancel() else { return XCTFail() }
         guard case .cancelTask = machine.didCreateTask(NoTask(), serial: machine.hopSerial) else { return XCTFail() }
     }
 
@@ -168,7 +180,7 @@ final class RequestStateMachineTests: XCTestCase {
         for stage in [Stage.completed, .finishing, .runningHandlers, .finished] {
             var machine = Self.machine(at: stage)
             let before = machine.state
-            guard machine.cancel() == nil else { XCTFail("\(stage)"); continue }
+            guard !machine.cancel().isTaken else { XCTFail("\(stage)"); continue }
             XCTAssertEqual(machine.state, before, "\(stage)")
         }
     }
@@ -176,7 +188,7 @@ final class RequestStateMachineTests: XCTestCase {
     func testCancelTwiceIsIgnoredTheSecondTime() {
         var machine = Self.machine(at: .executing)
         _ = machine.cancel()
-        XCTAssertNil(machine.cancel())
+        Self.XCTAssertNotTaken(machine.cancel())
     }
 
     // MARK: - Late results after a cancel
@@ -184,28 +196,28 @@ final class RequestStateMachineTests: XCTestCase {
     func testResultsArrivingAfterACancelAreDropped() {
         var creating = Self.machine(at: .creating)
         _ = creating.cancel()
-        XCTAssertNil(creating.didCreateURLRequest(Self.url), "created")
-        XCTAssertNil(creating.didFailBeforeExecuting(with: .explicitlyCancelled), "failed")
+        Self.XCTAssertNotTaken(creating.didCreateURLRequest(Self.url), "created")
+        Self.XCTAssertNotTaken(creating.didFailBeforeExecuting(with: .explicitlyCancelled), "failed")
 
         var adapting = Self.machine(at: .adapting)
         _ = adapting.cancel()
-        XCTAssertNil(adapting.didAdapt(Self.url))
+        Self.XCTAssertNotTaken(adapting.didAdapt(Self.url))
 
         var redirect = Self.machine(at: .hopDecision)
         _ = redirect.cancel()
-        XCTAssertNil(redirect.didDecideNextHop(.newHop(Self.url)), "redirect")
+        Self.XCTAssertNotTaken(redirect.didDecideNextHop(.newHop(Self.url)), "redirect")
 
         var validating = Self.machine(at: .validating)
         _ = validating.cancel()
-        XCTAssertNil(validating.didValidate(error: nil), "validate")
+        Self.XCTAssertNotTaken(validating.didValidate(error: nil), "validate")
 
         var retry = Self.machine(at: .retryDecision)
         _ = retry.cancel()
-        XCTAssertNil(retry.didDecideRetry(.retry), "retry")
+        Self.XCTAssertNotTaken(retry.didDecideRetry(.retry), "retry")
 
         var delay = Self.machine(at: .retryDelay)
         _ = delay.cancel()
-        XCTAssertFalse(delay.retryDelayDidElapse())
+        Self.XCTAssertNotTaken(delay.retryDelayDidElapse())
     }
 
     /// Sends `event` with plausible arguments.
@@ -473,21 +485,21 @@ final class RequestStateMachineTests: XCTestCase {
 
     func testSuspendBeforeTheRequestIsMadeHoldsItInReady() {
         var machine = Self.machine()
-        guard case .none? = machine.suspend() else { return XCTFail() }
-        XCTAssertTrue(machine.claimCreation())
-        guard case .none? = machine.didCreateURLRequest(Self.url) else { return XCTFail() }
+        guard case .none = machine.suspend() else { return XCTFail() }
+        Self.XCTAssertTaken(machine.claimCreation())
+        guard case .none = machine.didCreateURLRequest(Self.url) else { return XCTFail() }
         XCTAssertEqual(machine.state, .suspended)
         guard case .ready = machine.phase else { return XCTFail("\(machine.phase)") }
-        guard case let .execute(sent)? = machine.resume() else { return XCTFail() }
+        guard case let .execute(sent) = machine.resume() else { return XCTFail() }
         XCTAssertEqual(sent, Self.url, "the URLRequest the ready phase held")
     }
 
     func testSuspendDuringAHopSuspendsTheTaskAndResumeResumesIt() {
         var machine = Self.machine(at: .executing)
-        guard case .suspendTask? = machine.suspend() else { return XCTFail() }
-        XCTAssertNil(machine.suspend(), "twice")
-        guard case .resumeTask? = machine.resume() else { return XCTFail() }
-        XCTAssertNil(machine.resume(), "twice")
+        guard case .suspendTask = machine.suspend() else { return XCTFail() }
+        Self.XCTAssertNotTaken(machine.suspend(), "twice")
+        guard case .resumeTask = machine.resume() else { return XCTFail() }
+        Self.XCTAssertNotTaken(machine.resume(), "twice")
     }
 
     func testSuspendWhileTheEngineIsHandedTheHopSuspendsTheTaskWhenItArrives() {
@@ -499,37 +511,37 @@ final class RequestStateMachineTests: XCTestCase {
     func testSuspendAndResumeAfterCompletionAreIgnored() {
         for stage in [Stage.completed, .finishing, .runningHandlers, .finished] {
             var machine = Self.machine(at: stage)
-            XCTAssertNil(machine.suspend(), "\(stage)")
-            XCTAssertNil(machine.resume(), "\(stage)")
+            Self.XCTAssertNotTaken(machine.suspend(), "\(stage)")
+            Self.XCTAssertNotTaken(machine.resume(), "\(stage)")
         }
     }
 
     func testResumeAfterCancelIsIgnored() {
         var machine = Self.machine()
         _ = machine.cancel()
-        XCTAssertNil(machine.resume())
+        Self.XCTAssertNotTaken(machine.resume())
         XCTAssertEqual(machine.state, .cancelled)
-        XCTAssertFalse(machine.claimCreation())
+        Self.XCTAssertNotTaken(machine.claimCreation())
     }
 
     func testHowTheFirstResumeMakesTheURLRequestIsFixedByThePolicy() {
         var inline = Machine(policy: Self.policy(creation: .onResume))
-        guard case .createURLRequest(onRequestQueue: false)? = inline.resume() else { return XCTFail("inline") }
+        guard case .createURLRequest(onRequestQueue: false) = inline.resume() else { return XCTFail("inline") }
         var queued = Machine(policy: Self.policy(creation: .onResumeOnRequestQueue))
-        guard case .createURLRequest(onRequestQueue: true)? = queued.resume() else { return XCTFail("queued") }
+        guard case .createURLRequest(onRequestQueue: true) = queued.resume() else { return XCTFail("queued") }
         var eager = Machine(policy: Self.policy(creation: .bySession))
-        guard case .none? = eager.resume() else { return XCTFail("made by the session") }
-        XCTAssertTrue(eager.claimCreation())
-        guard case .execute? = eager.didCreateURLRequest(Self.url) else { return XCTFail("starts once made") }
+        guard case .none = eager.resume() else { return XCTFail("made by the session") }
+        Self.XCTAssertTaken(eager.claimCreation())
+        guard case .execute = eager.didCreateURLRequest(Self.url) else { return XCTFail("starts once made") }
     }
 
     func testResumeWithAnAdapterAdaptsFirst() {
         var machine = Self.machine(adapts: true)
-        XCTAssertTrue(machine.claimCreation())
+        Self.XCTAssertTaken(machine.claimCreation())
         _ = machine.didCreateURLRequest(Self.url)
-        guard case .adapt? = machine.resume() else { return XCTFail() }
+        guard case .adapt = machine.resume() else { return XCTFail() }
         let adapted = URLRequest(url: URL(string: "https://example.com/adapted")!)
-        guard case .execute(adapted)? = machine.didAdapt(adapted) else { return XCTFail() }
+        guard case .execute(adapted) = machine.didAdapt(adapted) else { return XCTFail() }
         XCTAssertEqual(machine.hop?.request, adapted)
         XCTAssertNil(machine.transportTask)
     }
@@ -538,7 +550,7 @@ final class RequestStateMachineTests: XCTestCase {
         var machine = Self.machine()
         machine.addInterceptor(adapts: true)
         _ = machine.resume()
-        guard case .adapt? = machine.didCreateURLRequest(Self.url) else { return XCTFail() }
+        guard case .adapt = machine.didCreateURLRequest(Self.url) else { return XCTFail() }
         _ = machine.didAdapt(Self.url)
         guard case .askRetrier = machine.hopDidComplete(.failure(.explicitlyCancelled), body: nil) else {
             return XCTFail()
@@ -550,14 +562,14 @@ final class RequestStateMachineTests: XCTestCase {
     func testRedirectFollowedRunsAnotherHopAndNotFollowedCompletesWithTheBodyThatWaited() {
         var follow = Self.machine(at: .hopDecision)
         let next = URLRequest(url: URL(string: "https://example.com/next")!)
-        guard case .execute(next)? = follow.didDecideNextHop(.newHop(next)) else { return XCTFail() }
+        guard case .execute(next) = follow.didDecideNextHop(.newHop(next)) else { return XCTFail() }
         XCTAssertEqual(follow.redirectCount, 1)
         XCTAssertEqual(follow.hop?.request, next)
 
         var stop = Self.machine(at: .executing)
         let body = Data("moved".utf8)
         _ = stop.hopDidComplete(.mayFollow(Self.follow), body: body)
-        guard case .finish(let outcome, body)? = stop.didDecideNextHop(.deliver) else { return XCTFail() }
+        guard case .finish(let outcome, body) = stop.didDecideNextHop(.deliver) else { return XCTFail() }
         XCTAssertNil(outcome.error)
         XCTAssertFalse(outcome.validated)
         XCTAssertTrue(stop.isComplete)
@@ -568,7 +580,7 @@ final class RequestStateMachineTests: XCTestCase {
         var machine = Self.machine(at: .hopDecision)
         var notes = FeatureValues()
         notes[TestNote.self] = 7
-        guard case .execute? = machine.didDecideNextHop(.sameHopAgain(Self.url, notes: notes)) else { return XCTFail() }
+        guard case .execute = machine.didDecideNextHop(.sameHopAgain(Self.url, notes: notes)) else { return XCTFail() }
         XCTAssertEqual(machine.hop?.notes[TestNote.self], 7)
         XCTAssertEqual(machine.redirectCount, 0)
     }
@@ -580,7 +592,7 @@ final class RequestStateMachineTests: XCTestCase {
         _ = machine.resume()
         _ = machine.didCreateURLRequest(Self.url)
         _ = machine.hopDidComplete(.mayFollow(Self.follow), body: Data("x".utf8))
-        guard case .validate(body: Data("x".utf8))? = machine.didDecideNextHop(.deliver) else { return XCTFail() }
+        guard case .validate(body: Data("x".utf8)) = machine.didDecideNextHop(.deliver) else { return XCTFail() }
         guard case .validating = machine.phase else { return XCTFail("\(machine.phase)") }
         XCTAssertFalse(machine.isComplete)
     }
@@ -600,11 +612,11 @@ final class RequestStateMachineTests: XCTestCase {
 
     func testValidationVerdictDecidesBetweenCompletingAndAskingTheRetrier() {
         var passed = Self.machine(at: .validating)
-        guard case let .finish(outcome, _)? = passed.didValidate(error: nil) else { return XCTFail() }
+        guard case let .finish(outcome, _) = passed.didValidate(error: nil) else { return XCTFail() }
         XCTAssertTrue(outcome.validated, "the validators do not run twice")
         var failed = Self.machine(at: .validating)
         guard
-            case .askRetrier? = failed.didValidate(
+            case .askRetrier = failed.didValidate(
                 error: .responseValidationFailed(reason: .unacceptableStatusCode(code: 500)))
         else { return XCTFail() }
     }
@@ -613,20 +625,20 @@ final class RequestStateMachineTests: XCTestCase {
         var retried = Self.machine(at: .handlerRetryDecision)
         guard case .done = retried.nextHandler(inline: false) else { return XCTFail("the loop stops meanwhile") }
         XCTAssertTrue(retried.isComplete)
-        guard case .retry(after: nil)? = retried.didDecideHandlerRetry(.retry) else { return XCTFail() }
+        guard case .retry(after: nil) = retried.didDecideHandlerRetry(.retry) else { return XCTFail() }
         XCTAssertEqual(retried.retryCount, 1)
         XCTAssertEqual(retried.handlers.count, 1, "the failed handler waits for the next response")
 
         var delayed = Self.machine(at: .handlerRetryDecision)
-        guard case .retry(after: 2)? = delayed.didDecideHandlerRetry(.retryWithDelay(2)) else { return XCTFail() }
+        guard case .retry(after: 2) = delayed.didDecideHandlerRetry(.retryWithDelay(2)) else { return XCTFail() }
         XCTAssertEqual(delayed.phaseKind, .waitingRetryDelay)
 
         var declined = Self.machine(at: .handlerRetryDecision)
         _ = declined.appendHandler(Self.handler)
-        guard case .runHandlers(inline: false)? = declined.didDecideHandlerRetry(.doNotRetry) else { return XCTFail() }
+        guard case .runHandlers(inline: false) = declined.didDecideHandlerRetry(.doNotRetry) else { return XCTFail() }
         XCTAssertEqual(declined.handlers.count, 1, "the failed handler delivers; the next one runs")
         var last = Self.machine(at: .handlerRetryDecision)
-        guard case Machine.Action.none? = last.didDecideHandlerRetry(.doNotRetryWithError(URLError(.badURL))) else {
+        guard case Machine.Action.none = last.didDecideHandlerRetry(.doNotRetryWithError(URLError(.badURL))) else {
             return XCTFail()
         }
         XCTAssertEqual(last.state, .finished)
@@ -640,23 +652,23 @@ final class RequestStateMachineTests: XCTestCase {
 
     func testEveryRetryResult() {
         var now = Self.machine(at: .retryDecision)
-        guard case .retry(after: nil)? = now.didDecideRetry(.retry) else { return XCTFail() }
+        guard case .retry(after: nil) = now.didDecideRetry(.retry) else { return XCTFail() }
         XCTAssertEqual(now.retryCount, 1)
         guard case .creatingURLRequest = now.phase else { return XCTFail() }
 
         var later = Self.machine(at: .retryDecision)
-        guard case let .retry(delay)? = later.didDecideRetry(.retryWithDelay(2)) else { return XCTFail() }
+        guard case let .retry(delay) = later.didDecideRetry(.retryWithDelay(2)) else { return XCTFail() }
         XCTAssertEqual(delay, 2)
-        XCTAssertTrue(later.retryDelayDidElapse())
+        Self.XCTAssertTaken(later.retryDelayDidElapse())
         XCTAssertEqual(later.disposition(of: .retryDelayElapsed), .impossible, "a timer fires once")
 
         var no = Self.machine(at: .retryDecision)
-        guard case let .finish(outcome, _)? = no.didDecideRetry(.doNotRetry) else { return XCTFail() }
+        guard case let .finish(outcome, _) = no.didDecideRetry(.doNotRetry) else { return XCTFail() }
         XCTAssertEqual(outcome.error?.isExplicitlyCancelledError, true, "the original error")
 
         struct Refused: Error {}
         var refused = Self.machine(at: .retryDecision)
-        guard case let .finish(wrapped, _)? = refused.didDecideRetry(.doNotRetryWithError(Refused())),
+        guard case let .finish(wrapped, _) = refused.didDecideRetry(.doNotRetryWithError(Refused())),
             case let .requestRetryFailed(retryError, originalError)? = wrapped.error
         else { return XCTFail() }
         XCTAssertTrue(retryError is Refused)
@@ -678,9 +690,9 @@ final class RequestStateMachineTests: XCTestCase {
     func testACreationFailureGoesToTheRetrierWhenThereIsOne() {
         var machine = Self.machine(retries: true)
         _ = machine.resume()
-        guard case .askRetrier? = machine.didFailBeforeExecuting(with: .explicitlyCancelled) else { return XCTFail() }
+        guard case .askRetrier = machine.didFailBeforeExecuting(with: .explicitlyCancelled) else { return XCTFail() }
         var alone = Self.machine(at: .creating)
-        guard case .finish? = alone.didFailBeforeExecuting(with: .explicitlyCancelled) else { return XCTFail() }
+        guard case .finish = alone.didFailBeforeExecuting(with: .explicitlyCancelled) else { return XCTFail() }
     }
 
     // MARK: - Handlers
@@ -774,7 +786,7 @@ extension RequestStateMachineTests {
         guard case .askRetrier(.explicitlyCancelled) = machine.hopDidComplete(.failure(.explicitlyCancelled), body: nil)
         else { return XCTFail("the retrier decides") }
         XCTAssertEqual(machine.error?.isExplicitlyCancelledError, true, "the failure is the error while it is weighed")
-        guard case .retry? = machine.didDecideRetry(.retry) else { return XCTFail("retried") }
+        guard case .retry = machine.didDecideRetry(.retry) else { return XCTFail("retried") }
         XCTAssertNil(machine.error, "a retry forgets the last attempt's failure")
         // A validator's failure (recorded beside the events) is the first one kept, and the outcome carries it.
         _ = machine.didCreateURLRequest(Self.url)
@@ -782,11 +794,11 @@ extension RequestStateMachineTests {
         _ = machine.hopDidComplete(.success, body: nil)
         machine.recordFailure(.responseValidationFailed(reason: .unacceptableStatusCode(code: 500)))
         machine.recordFailure(.explicitlyCancelled)
-        guard case let .askRetrier(weighed)? = machine.didValidate(error: machine.error) else {
+        guard case let .askRetrier(weighed) = machine.didValidate(error: machine.error) else {
             return XCTFail("the retrier weighs the validation failure")
         }
         XCTAssertEqual(weighed.responseCode, 500)
-        guard case let .finish(outcome, _)? = machine.didDecideRetry(.doNotRetry) else { return XCTFail("finished") }
+        guard case let .finish(outcome, _) = machine.didDecideRetry(.doNotRetry) else { return XCTFail("finished") }
         XCTAssertEqual(outcome.error?.responseCode, 500)
         XCTAssertEqual(machine.error?.responseCode, 500)
     }
@@ -794,16 +806,16 @@ extension RequestStateMachineTests {
     func testCancelAndAbandonSetTheErrorOnlyWhenTheyAreTaken() {
         var cancelled = Self.machine(at: .executing)
         cancelled.setCancellationError(.sessionDeinitialized)
-        XCTAssertNotNil(cancelled.cancel())
+        Self.XCTAssertTaken(cancelled.cancel())
         XCTAssertEqual(cancelled.error?.isSessionDeinitializedError, true)
         var abandoned = Self.machine(at: .ready)
-        XCTAssertNotNil(abandoned.abandon(with: .sessionDeinitialized))
+        Self.XCTAssertTaken(abandoned.abandon(with: .sessionDeinitialized))
         XCTAssertEqual(abandoned.error?.isSessionDeinitializedError, true)
         var running = Self.machine(at: .executing)
-        XCTAssertNil(running.abandon(with: .sessionDeinitialized), "a hop on the wire ends with the engine")
+        Self.XCTAssertNotTaken(running.abandon(with: .sessionDeinitialized), "a hop on the wire ends with the engine")
         XCTAssertNil(running.error)
         var completed = Self.machine(at: .completed)
-        XCTAssertNil(completed.cancel())
+        Self.XCTAssertNotTaken(completed.cancel())
         XCTAssertNil(completed.error, "a request that completed keeps its result")
     }
 }
