@@ -39,3 +39,20 @@ public final class CompositeTrustEvaluator: ServerTrustEvaluating, TrustRootsPro
         for evaluator in evaluators { try evaluator.evaluate(trust, forHost: host) }
     }
 }
+
+extension CompositeTrustEvaluator: NonBlockingTrustEvaluating {
+    /// Whether every evaluator it asks is one of Bluebonnet's, which never block.
+    var evaluatesWithoutBlocking: Bool {
+        evaluators.allSatisfy { ($0 as? any NonBlockingTrustEvaluating)?.evaluatesWithoutBlocking ?? false }
+    }
+
+    func evaluateWithoutBlocking(_ trust: ServerTrust, forHost host: String) async throws {
+        for evaluator in evaluators {
+            if let nonBlocking = evaluator as? any NonBlockingTrustEvaluating {
+                try await nonBlocking.evaluateWithoutBlocking(trust, forHost: host)
+            } else {
+                try evaluator.evaluate(trust, forHost: host)
+            }
+        }
+    }
+}

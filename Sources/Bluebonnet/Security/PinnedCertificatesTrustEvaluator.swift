@@ -14,7 +14,7 @@ import X509
 /// when it is the leaf or issued the leaf (its key signed it). The connection exposes the server's leaf only, so a
 /// pin further up is honoured only as an anchor; otherwise it fails (closed), never passes.
 public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating, TrustRootsProviding {
-    private let certificates: [Certificate]
+    fileprivate let certificates: [Certificate]
     private let acceptSelfSignedCertificates: Bool
     private let performDefaultValidation: Bool
     private let validateHost: Bool
@@ -59,11 +59,24 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating, Trus
     ///   - trust: What the connection showed.
     ///   - host:  The host.
     public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+        let chainFailure =
+            verifiesChain(of: trust)
+            ? Offload.wait { [certificates] in await trust.chainFailure(anchoredAt: certificates, forHost: host) } : nil
+        try judge(trust, forHost: host, chainFailure: chainFailure)
+    }
+
+    /// Whether the pins anchor the chain here, so it is verified against them (when the rest can pass).
+    fileprivate func verifiesChain(of trust: ServerTrust) -> Bool {
+        !certificates.isEmpty && (!requiresTrustedChain || trust.isChainTrusted) && pinsAreAnchors && !pinsAreRoots
+    }
+
+    /// The verdict, given what verifying the chain against the pins found (`nil`: it verified, or was not verified).
+    fileprivate func judge(_ trust: ServerTrust, forHost host: String, chainFailure: AFError?) throws {
         guard !certificates.isEmpty else { throw AFError.serverTrustEvaluationFailed(reason: .noCertificatesFound) }
         if requiresTrustedChain { try trust.requireTrustedChain(forHost: host) }
         var anchoredAtPin = pinsAreAnchors && trust.isChainTrusted
         if pinsAreAnchors && !pinsAreRoots {
-            try trust.verifyChain(anchoredAt: certificates, forHost: host)
+            if let chainFailure { throw chainFailure }
             anchoredAtPin = true
         }
         if validateHost { try trust.validateHost(host) }
@@ -75,5 +88,13 @@ public final class PinnedCertificatesTrustEvaluator: ServerTrustEvaluating, Trus
                 reason: .certificatePinningFailed(
                     host: host, trust: trust, pinnedCertificates: certificates, serverCertificates: trust.certificates))
         }
+    }
+}
+
+extension PinnedCertificatesTrustEvaluator: NonBlockingTrustEvaluating {
+    func evaluateWithoutBlocking(_ trust: ServerTrust, forHost host: String) async throws {
+        let chainFailure =
+            verifiesChain(of: trust) ? await trust.chainFailure(anchoredAt: certificates, forHost: host) : nil
+        try judge(trust, forHost: host, chainFailure: chainFailure)
     }
 }

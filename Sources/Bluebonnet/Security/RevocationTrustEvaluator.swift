@@ -65,10 +65,17 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
     ///   - trust: What the connection showed.
     ///   - host:  The host.
     public func evaluate(_ trust: ServerTrust, forHost host: String) throws {
+        guard let query = try query(for: trust, host: host) else { return }
+        try conclude(
+            Offload.wait { await query.checker.status(of: query.leaf, requiringAnswer: query.required) }, query)
+    }
+
+    /// What the responder is asked, once the checks before it passed; `nil` when none is asked and none is required.
+    fileprivate func query(for trust: ServerTrust, host: String) throws -> RevocationQuery? {
         if performDefaultValidation { try trust.requireTrustedChain(forHost: host) }
         if performDefaultValidation, validateHost { try trust.validateHost(host) }
         let required = options.contains(.requirePositiveResponse)
-        func failure(_ reason: String) -> AFError {
+        let failure: @Sendable (String) -> AFError = { [options] reason in
             .serverTrustEvaluationFailed(
                 reason: .revocationCheckFailed(
                     output: .init(host: host, trust: trust, error: RevocationError(reason: reason)),
@@ -78,18 +85,38 @@ public final class RevocationTrustEvaluator: ServerTrustEvaluating {
         guard let leaf = trust.leafCertificate else { throw failure("no certificate to check") }
         guard !options.contains(.networkAccessDisabled) else {
             if required { throw failure("network access is disabled, so no answer can be had") }
-            return
+            return nil
         }
         guard let checker = trust.revocationChecker else {
             if required { throw failure("this trust came from no connection, so no responder can be asked") }
-            return
+            return nil
         }
-        switch checker.status(of: leaf, requiringAnswer: required) {
+        return RevocationQuery(checker: checker, leaf: leaf, required: required, failure: failure)
+    }
+
+    /// The verdict on the responder's answer.
+    fileprivate func conclude(_ status: RevocationStatus, _ query: RevocationQuery) throws {
+        switch status {
         case .good: return
-        case let .revoked(reason): throw failure(reason)
-        case let .noAnswer(reason): if required { throw failure(reason) }
+        case let .revoked(reason): throw query.failure(reason)
+        case let .noAnswer(reason): if query.required { throw query.failure(reason) }
         }
     }
+}
+
+extension RevocationTrustEvaluator: NonBlockingTrustEvaluating {
+    func evaluateWithoutBlocking(_ trust: ServerTrust, forHost host: String) async throws {
+        guard let query = try query(for: trust, host: host) else { return }
+        try conclude(await query.checker.status(of: query.leaf, requiringAnswer: query.required), query)
+    }
+}
+
+/// A revocation check to make: whom to ask about which certificate, and how a failure reads.
+private struct RevocationQuery: Sendable {
+    let checker: any RevocationChecking
+    let leaf: Certificate
+    let required: Bool
+    let failure: @Sendable (String) -> AFError
 }
 
 /// Why a revocation check failed.
@@ -102,8 +129,8 @@ public struct RevocationError: Error, Sendable, CustomStringConvertible {
 
 /// Asks whether a certificate was revoked; the connection's transport provides one.
 protocol RevocationChecking: Sendable {
-    /// The leaf's status. Blocks: call it off the event loops.
-    func status(of leaf: Certificate, requiringAnswer: Bool) -> RevocationStatus
+    /// The leaf's status, awaited: no thread waits for the responder.
+    func status(of leaf: Certificate, requiringAnswer: Bool) async -> RevocationStatus
 }
 
 enum RevocationStatus: Sendable {

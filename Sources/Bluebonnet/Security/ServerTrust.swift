@@ -61,10 +61,11 @@ public struct ServerTrust: Sendable {
 
     /// Verifies the leaf with `anchors` as the only trust anchors: a leaf that is itself an anchor by its validity
     /// dates, any other by swift-certificates' RFC 5280 policy (validity at this moment, CA constraints, signatures),
-    /// with the certificates this trust holds beyond the leaf offered as intermediates. Throws `.defaultEvaluationFailed` with the policy's reasons when no anchored chain verifies.
-    func verifyChain(anchoredAt anchors: [Certificate], forHost host: String) throws {
+    /// with the certificates this trust holds beyond the leaf offered as intermediates. `.defaultEvaluationFailed` with
+    /// the policy's reasons when no anchored chain verifies, `nil` when one does. Awaited, so no thread waits for it.
+    func chainFailure(anchoredAt anchors: [Certificate], forHost host: String) async -> AFError? {
         guard let leaf = leafCertificate else {
-            throw AFError.serverTrustEvaluationFailed(reason: .noCertificatesFound)
+            return AFError.serverTrustEvaluationFailed(reason: .noCertificatesFound)
         }
         let reasons: [String]
         if anchors.contains(leaf) {
@@ -72,20 +73,18 @@ public struct ServerTrust: Sendable {
             // its validity dates still hold. (RFC 5280's policy refuses a trust root that is not a CA as the end
             // entity, so it is not asked.)
             let now = Date()
-            guard leaf.notValidBefore > now || leaf.notValidAfter < now else { return }
+            guard leaf.notValidBefore > now || leaf.notValidAfter < now else { return nil }
             reasons = [
                 "the pinned certificate is valid from \(leaf.notValidBefore) to \(leaf.notValidAfter), not at \(now)"
             ]
         } else {
-            let intermediates = Array(certificates.dropFirst())
-            let result = Offload.wait {
-                var verifier = Verifier(rootCertificates: CertificateStore(anchors)) { RFC5280Policy() }
-                return await verifier.validate(leaf: leaf, intermediates: CertificateStore(intermediates))
-            }
-            guard case let .couldNotValidate(failures) = result else { return }
+            var verifier = Verifier(rootCertificates: CertificateStore(anchors)) { RFC5280Policy() }
+            let result = await verifier.validate(
+                leaf: leaf, intermediates: CertificateStore(Array(certificates.dropFirst())))
+            guard case let .couldNotValidate(failures) = result else { return nil }
             reasons = failures.map { String(describing: $0.policyFailureReason) }
         }
-        throw AFError.serverTrustEvaluationFailed(
+        return AFError.serverTrustEvaluationFailed(
             reason: .defaultEvaluationFailed(
                 output: .init(host: host, trust: self, error: ChainVerificationError(reasons: reasons))))
     }

@@ -4,8 +4,9 @@ import Foundation
 /// The one place blocking work goes (file I/O, cache lookups and stores, certificate parsing and trust evaluation, an
 /// upload's reads): never an event loop, and one queue, so a test can drain it and a trace can find it.
 enum Offload {
-    /// How many pieces of work run at once: a slow disk or a trust check waiting on a responder holds up one of
-    /// them, not the others, and a burst of TLS handshakes holds this many threads, not one each.
+    /// How many pieces of work run at once: a slow disk or a user's trust evaluator that blocks holds up one of them,
+    /// not the others, and a burst of such handshakes holds this many threads, not one each. Bluebonnet's own
+    /// evaluators hold none: they run as tasks and await their chain verifications and OCSP answers.
     static let width = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
 
     /// Where the work runs: concurrent, with at most `width` of Offload's blocks on it at once.

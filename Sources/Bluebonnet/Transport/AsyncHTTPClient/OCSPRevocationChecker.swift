@@ -29,11 +29,7 @@ final class OCSPRevocationChecker: RevocationChecking {
     }()
     private let issuers = Protected<[String: (certificate: Certificate, fetched: Date)]>([:])
 
-    func status(of leaf: Certificate, requiringAnswer: Bool) -> RevocationStatus {
-        Offload.wait { await self.check(leaf, requiringAnswer: requiringAnswer) }
-    }
-
-    private func check(_ leaf: Certificate, requiringAnswer: Bool) async -> RevocationStatus {
+    func status(of leaf: Certificate, requiringAnswer: Bool) async -> RevocationStatus {
         let access: AuthorityInformationAccess?
         do { access = try leaf.extensions.authorityInformationAccess } catch {
             return .noAnswer("its Authority Information Access cannot be read: \(error)")

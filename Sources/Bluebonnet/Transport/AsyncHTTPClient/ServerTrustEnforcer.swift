@@ -26,26 +26,45 @@ struct ServerTrustEnforcer: Sendable {
     func verify(_ channel: any Channel) -> EventLoopFuture<Void> {
         let promise = channel.eventLoop.makePromise(of: Void.self)
         channel.pipeline.handler(type: NIOSSLHandler.self).whenComplete { [self] result in
-            // Only the handler is read on the event loop: parsing the server's certificate and the evaluator (which
-            // may be the user's code, `requiresTrustedChain` included) run off it.
+            // Only the handler is read on the event loop: parsing the server's certificate and the evaluator run off
+            // it. Bluebonnet's own evaluators run as a task, which awaits a chain verification or an OCSP answer
+            // without holding a thread; a user's evaluator, which may block (`requiresTrustedChain` included), runs on
+            // `Offload`'s bounded queue.
             let peer = try? result.get().peerCertificate
+            if let nonBlocking = evaluator as? any NonBlockingTrustEvaluating, nonBlocking.evaluatesWithoutBlocking {
+                Task { [self] in
+                    let trust = Self.trust(of: peer, chainTrusted: nonBlocking.requiresTrustedChain)
+                    let verdict = await Self.verdictWithoutBlocking(of: nonBlocking, trust: trust, host: host)
+                    Self.settle(channel, promise, verdict)
+                }
+                return
+            }
             Offload.run { [self] in
                 Confinement.assertOffEventLoop("A server trust evaluator")
-                let leaf = peer.flatMap { try? Certificate(derEncoded: $0.toDERBytes()) }
-                var trust = ServerTrust(
-                    certificates: leaf.map { [$0] } ?? [], isChainTrusted: evaluator.requiresTrustedChain)
-                trust.revocationChecker = OCSPRevocationChecker.shared
-                let verdict = Self.verdict(of: evaluator, trust: trust, host: host)
-                channel.eventLoop.execute {
-                    guard let verdict else { return promise.succeed(()) }
-                    // Failed first, so the pool forgets the connection before it hears the channel close; the other
-                    // order leaves the pool a failure for a connection it no longer knows.
-                    promise.fail(verdict)
-                    channel.close(promise: nil)
-                }
+                let trust = Self.trust(of: peer, chainTrusted: evaluator.requiresTrustedChain)
+                Self.settle(channel, promise, Self.verdict(of: evaluator, trust: trust, host: host))
             }
         }
         return promise.futureResult
+    }
+
+    /// What the connection showed: its leaf, parsed, with the connection's revocation checker.
+    private static func trust(of peer: NIOSSLCertificate?, chainTrusted: Bool) -> ServerTrust {
+        let leaf = peer.flatMap { try? Certificate(derEncoded: $0.toDERBytes()) }
+        var trust = ServerTrust(certificates: leaf.map { [$0] } ?? [], isChainTrusted: chainTrusted)
+        trust.revocationChecker = OCSPRevocationChecker.shared
+        return trust
+    }
+
+    /// Hands the verdict to the connection, on its event loop.
+    private static func settle(_ channel: any Channel, _ promise: EventLoopPromise<Void>, _ verdict: AFError?) {
+        channel.eventLoop.execute {
+            guard let verdict else { return promise.succeed(()) }
+            // Failed first, so the pool forgets the connection before it hears the channel close; the other
+            // order leaves the pool a failure for a connection it no longer knows.
+            promise.fail(verdict)
+            channel.close(promise: nil)
+        }
     }
 
     /// `nil` when `evaluator` trusts `trust`, else the `AFError` that says why not.
@@ -56,11 +75,29 @@ struct ServerTrustEnforcer: Sendable {
         do {
             try evaluator.evaluate(trust, forHost: host)
             return nil
-        } catch let error as AFError {
-            return error
         } catch {
-            return .serverTrustEvaluationFailed(reason: .customEvaluationFailed(error: error))
+            return refusal(error)
         }
+    }
+
+    /// `verdict(of:trust:host:)`, awaiting what the evaluator waits for.
+    static func verdictWithoutBlocking(
+        of evaluator: any NonBlockingTrustEvaluating, trust: ServerTrust, host: String
+    ) async -> AFError? {
+        guard !trust.certificates.isEmpty else {
+            return .serverTrustEvaluationFailed(reason: .noCertificatesFound)
+        }
+        do {
+            try await evaluator.evaluateWithoutBlocking(trust, forHost: host)
+            return nil
+        } catch {
+            return refusal(error)
+        }
+    }
+
+    /// An evaluator's refusal as an `AFError`.
+    private static func refusal(_ error: any Error) -> AFError {
+        (error as? AFError) ?? .serverTrustEvaluationFailed(reason: .customEvaluationFailed(error: error))
     }
 
     /// A handshake that refused the chain, as the trust failure it is.
