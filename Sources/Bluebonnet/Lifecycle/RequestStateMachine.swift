@@ -230,7 +230,9 @@ struct RequestStateMachine {
     private(set) var retryCount = 0
     /// How many new hops (redirects) the attempt followed.
     private(set) var redirectCount = 0
-    /// Whether a loop is running the handlers (the last one may be running while the phase is `finished`).
+    /// Whether a loop is running the handlers. It is the loop's state, not the phase's: the last handler may be
+    /// running while the phase is `finished`, and the loop that ran a failed handler steps once more after the phase
+    /// moved on (to `awaitingHandlerRetryDecision`, or to a retry the retrier already began).
     private(set) var processingHandlers = false
     /// The serial of the latest hop.
     private(set) var hopSerial = 0
@@ -845,8 +847,12 @@ struct RequestStateMachine {
     /// same loop.
     mutating func nextHandler(inline: Bool) -> HandlerStep {
         precondition(processingHandlers, "A handler was taken with no handler loop running: \(phaseKind)")
-        if case .awaitingHandlerRetryDecision = phase {
-            // The loop stops; the retrier's decision starts the next one (or a new attempt).
+        switch phase {
+        case .runningHandlers, .finished:
+            break
+        default:
+            // The loop stops: a handler's failure waits for the retrier, whose decision starts the next loop, or the
+            // retrier already began a retry, whose completion runs the handlers on its response.
             processingHandlers = false
             return .done
         }
@@ -906,7 +912,9 @@ struct RequestStateMachine {
         }
         handlers.removeFirst()
         phase = handlers.isEmpty ? .finished : .runningHandlers
-        guard !handlers.isEmpty else { return .none }
+        // The loop that ran the failed handler may not have stepped since: it goes on with the rest, and no second
+        // loop runs beside it.
+        guard !handlers.isEmpty, !processingHandlers else { return .none }
         processingHandlers = true
         return .runHandlers(inline: false)
     }

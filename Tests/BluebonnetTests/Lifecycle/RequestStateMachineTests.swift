@@ -635,6 +635,7 @@ final class RequestStateMachineTests: XCTestCase {
 
         var declined = Self.machine(at: .handlerRetryDecision)
         _ = declined.appendHandler(Self.handler)
+        guard case .done = declined.nextHandler(inline: false) else { return XCTFail("the loop stops meanwhile") }
         guard case .runHandlers(inline: false) = declined.didDecideHandlerRetry(.doNotRetry) else { return XCTFail() }
         XCTAssertEqual(declined.handlers.count, 1, "the failed handler delivers; the next one runs")
         var last = Self.machine(at: .handlerRetryDecision)
@@ -642,6 +643,25 @@ final class RequestStateMachineTests: XCTestCase {
             return XCTFail()
         }
         XCTAssertEqual(last.state, .finished)
+    }
+
+    func testARetrierThatDecidesBeforeTheFailedHandlersLoopStepsLeavesOneLoopAndNoHandlerOfTheOldResponse() {
+        // The retrier answers on its own queue; the loop that ran the failed handler may step after it.
+        var retried = Self.machine(at: .handlerRetryDecision)
+        guard case .retry = retried.didDecideHandlerRetry(.retry) else { return XCTFail("retry") }
+        guard case .done = retried.nextHandler(inline: false) else {
+            return XCTFail("the old loop ran a handler while the request was being sent again")
+        }
+        XCTAssertEqual(retried.handlers.count, 1, "the failed handler waits for the retried response")
+
+        var declined = Self.machine(at: .handlerRetryDecision)
+        _ = declined.appendHandler(Self.handler)
+        guard case Machine.Action.none = declined.didDecideHandlerRetry(.doNotRetry) else {
+            return XCTFail("a second loop would run beside the one that has not stepped")
+        }
+        guard case .run = declined.nextHandler(inline: false) else { return XCTFail("the loop goes on") }
+        guard case .done = declined.nextHandler(inline: false) else { return XCTFail("and ends") }
+        XCTAssertEqual(declined.state, .finished)
     }
 
     func testAHandlersFailureIsNotShownToARetrierThatIsNotThere() {
