@@ -6,15 +6,7 @@ public struct DataTask<Value>: @unchecked Sendable {
     // whose value is made once and never mutated.
     /// The `DataResponse`, once the request finished and was serialized.
     public var response: DataResponse<Value, AFError> {
-        get async {
-            guard shouldAutomaticallyCancel else { return await box.value }
-            let request = self.request
-            return await withTaskCancellationHandler {
-                await box.value
-            } onCancel: {
-                request.cancel()
-            }
-        }
+        get async { await box.value(cancelling: shouldAutomaticallyCancel ? request : nil) }
     }
 
     /// The `Result` of the response.
@@ -81,6 +73,17 @@ final class ResponseBox<Value>: @unchecked Sendable {
             }
             // `claim()` returns `false` only once the value is published.
             return made!.value
+        }
+    }
+
+    /// The value; cancelling the awaiting task cancels `request`, when one is given (a task made with
+    /// `automaticallyCancelling: true`).
+    func value(cancelling request: Request?) async -> Value {
+        guard let request else { return await value }
+        return await withTaskCancellationHandler {
+            await value
+        } onCancel: {
+            request.cancel()
         }
     }
 }

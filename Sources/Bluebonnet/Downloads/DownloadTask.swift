@@ -6,15 +6,7 @@ public struct DownloadTask<Value>: @unchecked Sendable {
     // whose value is made once and never mutated.
     /// The `DownloadResponse`, once the download finished and was serialized.
     public var response: DownloadResponse<Value, AFError> {
-        get async {
-            guard shouldAutomaticallyCancel else { return await box.value }
-            let request = self.request
-            return await withTaskCancellationHandler {
-                await box.value
-            } onCancel: {
-                request.cancel()
-            }
-        }
+        get async { await box.value(cancelling: shouldAutomaticallyCancel ? request : nil) }
     }
 
     /// The `Result` of the response.
