@@ -168,15 +168,17 @@ public class Request: @unchecked Sendable {
         var state = MutableState(machine: RequestStateMachine(policy: policy, body: body))
         state.interceptor = interceptor
         mutableState = Protected(state)
+        if case .streamed = kind.consumer {
+            guard let consumer = self as? any ResponseBodyConsumer else {
+                preconditionFailure("\(type(of: self)) streams its response but consumes nothing")
+            }
+            bodyConsumer = consumer
+        }
         Self.checkRoles(of: kind, in: self)
-        if case .streamed = kind.consumer { bodyConsumer = self as? any ResponseBodyConsumer }
     }
 
     /// A kind that names the request in a role is made only by a request that plays it: a library bug otherwise.
     private static func checkRoles(of kind: RequestKind, in request: Request) {
-        if case .streamed = kind.consumer {
-            precondition(request is any ResponseBodyConsumer, "\(type(of: request)) streams but consumes nothing")
-        }
         if case .madeByRequest = kind.body {
             precondition(request is any RequestBodyMaking, "\(type(of: request)) makes no body")
         }

@@ -479,10 +479,20 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
         let requestModifier: RequestModifier?
 
         func asURLRequest() throws -> URLRequest {
-            var request = try URLRequest(url: url, method: method, headers: headers)
-            try requestModifier?(&request)
-            return try encoding.encode(request, with: parameters)
+            try encoding.encode(
+                Session.modifiedRequest(url: url, method: method, headers: headers, modifier: requestModifier),
+                with: parameters)
         }
+    }
+
+    /// The `URLRequest` both convertibles encode their parameters into: the URL, method and headers, then the
+    /// request's modifier, as Alamofire orders them.
+    static func modifiedRequest(
+        url: any URLConvertible, method: HTTPMethod, headers: HTTPHeaders?, modifier: RequestModifier?
+    ) throws -> URLRequest {
+        var request = try URLRequest(url: url, method: method, headers: headers)
+        try modifier?(&request)
+        return request
     }
 
     /// Creates a `DataRequest` from a `URLRequest` made of the given parts.
@@ -525,8 +535,8 @@ open class Session: @unchecked Sendable, RequestDelegate, RequestLifecycleDelega
         let requestModifier: RequestModifier?
 
         func asURLRequest() throws -> URLRequest {
-            var request = try URLRequest(url: url, method: method, headers: headers)
-            try requestModifier?(&request)
+            let request = try Session.modifiedRequest(
+                url: url, method: method, headers: headers, modifier: requestModifier)
             return try parameters.map { try encoder.encode($0, into: request) } ?? request
         }
     }
