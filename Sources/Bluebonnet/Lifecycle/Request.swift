@@ -519,6 +519,9 @@ public class Request: @unchecked Sendable {
     /// consumer when the kind streams.
     func takeHeldBody(_ body: Data?) {
         if let bodyConsumer {
+            // A held body reaches a consumer only through a follower's decision (made on `underlyingQueue`) or a local
+            // file (read on `Offload`): a consumer writes it to a file or runs its validators on it.
+            if body != nil { Confinement.assertOffEventLoop("A held response body's consumer") }
             bodyConsumer.responseBodyWasHeld(body)
         } else {
             mutableState.write { $0.data = body?.isEmpty == false ? body : nil }

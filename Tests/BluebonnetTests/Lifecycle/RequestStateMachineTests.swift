@@ -316,10 +316,18 @@ final class RequestStateMachineTests: XCTestCase {
 
     /// Sends the same hop again (a challenge's answer) and takes its body.
     static func sameHopAgain(_ machine: inout Machine) -> Machine.HopBody {
+        nextHop(&machine, .sameHopAgain(post, notes: FeatureValues()), sending: post)
+    }
+
+    /// Ends the hop on the wire with a response a follower decides about, follows `decision` and takes the next hop's
+    /// body for `request`.
+    static func nextHop(_ machine: inout Machine, _ decision: HopDecision, sending request: URLRequest)
+        -> Machine.HopBody
+    {
         _ = machine.didCreateTask(NoTask(), serial: machine.hopSerial)
         _ = machine.hopDidComplete(.mayFollow(follow), body: nil)
-        _ = machine.didDecideNextHop(.sameHopAgain(post, notes: FeatureValues()))
-        return machine.takeBody(for: post, firstMethod: "POST")
+        _ = machine.didDecideNextHop(decision)
+        return machine.takeBody(for: request, firstMethod: "POST")
     }
 
     func testABodyReadOnceIsSentOnceAndAReplayableOneAsOftenAsAHopNeedsIt() {
@@ -362,19 +370,13 @@ final class RequestStateMachineTests: XCTestCase {
     func testARedirectToAGetDropsTheBodyWithoutCountingASendAndA307KeepsIt() {
         var machine = Self.executing(with: .made(Self.once, sends: 0, coding: nil))
         _ = machine.takeBody(for: Self.post, firstMethod: "POST")
-        _ = machine.didCreateTask(NoTask(), serial: machine.hopSerial)
-        _ = machine.hopDidComplete(.mayFollow(Self.follow), body: nil)
-        _ = machine.didDecideNextHop(.newHop(Self.url))
-        guard case .none = machine.takeBody(for: Self.url, firstMethod: "POST") else { return XCTFail("GET") }
+        guard case .none = Self.nextHop(&machine, .newHop(Self.url), sending: Self.url) else { return XCTFail("GET") }
         guard case let .made(_, sends, _) = machine.body else { return XCTFail("made") }
         XCTAssertEqual(sends, 1)
 
         var kept = Self.executing(with: .made(Self.replayable, sends: 0, coding: nil))
         _ = kept.takeBody(for: Self.post, firstMethod: "POST")
-        _ = kept.didCreateTask(NoTask(), serial: kept.hopSerial)
-        _ = kept.hopDidComplete(.mayFollow(Self.follow), body: nil)
-        _ = kept.didDecideNextHop(.newHop(Self.post))
-        guard case .send = kept.takeBody(for: Self.post, firstMethod: "POST") else { return XCTFail("307") }
+        guard case .send = Self.nextHop(&kept, .newHop(Self.post), sending: Self.post) else { return XCTFail("307") }
     }
 
     func testAnUnreadableBodyFailsEverySendAndTheBodyIsMadeOnceAcrossRetries() {
